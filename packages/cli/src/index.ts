@@ -1,0 +1,1 @@
+// @gatehouse/cli: not built yet; see the open issues.

@@ -1,0 +1,1 @@
+// @gatehouse/js: not built yet; see the open issues.

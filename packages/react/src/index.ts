@@ -1,0 +1,1 @@
+// @gatehouse/react: not built yet; see the open issues.

@@ -1,0 +1,44 @@
+import { Hono } from "hono";
+import type { AppDeps } from "./deps.ts";
+import { apiRoutes } from "./features/routes.ts";
+import { apiResponseHeaders } from "./http/api-middleware.ts";
+import { clientIpMiddleware } from "./http/client-ip.ts";
+import { errorToResponse, jsonResponse, textResponse } from "./http/responses.ts";
+import { mountRoutes } from "./http/router.ts";
+
+export type { AppDeps } from "./deps.ts";
+
+/**
+ * Builds the whole HTTP app. Tests drive it with `app.request()`; `main.ts` serves it with @hono/node-server.
+ */
+export function createApp(deps: AppDeps): Hono {
+  const app = new Hono();
+
+  app.onError((error, c) =>
+    errorToResponse(error, {
+      requestId: (c.get("requestId" as never) as string | undefined) ?? "none",
+      isDevelopment: deps.env.isDevelopment,
+    }),
+  );
+
+  app.use("*", clientIpMiddleware(deps.env));
+
+  app.get("/health", () =>
+    jsonResponse({ status: "ok" }, 200, { "access-control-allow-origin": "*", "cache-control": "no-store" }),
+  );
+
+  app.use("/api/*", apiResponseHeaders());
+  mountRoutes(app, apiRoutes, deps);
+
+  app.notFound((c) => {
+    if (c.req.path.startsWith("/api/")) {
+      return textResponse(
+        `404 — this page does not exist in Gatehouse's API.\n\nPlease see the API documentation at ${deps.env.baseUrl}/api/v1/docs.`,
+        404,
+      );
+    }
+    return textResponse("Not found", 404);
+  });
+
+  return app;
+}

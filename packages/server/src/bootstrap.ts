@@ -1,0 +1,35 @@
+import path from "node:path";
+import type { Hono } from "hono";
+import { createApp } from "./app.ts";
+import { createTokenKeyring } from "./crypto/index.ts";
+import { type DatabaseHandle, openDatabase } from "./db/index.ts";
+import type { AppDeps } from "./deps.ts";
+import type { ServerEnv } from "./env.ts";
+import { type SeedResult, seedInternalProject } from "./features/projects/seed.ts";
+
+export type Gatehouse = {
+  app: Hono;
+  deps: AppDeps;
+  database: DatabaseHandle;
+  seed: SeedResult;
+  close: () => Promise<void>;
+};
+
+/**
+ * Opens the database (migrating it), seeds the internal project and builds the app. Used by `main.ts` and by tests
+ * that need a real server; `database` may be passed in when a test prepared one.
+ */
+export async function bootGatehouse(env: ServerEnv, database?: DatabaseHandle): Promise<Gatehouse> {
+  const handle =
+    database ??
+    (await openDatabase({ databaseUrl: env.databaseUrl, dataDir: path.join(env.dataDir, "pglite") }));
+  const keyring = createTokenKeyring({ masterSecret: env.secret, issuerBaseUrl: env.baseUrl });
+  const deps: AppDeps = { env, db: handle.db, keyring };
+  const seed = await seedInternalProject(handle.db, {
+    publishableClientKey: env.seed.publishableClientKey,
+    secretServerKey: env.seed.secretServerKey,
+    superSecretAdminKey: env.seed.superSecretAdminKey,
+  });
+  const app = createApp(deps);
+  return { app, deps, database: handle, seed, close: () => handle.close() };
+}

@@ -1,0 +1,73 @@
+/**
+ * Project config: schema and defaults, layered overrides with dot notation, rendering, the legacy snake_case views.
+ * Pure functions only; the caller stores each level's override and passes it in.
+ */
+export {
+  type InternalProjectSeedOptions,
+  internalProjectOverride,
+  newProjectOverride,
+  TEAM_ADMIN_PERMISSION_ID,
+  TEAM_MEMBER_PERMISSION_ID,
+} from "./defaults.ts";
+export type { ConfigOverride, JsonObject, JsonPrimitive, JsonValue } from "./json.ts";
+export { CONFIG_KEY_SEGMENT_PATTERN, configKeyProblem, isValidConfigKey } from "./keys.ts";
+export {
+  type ClientProjectConfig,
+  type LegacyConfigUpdate,
+  type LegacyConfigView,
+  type LegacyDomainView,
+  type LegacyEmailConfigView,
+  type LegacyOAuthProviderView,
+  legacyConfigUpdateSchema,
+  legacyConfigUpdateToOverride,
+  parseLegacyConfigUpdate,
+  toClientProjectConfig,
+  toLegacyConfigView,
+} from "./legacy-view.ts";
+export {
+  applyOverride,
+  mergeOverrideOverride,
+  normalizeOverride,
+  removeKeys,
+  validateOverrideShape,
+} from "./override.ts";
+export {
+  CUSTOM_PERMISSION_ID_PATTERN,
+  isSystemPermissionId,
+  isValidCustomPermissionId,
+  isValidPermissionId,
+  PERMISSION_ID_PATTERN,
+  SYSTEM_PERMISSION_IDS,
+  SYSTEM_PERMISSIONS,
+  type SystemPermissionId,
+} from "./permissions.ts";
+export {
+  CONFIG_LEVELS,
+  type ConfigLevel,
+  type LevelOverrides,
+  mergeLevelOverrides,
+  type RenderResult,
+  renderConfig,
+  validateLevelOverride,
+} from "./render.ts";
+export {
+  ACCOUNT_MERGE_STRATEGIES,
+  type AccountMergeStrategy,
+  defaultRenderedConfig,
+  EMAIL_SERVER_PROVIDERS,
+  type EmailServerConfig,
+  type EmailTemplateConfig,
+  type EmailThemeConfig,
+  isOAuthProviderType,
+  OAUTH_PROVIDER_TYPES,
+  type OAuthProviderConfig,
+  type OAuthProviderType,
+  PERMISSION_SCOPES,
+  type PermissionDefinitionConfig,
+  type PermissionScope,
+  type RenderedConfig,
+  renderedConfigSchema,
+  SHARED_OAUTH_PROVIDER_TYPES,
+  type TrustedDomainConfig,
+} from "./schema.ts";
+export { CONFIG_SECRET_PATHS, isSecretConfigPath, mapConfigSecrets } from "./secrets.ts";

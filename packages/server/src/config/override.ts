@@ -1,0 +1,279 @@
+/**
+ * Config overrides: JSON objects whose keys may use dot notation.
+ *
+ * Meaning of an override: dotted keys are just another spelling of nesting, so `{"a.b": 1}` and `{a: {b: 1}}` are
+ * the same override. Applying an override deep-merges it into a base: an object merges key by key, anything else
+ * (string, number, boolean, array, null) replaces what was there. `null` is stored as null; there is no unset.
+ *
+ * The normalised form of an override is the fully nested one (no dotted keys); every function here that returns
+ * an override returns that form.
+ */
+import {
+  type ConfigOverride,
+  cloneJson,
+  describeValue,
+  getOwn,
+  isPlainObject,
+  type JsonObject,
+  type JsonValue,
+} from "./json.ts";
+import { segmentProblem } from "./keys.ts";
+
+// ---------------------------------------------------------------------------------------------------------------
+// Shape validation
+// ---------------------------------------------------------------------------------------------------------------
+
+type KeyOccurrence = {
+  /** Full path after expanding dots. */
+  path: string[];
+  /** The literal keys, one per nesting level, that spelled this path. */
+  spelling: string[];
+  /** Whether the value is a plain object (merges) rather than a leaf (replaces). */
+  isObject: boolean;
+  value: unknown;
+};
+
+function spell(spelling: string[]): string {
+  let text = "…";
+  for (let i = spelling.length - 1; i >= 0; i--) text = `{${JSON.stringify(spelling[i])}: ${text}}`;
+  return text;
+}
+
+function jsonValueProblem(value: unknown): string | undefined {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return undefined;
+    case "number":
+      return Number.isFinite(value) ? undefined : `${value} is not a JSON number`;
+    case "object":
+      if (value === null || Array.isArray(value) || isPlainObject(value)) return undefined;
+      return "only plain JSON objects are allowed";
+    default:
+      return `a ${typeof value} is not a JSON value`;
+  }
+}
+
+/**
+ * Checks that `override` is a well-formed override: a JSON object, keys made of valid dot-separated segments,
+ * JSON values only, no key given twice through different spellings (`"a.b"` next to `{a: {b}}`), and no key set
+ * beneath another key of the same override that holds a non-object value. Returns human-readable problems (empty
+ * when fine). `undefined` values are ignored, as `JSON.stringify` would.
+ */
+export function validateOverrideShape(override: unknown): string[] {
+  if (!isPlainObject(override)) {
+    return [`the config override must be a JSON object, but got ${describeValue(override)}`];
+  }
+  const problems: string[] = [];
+  const occurrences: KeyOccurrence[] = [];
+
+  const visitArray = (items: unknown[], where: string) => {
+    items.forEach((item, index) => {
+      const at = `${where}[${index}]`;
+      const problem = jsonValueProblem(item);
+      if (problem) problems.push(`${at}: ${problem}`);
+      else if (Array.isArray(item)) visitArray(item, at);
+      else if (isPlainObject(item)) visitNestedJson(item, at);
+    });
+  };
+  // Inside arrays, object keys are data rather than config keys: only check that values are JSON.
+  const visitNestedJson = (object: Record<string, unknown>, where: string) => {
+    for (const [key, item] of Object.entries(object)) {
+      if (item === undefined) continue;
+      const at = `${where}.${key}`;
+      const problem = jsonValueProblem(item);
+      if (problem) problems.push(`${at}: ${problem}`);
+      else if (Array.isArray(item)) visitArray(item, at);
+      else if (isPlainObject(item)) visitNestedJson(item, at);
+    }
+  };
+
+  const visit = (object: Record<string, unknown>, parentPath: string[], parentSpelling: string[]) => {
+    for (const [key, value] of Object.entries(object)) {
+      if (value === undefined) continue;
+      const segments = key.split(".");
+      const path = [...parentPath, ...segments];
+      const spelling = [...parentSpelling, key];
+      const shown = path.join(".");
+      const keyProblems = segments.map(segmentProblem).filter((p): p is string => p !== undefined);
+      if (keyProblems.length > 0) {
+        problems.push(
+          `invalid key ${JSON.stringify(key)}${parentPath.length ? ` (under "${parentPath.join(".")}")` : ""}: ${keyProblems[0]}`,
+        );
+        continue;
+      }
+      const valueProblem = jsonValueProblem(value);
+      if (valueProblem) {
+        problems.push(`${shown}: ${valueProblem}`);
+        continue;
+      }
+      occurrences.push({ path, spelling, isObject: isPlainObject(value), value });
+      if (isPlainObject(value)) visit(value, path, spelling);
+      else if (Array.isArray(value)) visitArray(value, shown);
+    }
+  };
+  visit(override, [], []);
+
+  const byPath = new Map<string, KeyOccurrence[]>();
+  for (const occurrence of occurrences) {
+    const joined = occurrence.path.join(".");
+    byPath.set(joined, [...(byPath.get(joined) ?? []), occurrence]);
+  }
+  for (const [joined, list] of byPath) {
+    if (list.length > 1) {
+      problems.push(
+        `key "${joined}" is given more than once (as ${list.map((o) => spell(o.spelling)).join(" and ")}); give each key only once`,
+      );
+    }
+  }
+  const joinedPaths = [...byPath.keys()];
+  for (const occurrence of occurrences) {
+    if (occurrence.isObject) continue;
+    const joined = occurrence.path.join(".");
+    const beneath = joinedPaths.find((other) => other.startsWith(`${joined}.`));
+    if (beneath !== undefined) {
+      problems.push(
+        `key "${beneath}" is set beneath "${joined}", which the same override sets to ${describeValue(occurrence.value)}; set "${joined}" to an object instead, or drop one of the two`,
+      );
+    }
+  }
+  return problems;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Normalising and applying
+// ---------------------------------------------------------------------------------------------------------------
+
+/** Walks (creating as needed) to the object at `segments`; a non-object found on the way is replaced by `{}`. */
+function ensureObjectAt(root: JsonObject, segments: readonly string[]): JsonObject {
+  let node = root;
+  for (const segment of segments) {
+    const child = getOwn(node, segment);
+    if (isPlainObject(child)) {
+      node = child as JsonObject;
+    } else {
+      const created: JsonObject = {};
+      node[segment] = created;
+      node = created;
+    }
+  }
+  return node;
+}
+
+/** Deep-merges `source` (which may use dot notation at any depth) into `target`, in place. */
+function mergeInto(target: JsonObject, source: Record<string, unknown>): void {
+  for (const [key, value] of Object.entries(source)) {
+    if (value === undefined) continue;
+    const segments = key.split(".");
+    if (segments.includes("__proto__")) continue;
+    const last = segments[segments.length - 1]!;
+    const parent = ensureObjectAt(target, segments.slice(0, -1));
+    if (isPlainObject(value)) {
+      mergeInto(ensureObjectAt(parent, [last]), value);
+    } else {
+      parent[last] = cloneJson(value as JsonValue);
+    }
+  }
+}
+
+/** The normalised (fully nested, dot-free) form of an override. Returns a new object. */
+export function normalizeOverride(override: ConfigOverride): ConfigOverride {
+  const result: JsonObject = {};
+  mergeInto(result, override);
+  return result;
+}
+
+/**
+ * Applies an override to a base object: expands dot keys and deep-merges. Objects merge key by key; any other value
+ * (including null and arrays) replaces. Neither argument is modified.
+ */
+export function applyOverride(base: JsonObject, override: ConfigOverride): JsonObject {
+  const result = cloneJson(base);
+  mergeInto(result, override);
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Override-overrides (PATCH) and key removal
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * Deletes the value at `segments` (and so everything beneath it). With `prune`, ancestors left empty by the
+ * deletion are removed too.
+ */
+function deletePath(root: JsonObject, segments: readonly string[], prune: boolean): void {
+  const chain: JsonObject[] = [root];
+  for (const segment of segments.slice(0, -1)) {
+    const child = getOwn(chain[chain.length - 1]!, segment);
+    if (!isPlainObject(child)) return;
+    chain.push(child as JsonObject);
+  }
+  const last = segments[segments.length - 1]!;
+  const parent = chain[chain.length - 1]!;
+  if (!Object.hasOwn(parent, last)) return;
+  delete parent[last];
+  if (!prune) return;
+  for (let depth = chain.length - 1; depth > 0; depth--) {
+    if (Object.keys(chain[depth]!).length > 0) break;
+    delete chain[depth - 1]![segments[depth - 1]!];
+  }
+}
+
+function segmentCount(key: string): number {
+  return key.split(".").length;
+}
+
+/**
+ * PATCH semantics for a stored override. Each top-level key of `patch` (dotted or not) replaces that key and
+ * everything beneath it in `existingOverride`, whichever way the existing override spelled them: patching
+ * `"auth.oauth"` drops an existing `"auth.oauth.providers.x"` as well as nested `{auth: {oauth: …}}` content, while
+ * patching `"auth.oauth.providers.x.clientId"` keeps the provider's other fields. Note that a nested patch key such
+ * as `{auth: {allowSignUp: false}}` replaces all of `auth`; use `"auth.allowSignUp"` to change one field.
+ *
+ * Patch keys are applied shallowest first, so `{"a": {...}, "a.b": 1}` sets `a` and then `a.b` within it.
+ * Returns a new normalised override; neither argument is modified.
+ */
+export function mergeOverrideOverride(
+  existingOverride: ConfigOverride,
+  patch: ConfigOverride,
+): ConfigOverride {
+  const result = normalizeOverride(existingOverride);
+  const keys = Object.keys(patch)
+    .filter((key) => patch[key] !== undefined && !key.split(".").includes("__proto__"))
+    .map((key, index) => ({ key, index }))
+    .sort((a, b) => segmentCount(a.key) - segmentCount(b.key) || a.index - b.index)
+    .map(({ key }) => key);
+  for (const key of keys) {
+    deletePath(result, key.split("."), false);
+    mergeInto(result, { [key]: patch[key] });
+  }
+  return result;
+}
+
+/**
+ * Removes each of `keys` (dot notation) and everything beneath it from the override, as the reset-keys endpoint
+ * does. Objects left empty by a removal are removed as well. Returns a new normalised override.
+ */
+export function removeKeys(override: ConfigOverride, keys: readonly string[]): ConfigOverride {
+  const result = normalizeOverride(override);
+  for (const key of keys) {
+    if (key === "") continue;
+    deletePath(result, key.split("."), true);
+  }
+  return result;
+}
+
+/**
+ * Whether the normalised override sets something at `path`, at one of its ancestors (a leaf there replaces the
+ * whole subtree) or beneath it.
+ */
+export function overrideTouchesPath(normalized: JsonObject, path: readonly string[]): boolean {
+  let node: JsonValue = normalized;
+  for (const segment of path) {
+    if (!isPlainObject(node)) return true;
+    const child = getOwn(node, segment);
+    if (child === undefined) return false;
+    node = child as JsonValue;
+  }
+  return true;
+}

@@ -1,0 +1,138 @@
+/**
+ * Rendering: the project, branch and environment overrides applied in that order over the schema defaults, then
+ * validated. Problems come back as plain sentences that name the key and say what is wrong with it.
+ */
+import { type ConfigProblem, formatIssues, problemText } from "./issues.ts";
+import type { ConfigOverride, JsonObject } from "./json.ts";
+import { applyOverride, normalizeOverride, overrideTouchesPath, validateOverrideShape } from "./override.ts";
+import { isSystemPermissionId, SYSTEM_PERMISSION_IDS } from "./permissions.ts";
+import { type RenderedConfig, renderedConfigSchema } from "./schema.ts";
+
+export const CONFIG_LEVELS = ["project", "branch", "environment"] as const;
+export type ConfigLevel = (typeof CONFIG_LEVELS)[number];
+
+/** The stored override of each level; a missing level counts as `{}`. */
+export type LevelOverrides = Partial<Record<ConfigLevel, ConfigOverride>>;
+
+export type RenderResult = { ok: true; config: RenderedConfig } | { ok: false; problems: string[] };
+
+/** The levels merged in order, before defaults and validation. Assumes each override passed shape validation. */
+export function mergeLevelOverrides(levels: LevelOverrides): JsonObject {
+  let merged: JsonObject = {};
+  for (const level of CONFIG_LEVELS) merged = applyOverride(merged, levels[level] ?? {});
+  return merged;
+}
+
+/**
+ * Cross-checks the schema cannot express: permission ids used in `containedPermissionIds` and in the default
+ * permission sets must be defined (or be system permissions), and default sets must hold permissions of the right
+ * scope (team creator and team member: team permissions; sign-up: project permissions).
+ */
+function permissionProblems(config: RenderedConfig): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const definitions = config.rbac.permissions;
+  const systemList = SYSTEM_PERMISSION_IDS.join(", ");
+  const undefinedMessage = (id: string) =>
+    id.startsWith("$")
+      ? `"${id}" is not a system permission (system permissions: ${systemList})`
+      : `permission "${id}" is not defined; define it under rbac.permissions or use a system permission (${systemList})`;
+  const scopeOf = (id: string) =>
+    isSystemPermissionId(id) ? "team" : Object.hasOwn(definitions, id) ? definitions[id]!.scope : undefined;
+
+  for (const [id, definition] of Object.entries(definitions)) {
+    for (const containedId of Object.keys(definition.containedPermissionIds)) {
+      const path = ["rbac", "permissions", id, "containedPermissionIds", containedId];
+      if (scopeOf(containedId) === undefined) {
+        problems.push({ path, where: path.join("."), detail: undefinedMessage(containedId) });
+      }
+    }
+  }
+
+  const expectedScopes = { teamCreator: "team", teamMember: "team", signUp: "project" } as const;
+  for (const [set, expectedScope] of Object.entries(expectedScopes) as [
+    keyof typeof expectedScopes,
+    "team" | "project",
+  ][]) {
+    for (const id of Object.keys(config.rbac.defaultPermissions[set])) {
+      const path = ["rbac", "defaultPermissions", set, id];
+      const scope = scopeOf(id);
+      if (scope === undefined) {
+        problems.push({ path, where: path.join("."), detail: undefinedMessage(id) });
+      } else if (scope !== expectedScope) {
+        problems.push({
+          path,
+          where: path.join("."),
+          detail: `"${id}" is a ${scope} permission, but ${set} default permissions must be ${expectedScope} permissions`,
+        });
+      }
+    }
+  }
+  return problems;
+}
+
+/**
+ * Formats problems, noting the highest level whose override sets the key (or, for a missing key, its parent): that
+ * is the level whose value ended up in the rendered config.
+ */
+function withAttribution(
+  problems: ConfigProblem[],
+  normalized: Partial<Record<ConfigLevel, JsonObject>>,
+): string[] {
+  const levelsFromTop = [...CONFIG_LEVELS].reverse();
+  const sourceOf = (path: readonly string[]) =>
+    levelsFromTop.find((level) => {
+      const override = normalized[level];
+      return (
+        override !== undefined && Object.keys(override).length > 0 && overrideTouchesPath(override, path)
+      );
+    });
+  return problems.map((problem) => {
+    if (problem.path.length === 0) return problemText(problem);
+    const source =
+      sourceOf(problem.path) ?? (problem.path.length > 1 ? sourceOf(problem.path.slice(0, -1)) : undefined);
+    return problemText(problem, source ? `(from the ${source} override)` : undefined);
+  });
+}
+
+/**
+ * Applies the project, branch and environment overrides (each possibly empty or missing) in that order over the
+ * schema defaults and validates the result. On failure, every problem found is listed.
+ */
+export function renderConfig(levels: LevelOverrides): RenderResult {
+  const shapeProblems: string[] = [];
+  for (const level of CONFIG_LEVELS) {
+    for (const problem of validateOverrideShape(levels[level] ?? {}))
+      shapeProblems.push(`${level} override: ${problem}`);
+  }
+  if (shapeProblems.length > 0) return { ok: false, problems: shapeProblems };
+
+  const normalized: Partial<Record<ConfigLevel, JsonObject>> = {};
+  for (const level of CONFIG_LEVELS) normalized[level] = normalizeOverride(levels[level] ?? {});
+  const merged = mergeLevelOverrides(normalized);
+
+  const parsed = renderedConfigSchema.safeParse(merged, { reportInput: true });
+  if (!parsed.success) {
+    return {
+      ok: false,
+      problems: withAttribution(formatIssues(renderedConfigSchema, parsed.error.issues), normalized),
+    };
+  }
+  const crossProblems = permissionProblems(parsed.data);
+  if (crossProblems.length > 0) return { ok: false, problems: withAttribution(crossProblems, normalized) };
+  return { ok: true, config: parsed.data };
+}
+
+/**
+ * Checks that `override`, stored as the override of `level`, would render cleanly together with the other levels'
+ * current overrides (any `otherLevels[level]` is ignored). Returns problems; empty means the override is acceptable.
+ */
+export function validateLevelOverride(
+  level: ConfigLevel,
+  override: unknown,
+  otherLevels: LevelOverrides,
+): string[] {
+  const shapeProblems = validateOverrideShape(override);
+  if (shapeProblems.length > 0) return shapeProblems;
+  const result = renderConfig({ ...otherLevels, [level]: override as ConfigOverride });
+  return result.ok ? [] : result.problems;
+}

@@ -1,0 +1,223 @@
+/**
+ * The schema of the RENDERED project config: every level's override merged over these defaults.
+ *
+ * Conventions:
+ * - Objects are strict: a key the schema does not know is a problem. Records (maps from an id to an entry) accept
+ *   any key that matches their key pattern; their entries are strict objects again.
+ * - `null` anywhere in the merged overrides means "no value here": the key falls back to its default (or is absent
+ *   when it has none), and a `null` record entry removes that entry. This is how a higher level deletes something a
+ *   lower level defined, since overrides have no unset.
+ */
+import { z } from "zod";
+import { isPlainObject } from "./json.ts";
+import { CONFIG_KEY_SEGMENT_PATTERN } from "./keys.ts";
+import { CUSTOM_PERMISSION_ID_PATTERN, PERMISSION_ID_PATTERN } from "./permissions.ts";
+
+export const OAUTH_PROVIDER_TYPES = [
+  "google",
+  "github",
+  "microsoft",
+  "spotify",
+  "facebook",
+  "discord",
+  "gitlab",
+  "bitbucket",
+  "linkedin",
+  "apple",
+  "x",
+  "twitch",
+] as const;
+export type OAuthProviderType = (typeof OAUTH_PROVIDER_TYPES)[number];
+
+/** Provider types for which shared (development) OAuth keys exist. */
+export const SHARED_OAUTH_PROVIDER_TYPES = ["google", "github", "microsoft", "spotify"] as const;
+
+export function isOAuthProviderType(value: unknown): value is OAuthProviderType {
+  return typeof value === "string" && (OAUTH_PROVIDER_TYPES as readonly string[]).includes(value);
+}
+
+export const ACCOUNT_MERGE_STRATEGIES = ["link_method", "raise_error", "allow_duplicates"] as const;
+export type AccountMergeStrategy = (typeof ACCOUNT_MERGE_STRATEGIES)[number];
+
+export const EMAIL_SERVER_PROVIDERS = ["smtp", "resend", "managed"] as const;
+export const PERMISSION_SCOPES = ["team", "project"] as const;
+export type PermissionScope = (typeof PERMISSION_SCOPES)[number];
+
+// ---------------------------------------------------------------------------------------------------------------
+// Building blocks
+// ---------------------------------------------------------------------------------------------------------------
+
+/** Removes `null` entries of a plain object, so that null means "use the default" / "no such entry". */
+function dropNullEntries(value: unknown): unknown {
+  if (!isPlainObject(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    if (item !== null && item !== undefined) out[key] = item;
+  }
+  return out;
+}
+
+/** A strict object that is filled with its defaults when absent or null. */
+function section<Shape extends z.ZodRawShape>(shape: Shape) {
+  return z.preprocess(dropNullEntries, z.strictObject(shape)).prefault({});
+}
+
+/** A strict object used as a record entry (no default: the entry exists only when some level defines it). */
+function entry<Shape extends z.ZodRawShape>(shape: Shape) {
+  return z.preprocess(dropNullEntries, z.strictObject(shape));
+}
+
+/** A map from id to entry; empty by default; null entries are removed. */
+function record<Value extends z.ZodType>(key: z.ZodType<string, string>, value: Value) {
+  return z.preprocess(dropNullEntries, z.record(key, value)).prefault({});
+}
+
+const configRecordKey = z.string().regex(CONFIG_KEY_SEGMENT_PATTERN, {
+  error: "ids may only contain letters, digits and the characters _ : $ -",
+});
+
+const customPermissionKey = z.string().regex(CUSTOM_PERMISSION_ID_PATTERN, {
+  error:
+    'permission ids may only contain lowercase letters, digits, "_" and ":" (the "$" prefix is reserved for system permissions)',
+});
+
+const permissionReferenceKey = z.string().regex(PERMISSION_ID_PATTERN, {
+  error:
+    'permission ids may only contain lowercase letters, digits, "_" and ":", optionally after a leading "$"',
+});
+
+const uuidKey = z.guid({ error: "ids here must be UUIDs" });
+
+const permissionSet = record(permissionReferenceKey, z.literal(true));
+
+const baseUrl = z.string().regex(/^https?:\/\/\S+$/, {
+  error:
+    "must be a URL starting with http:// or https:// (wildcards such as https://*.example.com are allowed)",
+});
+
+const path = z.string().startsWith("/", { error: 'must be a path starting with "/"' });
+
+/** Fills in a provider entry's `type` from its key when the key is itself a provider type (`providers.google`). */
+function inferProviderTypes(value: unknown): unknown {
+  const withoutNulls = dropNullEntries(value);
+  if (!isPlainObject(withoutNulls)) return withoutNulls;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(withoutNulls)) {
+    if (isPlainObject(item) && (item.type === undefined || item.type === null) && isOAuthProviderType(key)) {
+      out[key] = { ...item, type: key };
+    } else {
+      out[key] = item;
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Sections
+// ---------------------------------------------------------------------------------------------------------------
+
+const oauthProviderSchema = entry({
+  type: z.enum(OAUTH_PROVIDER_TYPES),
+  isShared: z.boolean().default(true),
+  clientId: z.string().optional(),
+  clientSecret: z.string().optional(),
+  facebookConfigId: z.string().optional(),
+  microsoftTenantId: z.string().optional(),
+  appleBundles: z
+    .preprocess(dropNullEntries, z.record(configRecordKey, entry({ bundleId: z.string().min(1) })))
+    .optional(),
+  allowSignIn: z.boolean().default(true),
+  allowConnectedAccounts: z.boolean().default(true),
+});
+
+const authSchema = section({
+  allowSignUp: z.boolean().default(true),
+  password: section({ allowSignIn: z.boolean().default(false) }),
+  otp: section({ allowSignIn: z.boolean().default(false) }),
+  passkey: section({ allowSignIn: z.boolean().default(false) }),
+  oauth: section({
+    accountMergeStrategy: z.enum(ACCOUNT_MERGE_STRATEGIES).default("link_method"),
+    providers: z.preprocess(inferProviderTypes, z.record(configRecordKey, oauthProviderSchema)).prefault({}),
+  }),
+  signUpRules: record(configRecordKey, z.unknown()),
+  signUpRulesDefaultAction: z.enum(["allow", "reject"]).default("allow"),
+});
+
+const domainsSchema = section({
+  allowLocalhost: z.boolean().default(true),
+  trustedDomains: record(
+    configRecordKey,
+    entry({
+      baseUrl,
+      handlerPath: path.default("/handler"),
+    }),
+  ),
+});
+
+const rbacSchema = section({
+  permissions: record(
+    customPermissionKey,
+    entry({
+      description: z.string().optional(),
+      scope: z.enum(PERMISSION_SCOPES),
+      containedPermissionIds: permissionSet,
+    }),
+  ),
+  defaultPermissions: section({
+    teamCreator: permissionSet,
+    teamMember: permissionSet,
+    signUp: permissionSet,
+  }),
+});
+
+const emailsSchema = section({
+  server: section({
+    isShared: z.boolean().default(true),
+    provider: z.enum(EMAIL_SERVER_PROVIDERS).default("smtp"),
+    host: z.string().optional(),
+    port: z.number().int().min(1).max(65535).optional(),
+    username: z.string().optional(),
+    password: z.string().optional(),
+    senderName: z.string().optional(),
+    senderEmail: z.string().optional(),
+  }),
+  selectedThemeId: z.string().optional(),
+  themes: record(uuidKey, entry({ displayName: z.string(), tsxSource: z.string() })),
+  templates: record(
+    uuidKey,
+    entry({ displayName: z.string(), tsxSource: z.string(), themeId: z.string().optional() }),
+  ),
+});
+
+export const renderedConfigSchema = z.preprocess(
+  dropNullEntries,
+  z.strictObject({
+    auth: authSchema,
+    domains: domainsSchema,
+    teams: section({
+      createPersonalTeamOnSignUp: z.boolean().default(false),
+      allowClientTeamCreation: z.boolean().default(false),
+    }),
+    users: section({ allowClientUserDeletion: z.boolean().default(false) }),
+    onboarding: section({ requireEmailVerification: z.boolean().default(false) }),
+    apiKeys: section({
+      enabled: section({ user: z.boolean().default(false), team: z.boolean().default(false) }),
+    }),
+    rbac: rbacSchema,
+    emails: emailsSchema,
+    project: section({ requirePublishableClientKey: z.boolean().default(false) }),
+  }),
+);
+
+export type RenderedConfig = z.output<typeof renderedConfigSchema>;
+export type OAuthProviderConfig = RenderedConfig["auth"]["oauth"]["providers"][string];
+export type TrustedDomainConfig = RenderedConfig["domains"]["trustedDomains"][string];
+export type PermissionDefinitionConfig = RenderedConfig["rbac"]["permissions"][string];
+export type EmailServerConfig = RenderedConfig["emails"]["server"];
+export type EmailThemeConfig = RenderedConfig["emails"]["themes"][string];
+export type EmailTemplateConfig = RenderedConfig["emails"]["templates"][string];
+
+/** The config with nothing overridden: every schema default. */
+export function defaultRenderedConfig(): RenderedConfig {
+  return renderedConfigSchema.parse({});
+}

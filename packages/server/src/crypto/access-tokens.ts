@@ -1,0 +1,325 @@
+/**
+ * ES256 access tokens (PROTOCOL.md §5): signing, verification without a database read, and the JWKS.
+ *
+ * Keys come from `signing-keys.ts`: derived from the master secret, one pair per (project, audience kind,
+ * generation). Tokens are signed with the "current" key of their audience kind; the JWKS publishes "current" and
+ * "next"; verification accepts either.
+ *
+ * Derived keys are cached per process in an LRU of `maxCachedProjects` projects (default 4096; a project holds at most
+ * six keys, a few KB). Keys for a project named in a token are only cached once that token's signature has verified,
+ * so tokens with made-up project ids cannot push real projects out of the cache.
+ *
+ * Verification steps, in order (any failure before step 6 is "unparsable"):
+ *   1. the token is three base64url parts whose header and payload are JSON;
+ *   2. header: `alg` is exactly ES256 (never "none", never HMAC) and there is a `kid`;
+ *   3. `aud` names a project and an audience kind; the key for that project and kind with that `kid` exists;
+ *   4. the ECDSA signature is valid for that public key;
+ *   5. the claims have the exact shape of §5.1, `project_id` matches `aud`, `iss` is the issuer for that kind, and
+ *      the `is_anonymous` / `is_restricted` / `restricted_reason` flags agree with the kind;
+ *   6. the caller allows this kind of user ("anonymous_not_allowed", "restricted_not_allowed");
+ *   7. `exp` is in the future ("expired"); `iat` and `nbf` are not in the future, with 30 s of tolerance for clocks
+ *      that disagree between servers.
+ * Step 6 comes before 7 because refreshing an expired token would not help a caller who refuses that kind of user.
+ */
+
+import { compactVerify, decodeJwt, decodeProtectedHeader, SignJWT } from "jose";
+import {
+  type AccessTokenClaims,
+  accessTokenAudience,
+  accessTokenIssuer,
+  audienceKindOf,
+  isValidProjectId,
+  parseAccessTokenAudience,
+  type RestrictedReason,
+  readAccessTokenClaims,
+} from "./access-token-claims.ts";
+import { LruCache } from "./lru.ts";
+import {
+  type AudienceKind,
+  deriveSigningKey,
+  type KeyGeneration,
+  type PublicSigningJwk,
+  type SigningKey,
+} from "./signing-keys.ts";
+
+export type SignAccessTokenInput = {
+  projectId: string;
+  branchId: "main";
+  userId: string;
+  /** Id of the session (refresh token row) this token belongs to. */
+  refreshTokenId: string;
+  name: string | null;
+  email: string | null;
+  emailVerified: boolean;
+  selectedTeamId: string | null;
+  signedUpAtSeconds: number;
+  isAnonymous: boolean;
+  isRestricted: boolean;
+  restrictedReason: RestrictedReason | null;
+  requiresTotpMfa: boolean;
+  /**
+   * Lifetime. The official SDK refuses a fresh token with less than 20 s left (PROTOCOL.md §5.3), so keep this well
+   * above a minute; the default lifetime is 10 minutes.
+   */
+  expiresInSeconds: number;
+};
+
+export type VerifyAccessTokenOptions = {
+  /** `x-stack-allow-anonymous-user: true`. Also lets restricted users through, as the header does. */
+  allowAnonymous: boolean;
+  /** `x-stack-allow-restricted-user: true`. */
+  allowRestricted: boolean;
+};
+
+/**
+ * Ids read from the token's payload, for error details (ACCESS_TOKEN_EXPIRED carries them). For "unparsable" they
+ * come from an unverified payload and must not be trusted for anything else. Each is null when absent.
+ */
+export type DecodedTokenIds = {
+  projectId: string | null;
+  userId: string | null;
+  refreshTokenId: string | null;
+};
+
+export type VerifyAccessTokenResult =
+  | { ok: true; claims: AccessTokenClaims; audienceKind: AudienceKind }
+  | { ok: false; reason: "unparsable"; decoded: DecodedTokenIds }
+  | { ok: false; reason: "expired"; expiredAtMillis: number; decoded: DecodedTokenIds }
+  | { ok: false; reason: "anonymous_not_allowed"; decoded: DecodedTokenIds }
+  | {
+      ok: false;
+      reason: "restricted_not_allowed";
+      restrictedReason: RestrictedReason | null;
+      decoded: DecodedTokenIds;
+    };
+
+export type JwksOptions = {
+  includeRestricted?: boolean;
+  /** Also includes the restricted keys: anonymous users are restricted users too. */
+  includeAnonymous?: boolean;
+};
+
+export type TokenKeyring = {
+  signAccessToken(input: SignAccessTokenInput): Promise<string>;
+  verifyAccessToken(token: string, options: VerifyAccessTokenOptions): Promise<VerifyAccessTokenResult>;
+  /** 2 keys by default, 4 with restricted, 6 with anonymous (PROTOCOL.md §5.2). */
+  jwks(projectId: string, options?: JwksOptions): { keys: PublicSigningJwk[] };
+  issuer(projectId: string, kind: AudienceKind): string;
+};
+
+export type TokenKeyringOptions = {
+  /** `GATEHOUSE_SECRET`. Every process sharing it derives the same keys. */
+  masterSecret: string;
+  /** Public base URL of the server (`GATEHOUSE_BASE_URL`); issuers are built from it. */
+  issuerBaseUrl: string;
+  /** How many projects' keys to keep per process. Default 4096. */
+  maxCachedProjects?: number;
+  /** Clock in milliseconds since the epoch; tests replace it. Default `Date.now`. */
+  now?: () => number;
+};
+
+/** Tolerance for `iat` and `nbf` in the future, for servers whose clocks disagree a little. */
+const CLOCK_TOLERANCE_SECONDS = 30;
+/** Longer inputs are refused before any parsing. Our tokens are well under 2 KB. */
+const MAX_TOKEN_LENGTH = 8192;
+const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+type KeyPair = Record<KeyGeneration, SigningKey>;
+type ProjectKeys = Partial<Record<AudienceKind, KeyPair>>;
+
+const KINDS: readonly AudienceKind[] = ["default", "restricted", "anonymous"];
+
+export function createTokenKeyring(options: TokenKeyringOptions): TokenKeyring {
+  const { masterSecret, issuerBaseUrl } = options;
+  if (typeof masterSecret !== "string" || masterSecret.length === 0) {
+    throw new TypeError("createTokenKeyring: masterSecret must be a non-empty string");
+  }
+  new URL(issuerBaseUrl); // throws early on a malformed base URL
+  const now = options.now ?? Date.now;
+  const cache = new LruCache<string, ProjectKeys>(options.maxCachedProjects ?? 4096);
+
+  function deriveKeyPair(projectId: string, kind: AudienceKind): KeyPair {
+    return {
+      current: deriveSigningKey(masterSecret, projectId, kind, "current"),
+      next: deriveSigningKey(masterSecret, projectId, kind, "next"),
+    };
+  }
+
+  function cachedKeyPair(projectId: string, kind: AudienceKind): KeyPair | undefined {
+    return cache.get(projectId)?.[kind];
+  }
+
+  function rememberKeyPair(projectId: string, kind: AudienceKind, pair: KeyPair): void {
+    cache.set(projectId, { ...cache.get(projectId), [kind]: pair });
+  }
+
+  /** Keys for a project the server itself names (signing, JWKS): derive and cache. */
+  function keyPair(projectId: string, kind: AudienceKind): KeyPair {
+    let pair = cachedKeyPair(projectId, kind);
+    if (!pair) {
+      pair = deriveKeyPair(projectId, kind);
+      rememberKeyPair(projectId, kind, pair);
+    }
+    return pair;
+  }
+
+  function assertProjectId(projectId: string): void {
+    if (!isValidProjectId(projectId)) throw new TypeError(`Invalid project id "${projectId}"`);
+  }
+
+  function issuer(projectId: string, kind: AudienceKind): string {
+    return accessTokenIssuer(issuerBaseUrl, projectId, kind);
+  }
+
+  async function signAccessToken(input: SignAccessTokenInput): Promise<string> {
+    assertProjectId(input.projectId);
+    if (input.branchId !== "main") throw new TypeError(`Only branch "main" exists, got "${input.branchId}"`);
+    if (input.isAnonymous && !input.isRestricted) {
+      throw new TypeError("An anonymous user is always restricted: isRestricted must be true");
+    }
+    if (input.isRestricted !== (input.restrictedReason !== null)) {
+      throw new TypeError("isRestricted must be true exactly when restrictedReason is set");
+    }
+    if (!Number.isFinite(input.expiresInSeconds) || input.expiresInSeconds < 1) {
+      throw new RangeError(`expiresInSeconds must be at least 1, got ${input.expiresInSeconds}`);
+    }
+    const kind = audienceKindOf(input);
+    const key = keyPair(input.projectId, kind).current;
+    const iat = Math.floor(now() / 1000);
+    const claims: AccessTokenClaims = {
+      sub: input.userId,
+      iat,
+      exp: iat + Math.floor(input.expiresInSeconds),
+      iss: issuer(input.projectId, kind),
+      aud: accessTokenAudience(input.projectId, kind),
+      project_id: input.projectId,
+      branch_id: "main",
+      refresh_token_id: input.refreshTokenId,
+      role: "authenticated",
+      name: input.name,
+      email: input.email,
+      email_verified: input.emailVerified,
+      selected_team_id: input.selectedTeamId,
+      signed_up_at: Math.floor(input.signedUpAtSeconds),
+      is_anonymous: input.isAnonymous,
+      is_restricted: input.isRestricted,
+      restricted_reason: input.restrictedReason === null ? null : { type: input.restrictedReason.type },
+      requires_totp_mfa: input.requiresTotpMfa,
+    };
+    // The header is exactly {alg, kid}: SignJWT adds nothing we do not set (no "typ").
+    return new SignJWT(claims).setProtectedHeader({ alg: "ES256", kid: key.kid }).sign(key.privateKey);
+  }
+
+  async function verifyAccessToken(
+    token: string,
+    verifyOptions: VerifyAccessTokenOptions,
+  ): Promise<VerifyAccessTokenResult> {
+    // 1. Shape. jose's decoders throw on anything malformed; we turn that into "unparsable".
+    if (typeof token !== "string" || token.length > MAX_TOKEN_LENGTH || !COMPACT_JWS.test(token)) {
+      return { ok: false, reason: "unparsable", decoded: NO_IDS };
+    }
+    let header: ReturnType<typeof decodeProtectedHeader>;
+    let unverifiedPayload: ReturnType<typeof decodeJwt>;
+    try {
+      header = decodeProtectedHeader(token);
+      unverifiedPayload = decodeJwt(token);
+    } catch {
+      return { ok: false, reason: "unparsable", decoded: NO_IDS };
+    }
+    // From here on every failure reports these ids. Until step 4 they are unverified.
+    const decoded: DecodedTokenIds = {
+      projectId: stringOrNull(unverifiedPayload.project_id),
+      userId: stringOrNull(unverifiedPayload.sub),
+      refreshTokenId: stringOrNull(unverifiedPayload.refresh_token_id ?? unverifiedPayload.refreshTokenId),
+    };
+    const unparsable = { ok: false, reason: "unparsable", decoded } as const;
+
+    // 2. Header. Checking alg ourselves (and again through `algorithms` below) rules out "none" and the classic
+    //    attack of an HS256 token "signed" with the public key as HMAC secret.
+    if (header.alg !== "ES256" || typeof header.kid !== "string") return unparsable;
+
+    // 3. Which project and kind, hence which keys. The key is chosen by us from `aud`, never taken from the token
+    //    (`jwk`, `jku` and `x5u` headers are ignored).
+    const audience = parseAccessTokenAudience(unverifiedPayload.aud);
+    if (!audience) return unparsable;
+    const { projectId, kind } = audience;
+    const cachedPair = cachedKeyPair(projectId, kind);
+    const pair = cachedPair ?? deriveKeyPair(projectId, kind);
+    const key = [pair.current, pair.next].find((candidate) => candidate.kid === header.kid);
+    if (!key) return unparsable;
+
+    // 4. Signature.
+    let payloadBytes: Uint8Array;
+    try {
+      ({ payload: payloadBytes } = await compactVerify(token, key.publicKey, { algorithms: ["ES256"] }));
+    } catch {
+      return unparsable;
+    }
+    if (!cachedPair) rememberKeyPair(projectId, kind, pair);
+
+    // 5. Claims: exact shape, and consistent with the audience.
+    let payload: unknown;
+    try {
+      payload = JSON.parse(new TextDecoder().decode(payloadBytes));
+    } catch {
+      return unparsable;
+    }
+    const claims = readAccessTokenClaims(payload);
+    if (!claims) return unparsable;
+    if (claims.project_id !== projectId || claims.iss !== issuer(projectId, kind)) return unparsable;
+    if (audienceKindOf({ isAnonymous: claims.is_anonymous, isRestricted: claims.is_restricted }) !== kind) {
+      return unparsable;
+    }
+    if (claims.is_restricted !== (claims.restricted_reason !== null)) return unparsable;
+
+    // 6. Is this kind of user welcome here?
+    if (kind === "anonymous" && !verifyOptions.allowAnonymous) {
+      return { ok: false, reason: "anonymous_not_allowed", decoded };
+    }
+    if (kind === "restricted" && !verifyOptions.allowRestricted && !verifyOptions.allowAnonymous) {
+      return {
+        ok: false,
+        reason: "restricted_not_allowed",
+        restrictedReason: claims.restricted_reason,
+        decoded,
+      };
+    }
+
+    // 7. Time. `exp` is exact (the token is expired at that second); `iat` and `nbf` get some tolerance.
+    const nowSeconds = now() / 1000;
+    if (nowSeconds >= claims.exp) {
+      return { ok: false, reason: "expired", expiredAtMillis: claims.exp * 1000, decoded };
+    }
+    if (claims.iat > nowSeconds + CLOCK_TOLERANCE_SECONDS) return unparsable;
+    const nbf = (payload as { nbf?: unknown }).nbf;
+    if (nbf !== undefined && (typeof nbf !== "number" || nbf > nowSeconds + CLOCK_TOLERANCE_SECONDS)) {
+      return unparsable;
+    }
+
+    return { ok: true, claims, audienceKind: kind };
+  }
+
+  function jwks(projectId: string, jwksOptions: JwksOptions = {}): { keys: PublicSigningJwk[] } {
+    assertProjectId(projectId);
+    const kinds = KINDS.filter(
+      (kind) =>
+        kind === "default" ||
+        (kind === "restricted" && (jwksOptions.includeRestricted || jwksOptions.includeAnonymous)) ||
+        (kind === "anonymous" && jwksOptions.includeAnonymous),
+    );
+    const keys: PublicSigningJwk[] = [];
+    for (const kind of kinds) {
+      const pair = keyPair(projectId, kind);
+      keys.push({ ...pair.current.publicJwk }, { ...pair.next.publicJwk });
+    }
+    return { keys };
+  }
+
+  return { signAccessToken, verifyAccessToken, jwks, issuer };
+}
+
+const NO_IDS: DecodedTokenIds = Object.freeze({ projectId: null, userId: null, refreshTokenId: null });
+
+function stringOrNull(value: unknown): string | null {
+  return typeof value === "string" ? value : null;
+}

@@ -1,0 +1,7 @@
+// Every table of the server, gathered for Drizzle and drizzle-kit. Each feature owns its tables in its own folder.
+export * from "../features/contact-channels/schema.ts";
+export * from "../features/project-keys/schema.ts";
+export * from "../features/projects/schema.ts";
+export * from "../features/sessions/schema.ts";
+export * from "../features/teams/schema.ts";
+export * from "../features/users/schema.ts";

@@ -1,0 +1,10 @@
+import type { TokenKeyring } from "./crypto/index.ts";
+import type { Database } from "./db/index.ts";
+import type { ServerEnv } from "./env.ts";
+
+/** What every route handler and service can reach. Built once per process by `createApp`. */
+export type AppDeps = {
+  env: ServerEnv;
+  db: Database;
+  keyring: TokenKeyring;
+};

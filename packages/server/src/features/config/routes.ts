@@ -1,0 +1,197 @@
+import { and, eq } from "drizzle-orm";
+import { z } from "zod";
+import { type ConfigOverride, removeKeys, validateOverrideShape } from "../../config/index.ts";
+import { defineRoute } from "../../http/route.ts";
+import { StatusError } from "../../http/status-error.ts";
+import { getConfigOverrides, patchConfigOverride, updateConfigOverride } from "../projects/config-store.ts";
+import { projectConfigOverrides } from "../projects/schema.ts";
+
+const tags = ["Config"];
+const levelParams = z.strictObject({ level: z.enum(["project", "branch", "environment"]) });
+const success = z.object({ success: z.literal(true) });
+
+/** Parses a JSON override string from a request; bad JSON or a bad shape is a plain 400 (PROTOCOL.md §9). */
+function parseOverride(text: string): ConfigOverride {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new StatusError(400, "The config override is not valid JSON.");
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new StatusError(400, "The config override must be a JSON object.");
+  }
+  const problems = validateOverrideShape(value as ConfigOverride);
+  if (problems.length > 0)
+    throw new StatusError(400, `Invalid config override:\n${problems.map((p) => `- ${p}`).join("\n")}`);
+  return value as ConfigOverride;
+}
+
+const branchSource = z.discriminatedUnion("type", [
+  z.strictObject({
+    type: z.literal("pushed-from-github"),
+    owner: z.string(),
+    repo: z.string(),
+    branch: z.string(),
+    commit_hash: z.string(),
+    config_file_path: z.string(),
+  }),
+  z.strictObject({ type: z.literal("pushed-from-unknown") }),
+  z.strictObject({ type: z.literal("unlinked") }),
+]);
+
+export const configRoutes = [
+  defineRoute({
+    method: "GET",
+    path: "/internal/config",
+    summary: "The fully rendered config of the current project",
+    tags,
+    access: ["admin"],
+    response: { body: z.object({ config_string: z.string() }) },
+    handler: async ({ auth }) => ({ body: { config_string: JSON.stringify(auth.config) } }),
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/internal/config/override/:level",
+    summary: "The stored override of one config level",
+    tags,
+    access: ["server", "admin"],
+    request: { params: levelParams },
+    response: { body: z.object({ config_string: z.string() }) },
+    handler: async ({ deps, auth, params }) => {
+      if (auth.accessType === "server" && params.level !== "branch") {
+        throw new StatusError(401, "Server access can only read the branch-level config override.");
+      }
+      const overrides = await getConfigOverrides(deps.db, auth.project.id);
+      return { body: { config_string: JSON.stringify(overrides[params.level]) } };
+    },
+  }),
+  defineRoute({
+    method: "PATCH",
+    path: "/internal/config/override/:level",
+    summary: "Change keys of one config level (each key replaces everything beneath it)",
+    tags,
+    access: ["admin"],
+    request: { params: levelParams, body: z.strictObject({ config_override_string: z.string() }) },
+    response: { body: success },
+    handler: async ({ deps, auth, params, body }) => {
+      await patchConfigOverride(
+        deps.db,
+        auth.project.id,
+        params.level,
+        parseOverride(body.config_override_string),
+      );
+      return { body: { success: true } };
+    },
+  }),
+  defineRoute({
+    method: "PATCH",
+    path: "/internal/config/override",
+    summary: "Legacy alias of PATCH /internal/config/override/environment (older SDKs)",
+    tags,
+    access: ["admin"],
+    request: { body: z.strictObject({ config_override_string: z.string() }) },
+    response: { body: success },
+    handler: async ({ deps, auth, body }) => {
+      await patchConfigOverride(
+        deps.db,
+        auth.project.id,
+        "environment",
+        parseOverride(body.config_override_string),
+      );
+      return { body: { success: true } };
+    },
+  }),
+  defineRoute({
+    method: "PUT",
+    path: "/internal/config/override/:level",
+    summary: "Replace one config level's override",
+    tags,
+    access: ["admin"],
+    request: {
+      params: levelParams,
+      body: z.strictObject({ config_string: z.string(), source: branchSource.optional() }),
+    },
+    response: { body: success },
+    handler: async ({ deps, auth, params, body }) => {
+      if (params.level === "branch" && !body.source) {
+        throw new StatusError(400, "Replacing the branch-level config requires a source.");
+      }
+      const replacement = parseOverride(body.config_string);
+      await updateConfigOverride(deps.db, auth.project.id, params.level, () => replacement);
+      if (body.source) {
+        await deps.db
+          .update(projectConfigOverrides)
+          .set({ source: body.source })
+          .where(
+            and(
+              eq(projectConfigOverrides.projectId, auth.project.id),
+              eq(projectConfigOverrides.branchId, "main"),
+              eq(projectConfigOverrides.level, "branch"),
+            ),
+          );
+      }
+      return { body: { success: true } };
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/internal/config/override/:level/reset-keys",
+    summary: "Remove keys (and everything beneath them) from a branch or environment override",
+    tags,
+    access: ["admin"],
+    request: {
+      params: z.strictObject({ level: z.enum(["branch", "environment"]) }),
+      body: z.strictObject({ keys: z.array(z.string().min(1).max(512)).max(1000) }),
+    },
+    response: { body: success },
+    handler: async ({ deps, auth, params, body }) => {
+      await updateConfigOverride(deps.db, auth.project.id, params.level, (current) =>
+        removeKeys(current, body.keys),
+      );
+      return { body: { success: true } };
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/internal/config/source",
+    summary: "Where the branch-level config comes from",
+    tags,
+    access: ["admin"],
+    response: { body: z.object({ source: z.record(z.string(), z.unknown()) }) },
+    handler: async ({ deps, auth }) => {
+      const [row] = await deps.db
+        .select({ source: projectConfigOverrides.source })
+        .from(projectConfigOverrides)
+        .where(
+          and(
+            eq(projectConfigOverrides.projectId, auth.project.id),
+            eq(projectConfigOverrides.branchId, "main"),
+            eq(projectConfigOverrides.level, "branch"),
+          ),
+        );
+      return { body: { source: (row?.source as Record<string, unknown> | null) ?? { type: "unlinked" } } };
+    },
+  }),
+  defineRoute({
+    method: "DELETE",
+    path: "/internal/config/source",
+    summary: "Unlink the branch-level config from its source",
+    tags,
+    access: ["admin"],
+    response: { body: success },
+    handler: async ({ deps, auth }) => {
+      await deps.db
+        .update(projectConfigOverrides)
+        .set({ source: { type: "unlinked" } })
+        .where(
+          and(
+            eq(projectConfigOverrides.projectId, auth.project.id),
+            eq(projectConfigOverrides.branchId, "main"),
+            eq(projectConfigOverrides.level, "branch"),
+          ),
+        );
+      return { body: { success: true } };
+    },
+  }),
+];

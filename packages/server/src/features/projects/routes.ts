@@ -1,0 +1,80 @@
+import { z } from "zod";
+import { legacyConfigUpdateSchema } from "../../config/index.ts";
+import { defineRoute } from "../../http/route.ts";
+import { StatusError } from "../../http/status-error.ts";
+import { getRenderedConfig } from "./config-store.ts";
+import { deleteProject, updateProject } from "./service.ts";
+import {
+  adminProjectSchema,
+  clientProjectSchema,
+  ONBOARDING_STATUSES,
+  toAdminProjectView,
+  toClientProjectView,
+} from "./views.ts";
+
+const tags = ["Projects"];
+const optionalUrl = z.url().max(2048).nullable().optional();
+
+/** Fields an owner may change on a project; shared with project creation. */
+export const projectFieldsSchema = z.strictObject({
+  display_name: z.string().trim().min(1).max(256).optional(),
+  description: z.string().max(4096).nullable().optional(),
+  logo_url: optionalUrl,
+  logo_full_url: optionalUrl,
+  logo_dark_mode_url: optionalUrl,
+  logo_full_dark_mode_url: optionalUrl,
+  is_production_mode: z.boolean().optional(),
+  onboarding_status: z.enum(ONBOARDING_STATUSES).optional(),
+  config: legacyConfigUpdateSchema.optional(),
+});
+
+export const projectRoutes = [
+  defineRoute({
+    method: "GET",
+    path: "/projects/current",
+    summary: "The current project as clients see it",
+    tags,
+    access: ["client", "server", "admin"],
+    response: { body: clientProjectSchema },
+    handler: async ({ auth }) => ({ body: toClientProjectView(auth.project, auth.config) }),
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/internal/projects/current",
+    summary: "The current project with its settings, for its owners",
+    tags,
+    access: ["admin"],
+    response: { body: adminProjectSchema },
+    handler: async ({ deps, auth }) => ({
+      body: toAdminProjectView(auth.project, auth.config, deps.env.isDevelopment),
+    }),
+  }),
+  defineRoute({
+    method: "PATCH",
+    path: "/internal/projects/current",
+    summary: "Update the current project's fields and legacy config",
+    tags,
+    access: ["admin"],
+    request: { body: projectFieldsSchema },
+    response: { body: adminProjectSchema },
+    handler: async ({ deps, auth, body }) => {
+      const project = await updateProject(deps.db, auth.project.id, body);
+      const config = await getRenderedConfig(deps.db, project.id);
+      return { body: toAdminProjectView(project, config, deps.env.isDevelopment) };
+    },
+  }),
+  defineRoute({
+    method: "DELETE",
+    path: "/internal/projects/current",
+    summary: "Delete the current project and everything in it",
+    tags,
+    access: ["admin"],
+    response: { body: z.object({ success: z.literal(true) }) },
+    handler: async ({ deps, auth }) => {
+      if (auth.project.id === "internal")
+        throw new StatusError(400, "The internal project cannot be deleted.");
+      await deleteProject(deps.db, auth.project.id);
+      return { body: { success: true } };
+    },
+  }),
+];

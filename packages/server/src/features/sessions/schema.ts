@@ -1,0 +1,32 @@
+import { boolean, index, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { projects } from "../projects/schema.ts";
+import { users } from "../users/schema.ts";
+
+/**
+ * A session is one refresh token (PROTOCOL.md §3.7, §5.3). Only its SHA-256 is stored; the row id is the
+ * `refresh_token_id` claim of every access token minted from it.
+ */
+export const sessions = pgTable(
+  "sessions",
+  {
+    projectId: text("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    id: uuid("id").primaryKey(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    refreshTokenHash: text("refresh_token_hash").notNull(),
+    isImpersonation: boolean("is_impersonation").notNull().default(false),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }),
+    lastUsedAt: timestamp("last_used_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    lastUsedIp: text("last_used_ip"),
+  },
+  (t) => [
+    uniqueIndex("sessions_refresh_token_hash_unique").on(t.refreshTokenHash),
+    index("sessions_project_user_idx").on(t.projectId, t.userId, t.createdAt),
+  ],
+);
+
+export type SessionRow = typeof sessions.$inferSelect;

@@ -1,0 +1,47 @@
+import { index, jsonb, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { projects } from "../projects/schema.ts";
+import { users } from "../users/schema.ts";
+
+/** A team of a project (PROTOCOL.md §3.3). Teams of the `internal` project own projects. */
+export const teams = pgTable(
+  "teams",
+  {
+    projectId: text("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    id: uuid("id").primaryKey(),
+    displayName: text("display_name").notNull(),
+    profileImageUrl: text("profile_image_url"),
+    clientMetadata: jsonb("client_metadata"),
+    clientReadOnlyMetadata: jsonb("client_read_only_metadata"),
+    serverMetadata: jsonb("server_metadata"),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (t) => [index("teams_project_created_idx").on(t.projectId, t.createdAt)],
+);
+
+/** Membership of a user in a team, with the member's own profile inside that team (PROTOCOL.md §3.4). */
+export const teamMembers = pgTable(
+  "team_members",
+  {
+    projectId: text("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    teamId: uuid("team_id")
+      .notNull()
+      .references(() => teams.id, { onDelete: "cascade" }),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    displayName: text("display_name"),
+    profileImageUrl: text("profile_image_url"),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.teamId, t.userId] }),
+    index("team_members_project_user_idx").on(t.projectId, t.userId),
+  ],
+);
+
+export type TeamRow = typeof teams.$inferSelect;
+export type TeamMemberRow = typeof teamMembers.$inferSelect;

@@ -1,0 +1,42 @@
+import { sql } from "drizzle-orm";
+import { boolean, index, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { projects } from "../projects/schema.ts";
+
+/**
+ * An end user of a project (PROTOCOL.md §3.2). Users of the `internal` project are dashboard owners.
+ * Emails live in contact_channels; the primary one is the user's `primary_email`.
+ */
+export const users = pgTable(
+  "users",
+  {
+    projectId: text("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    id: uuid("id").primaryKey(),
+    displayName: text("display_name"),
+    profileImageUrl: text("profile_image_url"),
+    /** argon2id PHC string, or an imported bcrypt hash until the next sign-in upgrades it. */
+    passwordHash: text("password_hash"),
+    otpAuthEnabled: boolean("otp_auth_enabled").notNull().default(false),
+    passkeyAuthEnabled: boolean("passkey_auth_enabled").notNull().default(false),
+    /** Encrypted with the server secret; presence means TOTP multi-factor is on. */
+    totpSecretEncrypted: text("totp_secret_encrypted"),
+    clientMetadata: jsonb("client_metadata"),
+    clientReadOnlyMetadata: jsonb("client_read_only_metadata"),
+    serverMetadata: jsonb("server_metadata"),
+    selectedTeamId: uuid("selected_team_id"),
+    isAnonymous: boolean("is_anonymous").notNull().default(false),
+    restrictedByAdmin: boolean("restricted_by_admin").notNull().default(false),
+    restrictedByAdminReason: text("restricted_by_admin_reason"),
+    restrictedByAdminPrivateDetails: text("restricted_by_admin_private_details"),
+    countryCode: text("country_code"),
+    riskScores: jsonb("risk_scores")
+      .notNull()
+      .default(sql`'{"sign_up":{"bot":0,"free_trial_abuse":0}}'::jsonb`),
+    signedUpAt: timestamp("signed_up_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    lastActiveAt: timestamp("last_active_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (t) => [index("users_project_signed_up_idx").on(t.projectId, t.signedUpAt, t.id)],
+);
+
+export type UserRow = typeof users.$inferSelect;

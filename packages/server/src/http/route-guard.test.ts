@@ -1,0 +1,123 @@
+/**
+ * Enumerates every registered route and checks that each refuses every credential class below its level.
+ * New routes are covered by this file without anyone writing a new test.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createKeySet, updateKeySet } from "../features/project-keys/service.ts";
+import { apiRoutes as featureRoutes } from "../features/routes.ts";
+import { createTestServer, protocolHeaders, type TestProject, type TestServer } from "../testing/harness.ts";
+import { ACCESS_TYPES, type AccessType } from "./access-type.ts";
+
+/** Routes that read no project auth on purpose. Adding one here is a security decision: say why. */
+const PUBLIC_ROUTES = new Set([
+  "GET ", // welcome text; reports how the caller authenticated
+  "GET /openapi.json",
+  "GET /docs",
+  "GET /projects/:project_id/.well-known/jwks.json", // public keys are public
+]);
+
+const keyHeader: Record<AccessType, string> = {
+  client: "x-stack-publishable-client-key",
+  server: "x-stack-secret-server-key",
+  admin: "x-stack-super-secret-admin-key",
+};
+const invalidKeyError: Record<AccessType, string> = {
+  client: "INVALID_PUBLISHABLE_CLIENT_KEY",
+  server: "INVALID_SECRET_SERVER_KEY",
+  admin: "INVALID_SUPER_SECRET_ADMIN_KEY",
+};
+
+let server: TestServer;
+let project: TestProject;
+let revokedKeys: Record<AccessType, string>;
+let expiredKeys: Record<AccessType, string>;
+
+const guardedRoutes = featureRoutes.filter((route) => route.access !== "public");
+
+function concretePath(path: string): string {
+  return `/api/v1${path.replace(/:([A-Za-z0-9_]+)/g, "00000000-0000-4000-8000-000000000000")}`;
+}
+
+async function send(route: (typeof guardedRoutes)[number], headers: Record<string, string>) {
+  return server.request(concretePath(route.path), { method: route.method, headers });
+}
+
+function asKeyRecord(keys: {
+  publishableClientKey?: string;
+  secretServerKey?: string;
+  superSecretAdminKey?: string;
+}) {
+  return {
+    client: keys.publishableClientKey!,
+    server: keys.secretServerKey!,
+    admin: keys.superSecretAdminKey!,
+  };
+}
+
+beforeAll(async () => {
+  server = await createTestServer();
+  project = await server.createProject("Route guard project");
+  const all = { hasPublishableClientKey: true, hasSecretServerKey: true, hasSuperSecretAdminKey: true };
+  const revoked = await createKeySet(server.deps.db, project.id, {
+    description: "revoked",
+    expiresAt: null,
+    ...all,
+  });
+  await updateKeySet(server.deps.db, project.id, revoked.row.id, { revoke: true });
+  revokedKeys = asKeyRecord(revoked.keys);
+  const expired = await createKeySet(server.deps.db, project.id, {
+    description: "expired",
+    expiresAt: new Date(Date.now() - 1000),
+    ...all,
+  });
+  expiredKeys = asKeyRecord(expired.keys);
+});
+afterAll(() => server.close());
+
+it("has only the intended public routes", () => {
+  const publicRoutes = featureRoutes.filter((r) => r.access === "public").map((r) => `${r.method} ${r.path}`);
+  expect(new Set(publicRoutes)).toEqual(PUBLIC_ROUTES);
+});
+
+it("declares every route once", () => {
+  const keys = featureRoutes.map((r) => `${r.method} ${r.path}`);
+  expect(new Set(keys).size).toBe(keys.length);
+});
+
+describe.each(guardedRoutes.map((route) => [`${route.method} ${route.path}`, route] as const))(
+  "%s",
+  (_name, route) => {
+    const allowed = route.access as readonly AccessType[];
+    const lowest = allowed[0]!;
+
+    it("needs an access type", async () => {
+      const response = await send(route, {});
+      expect(response.headers.get("x-stack-known-error")).toBe("ACCESS_TYPE_REQUIRED");
+    });
+
+    it("refuses an unknown project", async () => {
+      const response = await send(route, {
+        ...protocolHeaders({ projectId: "7d1f6c2e-0b3a-4e5f-8a9b-0c1d2e3f4a5b", accessType: lowest }),
+        [keyHeader[lowest]]: project.keys.superSecretAdminKey,
+      });
+      expect(response.headers.get("x-stack-known-error")).toBe("CURRENT_PROJECT_NOT_FOUND");
+    });
+
+    it.each(allowed)("refuses a wrong, a revoked and an expired %s key", async (accessType) => {
+      for (const key of ["wrong-key", revokedKeys[accessType], expiredKeys[accessType]]) {
+        const response = await send(route, { ...project.headers(accessType), [keyHeader[accessType]]: key });
+        expect(response.status, `key ${key}`).toBe(401);
+        expect(response.headers.get("x-stack-known-error")).toBe(invalidKeyError[accessType]);
+      }
+    });
+
+    const below = ACCESS_TYPES.filter((type) => !allowed.includes(type));
+    if (below.length > 0) {
+      it.each(below)("refuses %s access", async (accessType) => {
+        const response = await send(route, project.headers(accessType));
+        expect(response.status).toBe(401);
+        expect(response.headers.get("x-stack-known-error")).toBe("INSUFFICIENT_ACCESS_TYPE");
+      });
+    }
+  },
+);

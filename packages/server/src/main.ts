@@ -1,0 +1,61 @@
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { serve } from "@hono/node-server";
+import { bootGatehouse } from "./bootstrap.ts";
+import { readServerEnv } from "./env.ts";
+import type { CreatedKeys } from "./features/project-keys/service.ts";
+
+const startedAt = performance.now();
+const env = readServerEnv();
+const gatehouse = await bootGatehouse(env);
+
+// Keys generated on first start are kept beside the embedded database (which already holds the master secret),
+// so a newcomer can find them again. With fixed seed keys nothing is written.
+const keysFile = path.join(env.dataDir, "internal-keys.json");
+if (gatehouse.seed.generatedKeys) {
+  writeFileSync(keysFile, `${JSON.stringify(gatehouse.seed.generatedKeys, null, 2)}\n`, { mode: 0o600 });
+}
+const internalKeys: CreatedKeys | null = env.seed.publishableClientKey
+  ? {
+      publishableClientKey: env.seed.publishableClientKey,
+      secretServerKey: env.seed.secretServerKey,
+      superSecretAdminKey: env.seed.superSecretAdminKey,
+    }
+  : existsSync(keysFile)
+    ? (JSON.parse(readFileSync(keysFile, "utf8")) as CreatedKeys)
+    : null;
+
+const server = serve({ fetch: gatehouse.app.fetch, port: env.port }, (info) => {
+  const seconds = ((performance.now() - startedAt) / 1000).toFixed(1);
+  const lines = [
+    "",
+    `  Gatehouse is running at ${env.baseUrl} (ready in ${seconds} s, port ${info.port})`,
+    "",
+    `  Database     ${env.databaseUrl ? "PostgreSQL (DATABASE_URL)" : `embedded PGlite in ${path.join(env.dataDir, "pglite")}`}`,
+    `  Health       ${env.baseUrl}/health`,
+    `  API docs     ${env.baseUrl}/api/v1/docs`,
+    "",
+    '  The internal project (id "internal") is the dashboard\'s own project; its keys:',
+    internalKeys
+      ? [
+          `    publishable client key   ${internalKeys.publishableClientKey ?? "-"}`,
+          `    secret server key        ${internalKeys.secretServerKey ?? "-"}`,
+          `    super secret admin key   ${internalKeys.superSecretAdminKey ?? "-"}`,
+        ].join("\n")
+      : "    (generated on first start; not stored here. Set GATEHOUSE_SEED_INTERNAL_* to fix them.)",
+    "",
+    "  Try it:",
+    `    curl ${env.baseUrl}/api/v1/projects/current -H 'x-stack-project-id: internal' -H 'x-stack-access-type: client'`,
+    `    curl ${env.baseUrl}/api/v1/internal/projects/current -H 'x-stack-project-id: internal' \\`,
+    `      -H 'x-stack-access-type: admin' -H 'x-stack-super-secret-admin-key: <super secret admin key>'`,
+    "",
+  ];
+  console.log(lines.join("\n"));
+});
+
+function shutdown() {
+  server.close();
+  gatehouse.close().finally(() => process.exit(0));
+}
+process.on("SIGINT", shutdown);
+process.on("SIGTERM", shutdown);

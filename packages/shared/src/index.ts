@@ -1,0 +1,2 @@
+export * from "./domains/index.ts";
+export * from "./known-errors/index.ts";
