@@ -61,7 +61,7 @@ export function projectApiKeyKind(key: string): ProjectApiKeyKind | null {
 // ---------------------------------------------------------------------------------------------------------------
 // User and team API keys (PROTOCOL.md §3.8), 102 characters:
 //
-//   sk_ 3d9x…(45 random)… 0f5c…(32 hex: key UUID without dashes)… user 1 574ck4u7h 1a2b3c4d
+//   sk_ 3d9x…(45 random)…  0f5c…(32 hex: key UUID without dashes)…  user 1 574ck4u7h 1a2b3c4d
 //   │   │                  │                                        │    │ │         └ CRC-32 (8 hex) of all before it
 //   │   │                  │                                        │    │ └ fixed marker, for secret scanners
 //   │   │                  │                                        │    └ flag character

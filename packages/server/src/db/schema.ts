@@ -5,3 +5,4 @@ export * from "../features/projects/schema.ts";
 export * from "../features/sessions/schema.ts";
 export * from "../features/teams/schema.ts";
 export * from "../features/users/schema.ts";
+export * from "../rate-limit/schema.ts";

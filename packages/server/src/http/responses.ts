@@ -29,7 +29,7 @@ export function errorToResponse(
   options: { requestId: string; isDevelopment: boolean },
 ): Response {
   if (error instanceof KnownError) return knownErrorResponse(error);
-  if (error instanceof StatusError) return textResponse(error.message, error.status);
+  if (error instanceof StatusError) return textResponse(error.message, error.status, error.headers);
   console.error(`[request ${options.requestId}] unhandled error`, error);
   const text = options.isDevelopment
     ? `Internal server error (request ${options.requestId}):\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}`

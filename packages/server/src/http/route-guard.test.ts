@@ -14,6 +14,7 @@ const PUBLIC_ROUTES = new Set([
   "GET /openapi.json",
   "GET /docs",
   "GET /projects/:project_id/.well-known/jwks.json", // public keys are public
+  "POST /auth/oauth/token", // OAuth clients authenticate with client_id/client_secret in the body
 ]);
 
 const keyHeader: Record<AccessType, string> = {

@@ -1,0 +1,166 @@
+import { and, desc, eq, gt, isNull, or } from "drizzle-orm";
+import type { RenderedConfig } from "../../config/index.ts";
+import { generateSecureToken, randomUuid, sha256Hex } from "../../crypto/index.ts";
+import type { Database } from "../../db/index.ts";
+import type { AppDeps } from "../../deps.ts";
+import type { UserRow } from "../users/schema.ts";
+import { users } from "../users/schema.ts";
+import { findPrimaryChannel } from "../users/service.ts";
+import { restrictedReasonOf } from "../users/views.ts";
+import { type SessionRow, sessions } from "./schema.ts";
+
+/** A created session defaults to one year (SPEC.md §9); server-created ones may ask for at most 367 days. */
+export const DEFAULT_SESSION_LIFETIME_MS = 365 * 24 * 3600 * 1000;
+export const MAX_SESSION_LIFETIME_MS = 367 * 24 * 3600 * 1000;
+
+export type TokenPair = { access_token: string; refresh_token: string };
+
+/** Creates a session and returns its refresh token; only the token's SHA-256 is stored. */
+export async function createSession(
+  db: Database,
+  input: {
+    projectId: string;
+    userId: string;
+    isImpersonation?: boolean;
+    expiresInMillis?: number;
+    ip?: string | null;
+  },
+): Promise<{ session: SessionRow; refreshToken: string }> {
+  const refreshToken = generateSecureToken();
+  const [session] = await db
+    .insert(sessions)
+    .values({
+      projectId: input.projectId,
+      id: randomUuid(),
+      userId: input.userId,
+      refreshTokenHash: sha256Hex(refreshToken),
+      isImpersonation: input.isImpersonation ?? false,
+      expiresAt: new Date(Date.now() + (input.expiresInMillis ?? DEFAULT_SESSION_LIFETIME_MS)),
+      lastUsedIp: input.ip ?? null,
+    })
+    .returning();
+  return { session: session!, refreshToken };
+}
+
+/**
+ * Mints an access token for a session. Claims are rebuilt from the current user every time, so a refresh after
+ * `PATCH /users/me` carries the new name (PROTOCOL.md §5.3).
+ */
+export async function mintAccessToken(
+  deps: AppDeps,
+  projectId: string,
+  user: UserRow,
+  sessionId: string,
+  config: RenderedConfig,
+): Promise<string> {
+  const primary = await findPrimaryChannel(deps.db, projectId, user.id);
+  const reason = restrictedReasonOf(user, primary, config);
+  return deps.keyring.signAccessToken({
+    projectId,
+    branchId: "main",
+    userId: user.id,
+    refreshTokenId: sessionId,
+    name: user.displayName,
+    email: primary?.value ?? null,
+    emailVerified: primary?.isVerified ?? false,
+    selectedTeamId: user.selectedTeamId,
+    signedUpAtSeconds: Math.floor(user.signedUpAt.getTime() / 1000),
+    isAnonymous: user.isAnonymous,
+    isRestricted: reason !== null,
+    restrictedReason: reason,
+    requiresTotpMfa: user.totpSecretEncrypted !== null,
+    expiresInSeconds: deps.env.accessTokenTtlSeconds,
+  });
+}
+
+/** Signs a user in: a new session and its first access token. */
+export async function issueTokens(
+  deps: AppDeps,
+  projectId: string,
+  user: UserRow,
+  config: RenderedConfig,
+  options: { isImpersonation?: boolean; expiresInMillis?: number; ip?: string | null } = {},
+): Promise<TokenPair> {
+  const { session, refreshToken } = await createSession(deps.db, { projectId, userId: user.id, ...options });
+  return {
+    access_token: await mintAccessToken(deps, projectId, user, session.id, config),
+    refresh_token: refreshToken,
+  };
+}
+
+/** The live session of a refresh token (not expired), with its user; null for anything else. */
+export async function findSessionByRefreshToken(
+  db: Database,
+  projectId: string,
+  refreshToken: string,
+): Promise<{ session: SessionRow; user: UserRow } | null> {
+  if (refreshToken.length === 0 || refreshToken.length > 200) return null;
+  const [row] = await db
+    .select({ session: sessions, user: users })
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .where(
+      and(
+        eq(sessions.projectId, projectId),
+        eq(sessions.refreshTokenHash, sha256Hex(refreshToken)),
+        or(isNull(sessions.expiresAt), gt(sessions.expiresAt, new Date())),
+      ),
+    )
+    .limit(1);
+  return row ?? null;
+}
+
+/** A fresh access token for a refresh token, recording when and from where the session was used. */
+export async function refreshSession(
+  deps: AppDeps,
+  projectId: string,
+  refreshToken: string,
+  config: RenderedConfig,
+  ip: string | null,
+): Promise<{ accessToken: string; session: SessionRow; user: UserRow } | null> {
+  const found = await findSessionByRefreshToken(deps.db, projectId, refreshToken);
+  if (!found) return null;
+  const now = new Date();
+  await deps.db
+    .update(sessions)
+    .set({ lastUsedAt: now, ...(ip ? { lastUsedIp: ip } : {}) })
+    .where(eq(sessions.id, found.session.id));
+  await deps.db.update(users).set({ lastActiveAt: now }).where(eq(users.id, found.user.id));
+  const accessToken = await mintAccessToken(deps, projectId, found.user, found.session.id, config);
+  return { accessToken, ...found };
+}
+
+export function listSessions(db: Database, projectId: string, userId: string): Promise<SessionRow[]> {
+  return db
+    .select()
+    .from(sessions)
+    .where(
+      and(
+        eq(sessions.projectId, projectId),
+        eq(sessions.userId, userId),
+        or(isNull(sessions.expiresAt), gt(sessions.expiresAt, new Date())),
+      ),
+    )
+    .orderBy(desc(sessions.createdAt), desc(sessions.id));
+}
+
+export async function deleteSession(db: Database, projectId: string, sessionId: string): Promise<boolean> {
+  const deleted = await db
+    .delete(sessions)
+    .where(and(eq(sessions.projectId, projectId), eq(sessions.id, sessionId)))
+    .returning({ id: sessions.id });
+  return deleted.length > 0;
+}
+
+/** Ends every session of a user except, optionally, one (e.g. after a password change). */
+export async function deleteOtherSessions(
+  db: Database,
+  projectId: string,
+  userId: string,
+  keepSessionId: string | null,
+): Promise<void> {
+  const rows = await listSessions(db, projectId, userId);
+  for (const row of rows) {
+    if (row.id !== keepSessionId) await deleteSession(db, projectId, row.id);
+  }
+}

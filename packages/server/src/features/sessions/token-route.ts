@@ -1,0 +1,116 @@
+import { knownError } from "@gatehouse/shared";
+import { z } from "zod";
+import type { RenderedConfig } from "../../config/index.ts";
+import type { AppDeps } from "../../deps.ts";
+import { jsonResponse } from "../../http/responses.ts";
+import { defineRoute } from "../../http/route.ts";
+import { isValidProjectKey } from "../project-keys/keys.ts";
+import { getRenderedConfig } from "../projects/config-store.ts";
+import type { ProjectRow } from "../projects/schema.ts";
+import { findProject } from "../projects/service.ts";
+import { refreshSession } from "./service.ts";
+
+/**
+ * The OAuth token endpoint's grant handlers. The refresh grant lives here; the OAuth feature registers
+ * `authorization_code`. Each returns the JSON body of a 200 response.
+ */
+export type GrantHandler = (context: {
+  deps: AppDeps;
+  project: ProjectRow;
+  config: RenderedConfig;
+  params: Record<string, string>;
+  clientIp: string | null;
+}) => Promise<Record<string, unknown>>;
+
+const grantHandlers = new Map<string, GrantHandler>();
+
+export function registerGrant(grantType: string, handler: GrantHandler): void {
+  grantHandlers.set(grantType, handler);
+}
+
+registerGrant("refresh_token", async ({ deps, project, config, params, clientIp }) => {
+  const refreshed = params.refresh_token
+    ? await refreshSession(deps, project.id, params.refresh_token, config, clientIp)
+    : null;
+  if (!refreshed) throw knownError("REFRESH_TOKEN_NOT_FOUND_OR_EXPIRED");
+  return {
+    access_token: refreshed.accessToken,
+    token_type: "Bearer",
+    // oauth4webapi only needs a number here; the JWT's own `exp` is what clients trust.
+    expires_in: deps.env.accessTokenTtlSeconds,
+    scope: "legacy",
+    afterCallbackRedirectUrl: null,
+    after_callback_redirect_url: null,
+  };
+});
+
+const NO_PUBLISHABLE_KEY_SENTINEL = "__stack_public_client__";
+
+function oauthError(error: string, description: string, status = 400): Response {
+  return jsonResponse({ error, error_description: description }, status, { pragma: "no-cache" });
+}
+
+/** client_id and client_secret from the body, or from HTTP Basic auth (RFC 6749 §2.3.1). */
+function clientCredentials(request: Request, params: Record<string, string>) {
+  const header = request.headers.get("authorization");
+  if (header?.toLowerCase().startsWith("basic ")) {
+    try {
+      const decoded = Buffer.from(header.slice(6).trim(), "base64").toString("utf8");
+      const colon = decoded.indexOf(":");
+      if (colon > 0) {
+        return {
+          clientId: decodeURIComponent(decoded.slice(0, colon)),
+          clientSecret: decodeURIComponent(decoded.slice(colon + 1)),
+        };
+      }
+    } catch {
+      // Fall through to the body parameters.
+    }
+  }
+  return { clientId: params.client_id, clientSecret: params.client_secret };
+}
+
+export const tokenRoutes = [
+  defineRoute({
+    method: "POST",
+    path: "/auth/oauth/token",
+    summary: "OAuth 2 token endpoint: refresh and authorization-code grants (form-encoded or JSON)",
+    tags: ["Sessions"],
+    access: "public",
+    request: { body: z.record(z.string(), z.unknown()).optional() },
+    response: {
+      raw: true,
+      description: "RFC 6749 token response, or a known error, or an OAuth error object",
+    },
+    handler: async ({ deps, body, request, clientIp }) => {
+      const params: Record<string, string> = {};
+      for (const [key, value] of Object.entries(body ?? {})) {
+        if (typeof value === "string") params[key] = value;
+        else if (typeof value === "number" || typeof value === "boolean") params[key] = String(value);
+      }
+      const { clientId, clientSecret } = clientCredentials(request, params);
+      if (!params.grant_type) return oauthError("invalid_request", "grant_type is required.");
+      const handler = grantHandlers.get(params.grant_type);
+      if (!handler)
+        return oauthError("unsupported_grant_type", `Unsupported grant_type "${params.grant_type}".`);
+      if (!clientId) throw knownError("INVALID_OAUTH_CLIENT_ID_OR_SECRET", { client_id: null });
+
+      // client_id is the project id, optionally with a branch: `<projectId>#<branchId>`.
+      const [projectId, branchId = "main"] = clientId.split("#");
+      const project = projectId ? await findProject(deps.db, projectId) : null;
+      if (!project || branchId !== "main")
+        throw knownError("INVALID_OAUTH_CLIENT_ID_OR_SECRET", { client_id: clientId });
+      const config = await getRenderedConfig(deps.db, project.id);
+      if (!clientSecret || clientSecret === NO_PUBLISHABLE_KEY_SENTINEL) {
+        if (config.project.requirePublishableClientKey) {
+          throw knownError("PUBLISHABLE_CLIENT_KEY_REQUIRED_FOR_PROJECT", { project_id: project.id });
+        }
+      } else if (!(await isValidProjectKey(deps.db, project.id, "publishable_client_key", clientSecret))) {
+        throw knownError("INVALID_OAUTH_CLIENT_ID_OR_SECRET", { client_id: clientId });
+      }
+
+      const result = await handler({ deps, project, config, params, clientIp });
+      return jsonResponse(result, 200, { "cache-control": "no-store", pragma: "no-cache" });
+    },
+  }),
+];

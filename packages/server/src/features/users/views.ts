@@ -1,0 +1,178 @@
+import { and, eq, inArray } from "drizzle-orm";
+import { z } from "zod";
+import type { RenderedConfig } from "../../config/index.ts";
+import type { Database } from "../../db/index.ts";
+import { type ContactChannelRow, contactChannels } from "../contact-channels/schema.ts";
+import { type TeamRow, teams } from "../teams/schema.ts";
+import type { UserRow } from "./schema.ts";
+
+const json = z.unknown();
+const restrictedReason = z
+  .object({ type: z.enum(["anonymous", "email_not_verified", "restricted_by_administrator"]) })
+  .nullable();
+
+export const clientTeamSchema = z.object({
+  id: z.string(),
+  display_name: z.string(),
+  profile_image_url: z.string().nullable(),
+  client_metadata: json,
+  client_read_only_metadata: json,
+});
+
+export const serverTeamSchema = clientTeamSchema.extend({
+  created_at_millis: z.number(),
+  server_metadata: json,
+});
+
+const oauthProviderRef = z.object({ id: z.string(), account_id: z.string(), email: z.string().nullable() });
+
+/** PROTOCOL.md §3.2 client read. */
+export const clientUserSchema = z.object({
+  id: z.string(),
+  primary_email: z.string().nullable(),
+  primary_email_verified: z.boolean(),
+  display_name: z.string().nullable(),
+  client_metadata: json,
+  client_read_only_metadata: json,
+  profile_image_url: z.string().nullable(),
+  signed_up_at_millis: z.number(),
+  has_password: z.boolean(),
+  auth_with_email: z.boolean(),
+  oauth_providers: z.array(oauthProviderRef),
+  selected_team_id: z.string().nullable(),
+  selected_team: clientTeamSchema.nullable(),
+  requires_totp_mfa: z.boolean(),
+  otp_auth_enabled: z.boolean(),
+  passkey_auth_enabled: z.boolean(),
+  is_anonymous: z.boolean(),
+  is_restricted: z.boolean(),
+  restricted_reason: restrictedReason,
+  restricted_by_admin: z.boolean(),
+  restricted_by_admin_reason: z.string().nullable(),
+});
+
+/** PROTOCOL.md §3.2 server read. */
+export const serverUserSchema = clientUserSchema.extend({
+  primary_email_auth_enabled: z.boolean(),
+  selected_team: serverTeamSchema.nullable(),
+  server_metadata: json,
+  last_active_at_millis: z.number(),
+  restricted_by_admin_private_details: z.string().nullable(),
+  country_code: z.string().nullable(),
+  risk_scores: z.object({ sign_up: z.object({ bot: z.number(), free_trial_abuse: z.number() }) }),
+});
+
+export type ServerUserView = z.infer<typeof serverUserSchema>;
+
+export function teamView(team: TeamRow) {
+  return {
+    id: team.id,
+    display_name: team.displayName,
+    profile_image_url: team.profileImageUrl,
+    client_metadata: team.clientMetadata,
+    client_read_only_metadata: team.clientReadOnlyMetadata,
+    server_metadata: team.serverMetadata,
+    created_at_millis: team.createdAt.getTime(),
+  };
+}
+
+export type RestrictedReasonValue = {
+  type: "anonymous" | "email_not_verified" | "restricted_by_administrator";
+} | null;
+
+/** Why a user is restricted, if they are: anonymous first, then unverified email (when required), then the admin. */
+export function restrictedReasonOf(
+  user: UserRow,
+  primary: ContactChannelRow | null,
+  config: RenderedConfig,
+): RestrictedReasonValue {
+  if (user.isAnonymous) return { type: "anonymous" };
+  if (config.onboarding.requireEmailVerification && !(primary?.isVerified ?? false)) {
+    return { type: "email_not_verified" };
+  }
+  if (user.restrictedByAdmin) return { type: "restricted_by_administrator" };
+  return null;
+}
+
+/** Everything a user view needs beyond the user row, loaded for many users in a fixed number of queries. */
+export type UserRelations = {
+  primaryChannel: Map<string, ContactChannelRow>;
+  selectedTeam: Map<string, TeamRow>;
+  oauthProviders: Map<string, { id: string; account_id: string; email: string | null }[]>;
+};
+
+export async function loadUserRelations(
+  db: Database,
+  projectId: string,
+  rows: readonly UserRow[],
+): Promise<UserRelations> {
+  const userIds = rows.map((u) => u.id);
+  const teamIds = [...new Set(rows.map((u) => u.selectedTeamId).filter((id): id is string => id !== null))];
+  const [channels, selectedTeams] = await Promise.all([
+    userIds.length === 0
+      ? []
+      : db
+          .select()
+          .from(contactChannels)
+          .where(
+            and(
+              eq(contactChannels.projectId, projectId),
+              inArray(contactChannels.userId, userIds),
+              eq(contactChannels.isPrimary, true),
+            ),
+          ),
+    teamIds.length === 0
+      ? []
+      : db
+          .select()
+          .from(teams)
+          .where(and(eq(teams.projectId, projectId), inArray(teams.id, teamIds))),
+  ]);
+  return {
+    primaryChannel: new Map(channels.map((c) => [c.userId, c])),
+    selectedTeam: new Map(selectedTeams.map((t) => [t.id, t])),
+    oauthProviders: new Map(),
+  };
+}
+
+/** The fullest (server) view of a user; client responses are trimmed from it by the route's schema. */
+export function userView(user: UserRow, relations: UserRelations, config: RenderedConfig): ServerUserView {
+  const primary = relations.primaryChannel.get(user.id) ?? null;
+  const team = user.selectedTeamId ? (relations.selectedTeam.get(user.selectedTeamId) ?? null) : null;
+  const reason = restrictedReasonOf(user, primary, config);
+  const requiresTotp = user.totpSecretEncrypted !== null;
+  return {
+    id: user.id,
+    primary_email: primary?.value ?? null,
+    primary_email_verified: primary?.isVerified ?? false,
+    primary_email_auth_enabled: primary?.usedForAuth ?? false,
+    display_name: user.displayName,
+    client_metadata: user.clientMetadata,
+    client_read_only_metadata: user.clientReadOnlyMetadata,
+    server_metadata: user.serverMetadata,
+    profile_image_url: user.profileImageUrl,
+    signed_up_at_millis: user.signedUpAt.getTime(),
+    last_active_at_millis: user.lastActiveAt.getTime(),
+    has_password: user.passwordHash !== null,
+    auth_with_email: user.passwordHash !== null || user.otpAuthEnabled,
+    oauth_providers: relations.oauthProviders.get(user.id) ?? [],
+    selected_team_id: team ? user.selectedTeamId : null,
+    selected_team: team ? teamView(team) : null,
+    requires_totp_mfa: requiresTotp,
+    otp_auth_enabled: user.otpAuthEnabled,
+    passkey_auth_enabled: user.passkeyAuthEnabled,
+    is_anonymous: user.isAnonymous,
+    is_restricted: reason !== null,
+    restricted_reason: reason,
+    restricted_by_admin: user.restrictedByAdmin,
+    restricted_by_admin_reason: user.restrictedByAdmin ? user.restrictedByAdminReason : null,
+    restricted_by_admin_private_details: user.restrictedByAdmin ? user.restrictedByAdminPrivateDetails : null,
+    country_code: user.countryCode,
+    risk_scores: user.riskScores as ServerUserView["risk_scores"],
+  };
+}
+
+/** One user's view (two queries at most). */
+export async function loadUserView(db: Database, projectId: string, user: UserRow, config: RenderedConfig) {
+  return userView(user, await loadUserRelations(db, projectId, [user]), config);
+}

@@ -1,0 +1,29 @@
+import { knownError } from "@gatehouse/shared";
+import type { UserRow } from "../features/users/schema.ts";
+import type { RequestAuth } from "./request-auth.ts";
+import { StatusError } from "./status-error.ts";
+
+/** The signed-in user, or USER_AUTHENTICATION_REQUIRED. */
+export function requireUser(auth: RequestAuth): UserRow {
+  if (!auth.user) throw knownError("USER_AUTHENTICATION_REQUIRED");
+  return auth.user;
+}
+
+/**
+ * Resolves a user id from a path, query or body, where `me` stands for the signed-in user (PROTOCOL.md §3.1).
+ * Clients may only name themselves; servers and admins may name anyone in the project.
+ */
+export function resolveUserId(auth: RequestAuth, value: string): string {
+  if (value === "me") {
+    if (!auth.user) throw knownError("CANNOT_GET_OWN_USER_WITHOUT_USER");
+    return auth.user.id;
+  }
+  if (auth.accessType === "client" && value !== auth.user?.id) {
+    if (!auth.user) throw knownError("USER_AUTHENTICATION_REQUIRED");
+    throw new StatusError(
+      403,
+      "Client access can only act on the signed-in user; use `me` or your own user id.",
+    );
+  }
+  return value;
+}
