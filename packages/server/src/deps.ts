@@ -7,4 +7,6 @@ export type AppDeps = {
   env: ServerEnv;
   db: Database;
   keyring: TokenKeyring;
+  /** Delivers queued emails; `wake()` asks it to look at the outbox now. Absent in tests that do not deliver. */
+  emailWorker?: { wake: () => void };
 };

@@ -1,8 +1,10 @@
 // Every table of the server, gathered for Drizzle and drizzle-kit. Each feature owns its tables in its own folder.
 export * from "../features/contact-channels/schema.ts";
+export * from "../features/emails/schema.ts";
 export * from "../features/project-keys/schema.ts";
 export * from "../features/projects/schema.ts";
 export * from "../features/sessions/schema.ts";
 export * from "../features/teams/schema.ts";
 export * from "../features/users/schema.ts";
+export * from "../features/verification-codes/schema.ts";
 export * from "../rate-limit/schema.ts";

@@ -112,6 +112,37 @@ CREATE TABLE "rate_limit_counters" (
 	CONSTRAINT "rate_limit_counters_key_window_start_pk" PRIMARY KEY("key","window_start")
 );
 --> statement-breakpoint
+CREATE TABLE "sent_emails" (
+	"project_id" text NOT NULL,
+	"id" uuid PRIMARY KEY NOT NULL,
+	"user_id" uuid,
+	"to" jsonb NOT NULL,
+	"subject" text NOT NULL,
+	"html" text NOT NULL,
+	"text" text NOT NULL,
+	"kind" text NOT NULL,
+	"status" text DEFAULT 'queued' NOT NULL,
+	"transport" text,
+	"error" text,
+	"attempts" integer DEFAULT 0 NOT NULL,
+	"next_attempt_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"sent_at" timestamp with time zone,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "verification_codes" (
+	"project_id" text NOT NULL,
+	"id" uuid PRIMARY KEY NOT NULL,
+	"purpose" text NOT NULL,
+	"code_hash" text NOT NULL,
+	"nonce_hash" text NOT NULL,
+	"data" jsonb NOT NULL,
+	"attempt_count" integer DEFAULT 0 NOT NULL,
+	"expires_at" timestamp with time zone NOT NULL,
+	"used_at" timestamp with time zone,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
 ALTER TABLE "contact_channels" ADD CONSTRAINT "contact_channels_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "contact_channels" ADD CONSTRAINT "contact_channels_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "project_api_key_sets" ADD CONSTRAINT "project_api_key_sets_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
@@ -123,6 +154,8 @@ ALTER TABLE "team_members" ADD CONSTRAINT "team_members_team_id_teams_id_fk" FOR
 ALTER TABLE "team_members" ADD CONSTRAINT "team_members_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "teams" ADD CONSTRAINT "teams_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "users" ADD CONSTRAINT "users_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "sent_emails" ADD CONSTRAINT "sent_emails_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "verification_codes" ADD CONSTRAINT "verification_codes_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "contact_channels_project_value_idx" ON "contact_channels" USING btree ("project_id","type","value");--> statement-breakpoint
 CREATE INDEX "contact_channels_project_user_idx" ON "contact_channels" USING btree ("project_id","user_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "contact_channels_auth_value_unique" ON "contact_channels" USING btree ("project_id","type","value") WHERE "contact_channels"."used_for_auth" = true;--> statement-breakpoint
@@ -137,4 +170,8 @@ CREATE UNIQUE INDEX "sessions_refresh_token_hash_unique" ON "sessions" USING btr
 CREATE INDEX "sessions_project_user_idx" ON "sessions" USING btree ("project_id","user_id","created_at");--> statement-breakpoint
 CREATE INDEX "team_members_project_user_idx" ON "team_members" USING btree ("project_id","user_id");--> statement-breakpoint
 CREATE INDEX "teams_project_created_idx" ON "teams" USING btree ("project_id","created_at");--> statement-breakpoint
-CREATE INDEX "users_project_signed_up_idx" ON "users" USING btree ("project_id","signed_up_at","id");
+CREATE INDEX "users_project_signed_up_idx" ON "users" USING btree ("project_id","signed_up_at","id");--> statement-breakpoint
+CREATE INDEX "sent_emails_project_created_idx" ON "sent_emails" USING btree ("project_id","created_at");--> statement-breakpoint
+CREATE INDEX "sent_emails_due_idx" ON "sent_emails" USING btree ("next_attempt_at") WHERE "sent_emails"."status" = 'queued';--> statement-breakpoint
+CREATE INDEX "verification_codes_lookup_idx" ON "verification_codes" USING btree ("project_id","code_hash");--> statement-breakpoint
+CREATE INDEX "verification_codes_nonce_idx" ON "verification_codes" USING btree ("project_id","nonce_hash");

@@ -1,0 +1,41 @@
+import { sql } from "drizzle-orm";
+import { index, integer, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { projects } from "../projects/schema.ts";
+
+/**
+ * The outbox: every email the platform sends, rendered, with its delivery state. A worker delivers queued rows;
+ * failures are recorded and retried with backoff, never dropped. The dashboard lists these as "sent emails".
+ */
+export const sentEmails = pgTable(
+  "sent_emails",
+  {
+    projectId: text("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    id: uuid("id").primaryKey(),
+    /** The recipient user, when the email is about a user (kept when the user is deleted, as plain history). */
+    userId: uuid("user_id"),
+    to: jsonb("to").$type<string[]>().notNull(),
+    subject: text("subject").notNull(),
+    html: text("html").notNull(),
+    text: text("text").notNull(),
+    /** Which built-in message or template produced it, e.g. `email_verification`. */
+    kind: text("kind").notNull(),
+    status: text("status", { enum: ["queued", "sending", "sent", "failed"] })
+      .notNull()
+      .default("queued"),
+    /** `smtp` or `dev-outbox`, once delivered. */
+    transport: text("transport"),
+    error: text("error"),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    sentAt: timestamp("sent_at", { withTimezone: true, mode: "date" }),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (t) => [
+    index("sent_emails_project_created_idx").on(t.projectId, t.createdAt),
+    index("sent_emails_due_idx").on(t.nextAttemptAt).where(sql`${t.status} = 'queued'`),
+  ],
+);
+
+export type SentEmailRow = typeof sentEmails.$inferSelect;

@@ -1,0 +1,46 @@
+import { knownError } from "@gatehouse/shared";
+import type { RenderedConfig } from "../../config/index.ts";
+import type { AppDeps } from "../../deps.ts";
+import type { UserRow } from "../users/schema.ts";
+import { createVerificationCode } from "../verification-codes/service.ts";
+import { issueTokens } from "./service.ts";
+
+/** How long an MFA attempt code is good for (PROTOCOL.md §4.3). */
+export const MFA_ATTEMPT_LIFETIME_MS = 5 * 60 * 1000;
+
+export type SignInResult = {
+  access_token: string;
+  refresh_token: string;
+  user_id: string;
+  is_new_user: boolean;
+};
+
+/**
+ * The last step of every first-factor sign-in (password, email code, OAuth, passkey). A user with TOTP turned on
+ * gets MULTI_FACTOR_AUTHENTICATION_REQUIRED with an attempt code instead of tokens; `POST /auth/mfa/sign-in`
+ * finishes from there.
+ */
+export async function completeSignIn(
+  deps: AppDeps,
+  input: {
+    projectId: string;
+    config: RenderedConfig;
+    user: UserRow;
+    isNewUser: boolean;
+    ip: string | null;
+    /** Set by the MFA step itself, which has just checked the second factor. */
+    secondFactorPassed?: boolean;
+  },
+): Promise<SignInResult> {
+  if (input.user.totpSecretEncrypted && !input.secondFactorPassed) {
+    const { code } = await createVerificationCode(deps.db, {
+      projectId: input.projectId,
+      purpose: "mfa_attempt",
+      data: { user_id: input.user.id, is_new_user: input.isNewUser },
+      lifetimeMs: MFA_ATTEMPT_LIFETIME_MS,
+    });
+    throw knownError("MULTI_FACTOR_AUTHENTICATION_REQUIRED", { attempt_code: code });
+  }
+  const tokens = await issueTokens(deps, input.projectId, input.user, input.config, { ip: input.ip });
+  return { ...tokens, user_id: input.user.id, is_new_user: input.isNewUser };
+}

@@ -1,0 +1,32 @@
+import { index, integer, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { projects } from "../projects/schema.ts";
+
+/**
+ * One-time codes (PROTOCOL.md §4.3): email sign-in, password reset, email verification, team invitations, MFA
+ * attempts, passkey challenges. Only hashes are stored: of the full 45-character code, and of its last 39
+ * characters (the "nonce"), because attempts are counted across every code sharing a nonce.
+ */
+export const verificationCodes = pgTable(
+  "verification_codes",
+  {
+    projectId: text("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    id: uuid("id").primaryKey(),
+    purpose: text("purpose").notNull(),
+    codeHash: text("code_hash").notNull(),
+    nonceHash: text("nonce_hash").notNull(),
+    /** What the code stands for (e.g. the email and user it was sent for). */
+    data: jsonb("data").notNull(),
+    attemptCount: integer("attempt_count").notNull().default(0),
+    expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }).notNull(),
+    usedAt: timestamp("used_at", { withTimezone: true, mode: "date" }),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (t) => [
+    index("verification_codes_lookup_idx").on(t.projectId, t.codeHash),
+    index("verification_codes_nonce_idx").on(t.projectId, t.nonceHash),
+  ],
+);
+
+export type VerificationCodeRow = typeof verificationCodes.$inferSelect;

@@ -1,0 +1,107 @@
+import { knownError } from "@gatehouse/shared";
+import { and, eq, isNull, sql } from "drizzle-orm";
+import { generateSecureToken, randomUuid, SECURE_TOKEN_LENGTH, sha256Hex } from "../../crypto/index.ts";
+import type { Database } from "../../db/index.ts";
+import { type VerificationCodeRow, verificationCodes } from "./schema.ts";
+
+export type CodePurpose =
+  | "otp_sign_in"
+  | "password_reset"
+  | "email_verification"
+  | "team_invitation"
+  | "mfa_attempt"
+  | "passkey_registration"
+  | "passkey_authentication";
+
+/** Default lifetime of a code: 7 days (PROTOCOL.md §4.3); MFA attempts and passkey challenges pass their own. */
+export const DEFAULT_CODE_LIFETIME_MS = 7 * 24 * 3600 * 1000;
+/** The 20th wrong guess on a nonce locks it: with 6 typed characters that is 20 chances in 32^6 ≈ 1 in 54 million. */
+export const MAX_CODE_ATTEMPTS = 20;
+/** The first 6 characters are what a person types; the other 39 are the nonce sent back to the client. */
+export const OTP_LENGTH = 6;
+
+function nonceOf(code: string): string {
+  return code.slice(OTP_LENGTH);
+}
+
+export async function createVerificationCode(
+  db: Database,
+  input: { projectId: string; purpose: CodePurpose; data: Record<string, unknown>; lifetimeMs?: number },
+): Promise<{ code: string; row: VerificationCodeRow }> {
+  const code = generateSecureToken();
+  const [row] = await db
+    .insert(verificationCodes)
+    .values({
+      projectId: input.projectId,
+      id: randomUuid(),
+      purpose: input.purpose,
+      codeHash: sha256Hex(code),
+      nonceHash: sha256Hex(nonceOf(code)),
+      data: input.data,
+      expiresAt: new Date(Date.now() + (input.lifetimeMs ?? DEFAULT_CODE_LIFETIME_MS)),
+    })
+    .returning();
+  return { code, row: row! };
+}
+
+/**
+ * Checks a code and, unless `peek` is set, marks it used. Errors come in the documented order: not found, expired,
+ * already used, too many attempts (PROTOCOL.md §4.3). Every call counts as an attempt on the code's nonce, so that
+ * guessing the 6 typed characters is bounded no matter which code the guess lands on.
+ */
+export async function consumeVerificationCode(
+  db: Database,
+  input: { projectId: string; purpose: CodePurpose; code: string; peek?: boolean },
+): Promise<VerificationCodeRow> {
+  const code = input.code.trim().toLowerCase();
+  if (code.length !== SECURE_TOKEN_LENGTH) throw knownError("VERIFICATION_CODE_NOT_FOUND");
+  const nonceHash = sha256Hex(nonceOf(code));
+
+  // Count this attempt on every code sharing the nonce; the returned rows tell us where each code stands.
+  // Deliberately no transaction: the count must stick even when the check below fails.
+  {
+    const siblings = await db
+      .update(verificationCodes)
+      .set({ attemptCount: sql`${verificationCodes.attemptCount} + 1` })
+      .where(
+        and(eq(verificationCodes.projectId, input.projectId), eq(verificationCodes.nonceHash, nonceHash)),
+      )
+      .returning();
+    const codeHash = sha256Hex(code);
+    const row = siblings.find((r) => r.codeHash === codeHash && r.purpose === input.purpose);
+    if (!row) throw knownError("VERIFICATION_CODE_NOT_FOUND");
+    if (row.expiresAt.getTime() <= Date.now()) throw knownError("VERIFICATION_CODE_EXPIRED");
+    if (row.usedAt) throw knownError("VERIFICATION_CODE_ALREADY_USED");
+    if (row.attemptCount > MAX_CODE_ATTEMPTS) throw knownError("VERIFICATION_CODE_MAX_ATTEMPTS_REACHED");
+    if (input.peek) return row;
+    // Only one of two parallel uses can flip used_at from null.
+    const [used] = await db
+      .update(verificationCodes)
+      .set({ usedAt: new Date() })
+      .where(and(eq(verificationCodes.id, row.id), isNull(verificationCodes.usedAt)))
+      .returning();
+    if (!used) throw knownError("VERIFICATION_CODE_ALREADY_USED");
+    return used;
+  }
+}
+
+/** Revokes unused codes of a purpose matching a data field, e.g. older reset codes after a successful reset. */
+export async function revokeCodes(
+  db: Database,
+  projectId: string,
+  purpose: CodePurpose,
+  field: string,
+  value: string,
+) {
+  await db
+    .update(verificationCodes)
+    .set({ usedAt: new Date() })
+    .where(
+      and(
+        eq(verificationCodes.projectId, projectId),
+        eq(verificationCodes.purpose, purpose),
+        isNull(verificationCodes.usedAt),
+        sql`${verificationCodes.data} ->> ${field} = ${value}`,
+      ),
+    );
+}
