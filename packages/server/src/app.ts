@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import type { AppDeps } from "./deps.ts";
 import { apiRoutes } from "./features/routes.ts";
 import { apiResponseHeaders } from "./http/api-middleware.ts";
@@ -28,6 +29,14 @@ export function createApp(deps: AppDeps): Hono {
   );
 
   app.use("/api/*", apiResponseHeaders());
+  // The largest legitimate body is a profile image as a data URL (1 MB); anything far beyond is refused unread.
+  app.use(
+    "/api/*",
+    bodyLimit({
+      maxSize: 2 * 1024 * 1024,
+      onError: () => textResponse("The request body is too large (the limit is 2 MiB).", 413),
+    }),
+  );
   mountRoutes(app, apiRoutes, deps);
 
   app.notFound((c) => {

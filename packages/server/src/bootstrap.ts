@@ -5,7 +5,8 @@ import { createTokenKeyring } from "./crypto/index.ts";
 import { type DatabaseHandle, openDatabase } from "./db/index.ts";
 import type { AppDeps } from "./deps.ts";
 import type { ServerEnv } from "./env.ts";
-import { type SeedResult, seedInternalProject } from "./features/projects/seed.ts";
+import { startEmailWorker } from "./features/emails/worker.ts";
+import { type SeedResult, seedAdminUser, seedInternalProject } from "./features/projects/seed.ts";
 
 export type Gatehouse = {
   app: Hono;
@@ -19,7 +20,11 @@ export type Gatehouse = {
  * Opens the database (migrating it), seeds the internal project and builds the app. Used by `main.ts` and by tests
  * that need a real server; `database` may be passed in when a test prepared one.
  */
-export async function bootGatehouse(env: ServerEnv, database?: DatabaseHandle): Promise<Gatehouse> {
+export async function bootGatehouse(
+  env: ServerEnv,
+  database?: DatabaseHandle,
+  options: { emailWorker?: boolean } = {},
+): Promise<Gatehouse> {
   const handle =
     database ??
     (await openDatabase({ databaseUrl: env.databaseUrl, dataDir: path.join(env.dataDir, "pglite") }));
@@ -30,6 +35,19 @@ export async function bootGatehouse(env: ServerEnv, database?: DatabaseHandle): 
     secretServerKey: env.seed.secretServerKey,
     superSecretAdminKey: env.seed.superSecretAdminKey,
   });
+  await seedAdminUser(handle.db, env);
+  // Tests that care about delivery start their own worker and drain it; everywhere else email flows on its own.
+  const emailWorker = options.emailWorker === false ? null : startEmailWorker(deps);
+  if (emailWorker) deps.emailWorker = emailWorker;
   const app = createApp(deps);
-  return { app, deps, database: handle, seed, close: () => handle.close() };
+  return {
+    app,
+    deps,
+    database: handle,
+    seed,
+    close: async () => {
+      await emailWorker?.stop();
+      await handle.close();
+    },
+  };
 }

@@ -44,12 +44,19 @@ describe("newProjectOverride", () => {
       team_member: {
         description: "Default permission for team members",
         scope: "team",
-        containedPermissionIds: { $read_members: true },
+        containedPermissionIds: { $read_members: true, $invite_members: true },
       },
       team_admin: {
         description: "Default permission for team admins",
         scope: "team",
-        containedPermissionIds: { $read_members: true, $remove_members: true, $update_team: true },
+        containedPermissionIds: {
+          $update_team: true,
+          $delete_team: true,
+          $read_members: true,
+          $remove_members: true,
+          $invite_members: true,
+          $manage_api_keys: true,
+        },
       },
     });
     expect(config.rbac.defaultPermissions).toEqual({

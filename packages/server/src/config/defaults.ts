@@ -22,12 +22,20 @@ export function newProjectOverride(): ConfigOverride {
         [TEAM_MEMBER_PERMISSION_ID]: {
           description: "Default permission for team members",
           scope: "team",
-          containedPermissionIds: { $read_members: true },
+          containedPermissionIds: { $read_members: true, $invite_members: true },
         },
         [TEAM_ADMIN_PERMISSION_ID]: {
           description: "Default permission for team admins",
           scope: "team",
-          containedPermissionIds: { $read_members: true, $remove_members: true, $update_team: true },
+          // Creators can do everything to their team; members can see and invite each other.
+          containedPermissionIds: {
+            $update_team: true,
+            $delete_team: true,
+            $read_members: true,
+            $remove_members: true,
+            $invite_members: true,
+            $manage_api_keys: true,
+          },
         },
       },
       defaultPermissions: {

@@ -135,7 +135,8 @@ export function createTokenKeyring(options: TokenKeyringOptions): TokenKeyring {
     throw new TypeError("createTokenKeyring: masterSecret must be a non-empty string");
   }
   new URL(issuerBaseUrl); // throws early on a malformed base URL
-  const now = options.now ?? Date.now;
+  // Read Date.now at call time (not captured once), so a clock moved by tests or by the OS is seen.
+  const now = options.now ?? (() => Date.now());
   const cache = new LruCache<string, ProjectKeys>(options.maxCachedProjects ?? 4096);
 
   function deriveKeyPair(projectId: string, kind: AudienceKind): KeyPair {

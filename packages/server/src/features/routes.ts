@@ -7,12 +7,16 @@ import { cliAuthRoutes } from "./cli-auth/routes.ts";
 import { configRoutes } from "./config/routes.ts";
 import { contactChannelRoutes } from "./contact-channels/routes.ts";
 import { emailRoutes } from "./emails/routes.ts";
+import { notificationRoutes } from "./notifications/routes.ts";
+import { permissionRoutes } from "./permissions/routes.ts";
 import { projectKeyRoutes } from "./project-keys/routes.ts";
 import { internalProjectRoutes } from "./projects/internal-projects-routes.ts";
 import { projectRoutes } from "./projects/routes.ts";
 import { sessionRoutes } from "./sessions/routes.ts";
 import { tokenRoutes } from "./sessions/token-route.ts";
 import { systemRoutes } from "./system/routes.ts";
+import { teamRoutes } from "./teams/routes.ts";
+import { userApiKeyRoutes } from "./user-api-keys/routes.ts";
 import { userRoutes } from "./users/routes.ts";
 
 /** Every API route of the server. A feature adds its list here; the route-guard test then covers it. */
@@ -31,6 +35,10 @@ export const featureRoutes: readonly AnyRoute[] = [
   ...contactChannelRoutes,
   ...emailRoutes,
   ...cliAuthRoutes,
+  ...teamRoutes,
+  ...permissionRoutes,
+  ...userApiKeyRoutes,
+  ...notificationRoutes,
 ];
 
 /** What the app serves: the feature routes plus the OpenAPI document and docs page generated from them. */

@@ -78,7 +78,7 @@ export type TestServer = {
 
 export async function createTestServer(envOverrides: Partial<ServerEnv> = {}): Promise<TestServer> {
   const database = await openTestDatabase();
-  const gatehouse = await bootGatehouse(testEnv(envOverrides), database);
+  const gatehouse = await bootGatehouse(testEnv(envOverrides), database, { emailWorker: false });
   const { app, deps } = gatehouse;
 
   const request: TestServer["request"] = async (path, init = {}) => {

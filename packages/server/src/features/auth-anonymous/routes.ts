@@ -1,3 +1,35 @@
-import type { AnyRoute } from "../../http/route.ts";
+import { z } from "zod";
+import { type AnyRoute, defineRoute } from "../../http/route.ts";
+import { consumeRateLimit, RATE_LIMITS } from "../../rate-limit/limiter.ts";
+import { completeSignIn } from "../sessions/sign-in.ts";
+import { createUser } from "../users/service.ts";
 
-export const anonymousRoutes: AnyRoute[] = [];
+export const anonymousRoutes: AnyRoute[] = [
+  defineRoute({
+    method: "POST",
+    path: "/auth/anonymous/sign-up",
+    summary: "Create an anonymous user and sign them in",
+    tags: ["Anonymous authentication"],
+    access: ["client", "server", "admin"],
+    response: {
+      body: z.object({ access_token: z.string(), refresh_token: z.string(), user_id: z.string() }),
+    },
+    handler: async ({ deps, auth, clientIp }) => {
+      // Deliberately not gated by `auth.allowSignUp` (PROTOCOL.md §4.4): an anonymous user is a guest, not an
+      // account, and turning it into one goes through a sign-up that is gated. The per-IP limit is shared with
+      // password sign-up, so that alternating the two does not double the allowance.
+      await consumeRateLimit(deps.db, RATE_LIMITS.signUpPerIp, auth.project.id, clientIp);
+      const user = await createUser(deps.db, auth.project.id, auth.config, { isAnonymous: true });
+      const result = await completeSignIn(deps, {
+        projectId: auth.project.id,
+        config: auth.config,
+        user,
+        isNewUser: true,
+        ip: clientIp,
+      });
+      return {
+        body: { access_token: result.access_token, refresh_token: result.refresh_token, user_id: user.id },
+      };
+    },
+  }),
+];

@@ -1,3 +1,116 @@
-import type { AnyRoute } from "../../http/route.ts";
+import { z } from "zod";
+import { defineRoute } from "../../http/route.ts";
+import { StatusError } from "../../http/status-error.ts";
+import { consumeRateLimit } from "../../rate-limit/limiter.ts";
+import {
+  attemptHasAnonymousSession,
+  CLI_POLL_RATE_LIMIT,
+  claimAnonymousSession,
+  completeAttempt,
+  createCliAuthAttempt,
+  DEFAULT_CLI_AUTH_LIFETIME_MS,
+  findPendingAttempt,
+  MAX_CLI_AUTH_LIFETIME_MS,
+  pollCliAuthAttempt,
+} from "./service.ts";
 
-export const cliAuthRoutes: AnyRoute[] = [];
+const tags = ["CLI login"];
+const access = ["client", "server", "admin"] as const;
+/** Codes are 45 characters; the cap only keeps absurd inputs away from hashing. */
+const code = z.string().min(1).max(200);
+
+export const cliAuthRoutes = [
+  defineRoute({
+    method: "POST",
+    path: "/auth/cli",
+    summary: "Start a CLI login: a polling code for the CLI and a login code for the browser",
+    tags,
+    access,
+    request: {
+      body: z
+        .strictObject({
+          expires_in_millis: z.number().int().positive().max(MAX_CLI_AUTH_LIFETIME_MS).optional(),
+          anon_refresh_token: z.string().min(1).max(200).optional(),
+        })
+        .optional(),
+    },
+    response: {
+      body: z.object({ polling_code: z.string(), login_code: z.string(), expires_at: z.string() }),
+    },
+    handler: async ({ deps, auth, body }) => {
+      const created = await createCliAuthAttempt(deps.db, {
+        projectId: auth.project.id,
+        lifetimeMs: body?.expires_in_millis ?? DEFAULT_CLI_AUTH_LIFETIME_MS,
+        anonRefreshToken: body?.anon_refresh_token,
+      });
+      return {
+        body: {
+          polling_code: created.pollingCode,
+          login_code: created.loginCode,
+          expires_at: created.expiresAt.toISOString(),
+        },
+      };
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/auth/cli/poll",
+    summary: "Poll a CLI login; 201 with the refresh token once the browser has completed it",
+    tags,
+    access,
+    request: { body: z.strictObject({ polling_code: code }) },
+    response: {
+      body: z.union([
+        z.object({ status: z.enum(["waiting", "expired", "used"]) }),
+        z.object({ status: z.literal("success"), refresh_token: z.string() }),
+      ]),
+    },
+    handler: async ({ deps, auth, body, clientIp }) => {
+      await consumeRateLimit(deps.db, CLI_POLL_RATE_LIMIT, auth.project.id, clientIp);
+      const result = await pollCliAuthAttempt(deps, auth.project.id, body.polling_code);
+      // The SDK treats only a 201 as success (PROTOCOL.md §4.9).
+      return { status: result.status === "success" ? 201 : 200, body: result };
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/auth/cli/complete",
+    summary: "From the browser: check a CLI login, claim its anonymous session, or complete it",
+    tags,
+    access,
+    request: {
+      body: z.strictObject({
+        login_code: code,
+        mode: z.enum(["check", "claim-anon-session", "complete"]).optional(),
+        refresh_token: z.string().min(1).max(200).optional(),
+      }),
+    },
+    response: {
+      body: z.union([
+        z.object({ cli_session_state: z.enum(["anonymous", "none"]) }),
+        z.object({ access_token: z.string(), refresh_token: z.string() }),
+        z.object({ success: z.literal(true) }),
+      ]),
+    },
+    handler: async ({ deps, auth, body, clientIp }) => {
+      const attempt = await findPendingAttempt(deps.db, auth.project.id, body.login_code);
+      const mode = body.mode ?? "complete";
+      if (mode === "check") {
+        const anonymous = await attemptHasAnonymousSession(deps.db, attempt);
+        return { body: { cli_session_state: anonymous ? "anonymous" : "none" } };
+      }
+      if (mode === "claim-anon-session") {
+        return { body: await claimAnonymousSession(deps, attempt, auth.config, clientIp) };
+      }
+      if (!body.refresh_token)
+        throw new StatusError(400, "refresh_token is required to complete a CLI login.");
+      await completeAttempt(deps, {
+        attempt,
+        refreshToken: body.refresh_token,
+        signedInUserId: auth.user?.id ?? null,
+        config: auth.config,
+      });
+      return { body: { success: true as const } };
+    },
+  }),
+];

@@ -1,6 +1,13 @@
+import { render, toPlainText } from "@react-email/render";
 import type { AppDeps } from "../../deps.ts";
 import type { ProjectRow } from "../projects/schema.ts";
 import { enqueueEmail } from "./outbox.ts";
+import { emailVerificationEmail } from "./templates/email-verification.tsx";
+import type { TemplateOutput } from "./templates/layout.tsx";
+import { magicLinkEmail } from "./templates/magic-link.tsx";
+import { passwordResetEmail } from "./templates/password-reset.tsx";
+import { signInInvitationEmail } from "./templates/sign-in-invitation.tsx";
+import { teamInvitationEmail } from "./templates/team-invitation.tsx";
 
 /** The messages the platform itself sends, with what each needs to be rendered. */
 export type BuiltInEmail =
@@ -12,61 +19,45 @@ export type BuiltInEmail =
 
 export type RenderedEmail = { subject: string; html: string; text: string };
 
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+function builtInTemplate(projectName: string, email: BuiltInEmail): TemplateOutput {
+  switch (email.kind) {
+    case "email_verification":
+      return emailVerificationEmail({ projectName, ...email.variables });
+    case "password_reset":
+      return passwordResetEmail({ projectName, ...email.variables });
+    case "magic_link":
+      return magicLinkEmail({ projectName, ...email.variables });
+    case "team_invitation":
+      return teamInvitationEmail({ projectName, ...email.variables });
+    case "sign_in_invitation":
+      return signInInvitationEmail({ projectName, ...email.variables });
+  }
 }
 
+/** html-to-text shouts headings in capitals by default; the plain-text part should read like the HTML one. */
+const plainTextOptions = {
+  selectors: [
+    { selector: "h1", options: { uppercase: false } },
+    { selector: "h2", options: { uppercase: false } },
+  ],
+};
+
 /**
- * Renders a built-in message for a project. (Plain first version; the email feature replaces the bodies with
- * React Email components and themes while keeping this signature and these subjects.)
+ * A header line cannot hold line breaks; names typed by users could, so a subject is kept on one line (mail
+ * libraries fold or reject them too, but the stored subject should already be what is sent).
  */
+function oneLine(text: string): string {
+  return text.replace(/[\r\n\t]+/g, " ").trim();
+}
+
+/** Renders a built-in message for a project to HTML (React Email) and plain text. */
 export async function renderBuiltInEmail(
   project: Pick<ProjectRow, "displayName">,
   email: BuiltInEmail,
 ): Promise<RenderedEmail> {
-  const name = project.displayName;
-  const v = email.variables;
-  const [subject, intro, action] = (() => {
-    switch (email.kind) {
-      case "email_verification":
-        return [
-          `Verify your email at ${name}`,
-          `Please verify your email address for ${name}.`,
-          "Verify email",
-        ];
-      case "password_reset":
-        return [
-          `Reset your password at ${name}`,
-          `Someone asked to reset the password of your ${name} account.`,
-          "Reset password",
-        ];
-      case "magic_link": {
-        const otp = (v as { otp: string }).otp.toUpperCase();
-        return [
-          `Sign in to ${name}: Your code is ${otp}`,
-          `Your sign-in code for ${name} is ${otp}.`,
-          "Sign in",
-        ];
-      }
-      case "team_invitation": {
-        const team = (v as { teamDisplayName: string }).teamDisplayName;
-        return [
-          `You have been invited to join ${team} on ${name}`,
-          `You have been invited to join the team ${team} on ${name}.`,
-          "Join team",
-        ];
-      }
-      case "sign_in_invitation":
-        return [
-          `You have been invited to sign in to ${name}`,
-          `You have been invited to sign in to ${name}.`,
-          "Sign in",
-        ];
-    }
-  })();
-  const html = `<p>${escapeHtml(intro)}</p><p><a href="${escapeHtml(v.link)}">${escapeHtml(action)}</a></p>`;
-  const text = `${intro}\n\n${action}: ${v.link}\n`;
-  return { subject, html, text };
+  const { subject, element } = builtInTemplate(project.displayName, email);
+  const html = await render(element);
+  return { subject: oneLine(subject), html, text: toPlainText(html, plainTextOptions) };
 }
 
 /** Renders a built-in message and puts it in the outbox. */

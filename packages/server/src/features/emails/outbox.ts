@@ -12,7 +12,7 @@ export type OutgoingEmail = {
 };
 
 /**
- * Puts a rendered email in the outbox. Delivery happens in the outbox worker (deliver.ts), so a slow or broken
+ * Puts a rendered email in the outbox. Delivery happens in the outbox worker (worker.ts), so a slow or broken
  * SMTP server never slows down or fails the request that caused the email.
  */
 export async function enqueueEmail(

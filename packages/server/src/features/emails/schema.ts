@@ -27,14 +27,17 @@ export const sentEmails = pgTable(
     /** `smtp` or `dev-outbox`, once delivered. */
     transport: text("transport"),
     error: text("error"),
+    /** Delivery attempts so far (counted when a worker claims the row). */
     attempts: integer("attempts").notNull().default(0),
+    /** When a queued row is due; for a `sending` row, when its worker's lease runs out. */
     nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
     sentAt: timestamp("sent_at", { withTimezone: true, mode: "date" }),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
   (t) => [
     index("sent_emails_project_created_idx").on(t.projectId, t.createdAt),
-    index("sent_emails_due_idx").on(t.nextAttemptAt).where(sql`${t.status} = 'queued'`),
+    // The worker's claim query: queued rows that are due, and `sending` rows whose lease ran out (crashed worker).
+    index("sent_emails_due_idx").on(t.nextAttemptAt).where(sql`${t.status} in ('queued', 'sending')`),
   ],
 );
 

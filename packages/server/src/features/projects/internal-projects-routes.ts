@@ -1,3 +1,108 @@
-import type { AnyRoute } from "../../http/route.ts";
+import { knownError } from "@gatehouse/shared";
+import { z } from "zod";
+import type { Database } from "../../db/index.ts";
+import type { RequestAuth } from "../../http/request-auth.ts";
+import { defineRoute } from "../../http/route.ts";
+import { StatusError } from "../../http/status-error.ts";
+import type { UserRow } from "../users/schema.ts";
+import { userManagesProject } from "./ownership.ts";
+import { projectFieldsSchema } from "./routes.ts";
+import {
+  createOwnedProject,
+  findInternalTeamMembership,
+  findProject,
+  getRenderedConfigs,
+  listManagedProjects,
+  transferProject,
+} from "./service.ts";
+import { adminProjectSchema, toAdminProjectView } from "./views.ts";
 
-export const internalProjectRoutes: AnyRoute[] = [];
+const tags = ["Projects"];
+const access = ["client", "server", "admin"] as const;
+
+/**
+ * These routes act for a dashboard user: a signed-in, non-anonymous user of the `internal` project (PROTOCOL.md §6).
+ * Anonymous users are turned away because admin access tokens refuse them, so a project they owned would be
+ * unreachable.
+ */
+function requireInternalUser(auth: RequestAuth): UserRow {
+  if (auth.project.id !== "internal") throw knownError("EXPECTED_INTERNAL_PROJECT");
+  if (!auth.user || auth.user.isAnonymous) throw knownError("USER_AUTHENTICATION_REQUIRED");
+  return auth.user;
+}
+
+/** TEAM_NOT_FOUND unless `teamId` is an internal team; TEAM_MEMBERSHIP_NOT_FOUND unless the user is in it. */
+async function requireInternalTeamMember(db: Database, teamId: string, user: UserRow) {
+  const membership = await findInternalTeamMembership(db, teamId, user.id);
+  if (!membership) throw knownError("TEAM_NOT_FOUND", { team_id: teamId });
+  if (!membership.isMember)
+    throw knownError("TEAM_MEMBERSHIP_NOT_FOUND", { team_id: teamId, user_id: user.id });
+}
+
+export const internalProjectRoutes = [
+  defineRoute({
+    method: "POST",
+    path: "/internal/projects",
+    summary: "Create a project owned by one of the signed-in dashboard user's teams",
+    tags,
+    access,
+    request: {
+      body: projectFieldsSchema.extend({
+        display_name: z.string().trim().min(1).max(256),
+        owner_team_id: z.uuid(),
+      }),
+    },
+    response: { status: 201, body: adminProjectSchema },
+    handler: async ({ deps, auth, body }) => {
+      const user = requireInternalUser(auth);
+      await requireInternalTeamMember(deps.db, body.owner_team_id, user);
+      // No keys are made here: the SDK creates them next with `createInternalApiKey`, authenticated by the admin
+      // access token, so the full keys are shown once, to the caller who asked for them.
+      const project = await createOwnedProject(deps.db, body);
+      const configs = await getRenderedConfigs(deps.db, [project.id]);
+      return { body: toAdminProjectView(project, configs.get(project.id)!, deps.env.isDevelopment) };
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/internal/projects",
+    summary: "List the projects the signed-in dashboard user manages",
+    tags,
+    access,
+    response: { body: z.object({ items: z.array(adminProjectSchema), is_paginated: z.literal(false) }) },
+    handler: async ({ deps, auth }) => {
+      const user = requireInternalUser(auth);
+      const projects = await listManagedProjects(deps.db, user.id);
+      const configs = await getRenderedConfigs(
+        deps.db,
+        projects.map((p) => p.id),
+      );
+      const items = projects.map((p) => toAdminProjectView(p, configs.get(p.id)!, deps.env.isDevelopment));
+      return { body: { items, is_paginated: false as const } };
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/internal/projects/transfer",
+    summary: "Hand a managed project over to another of the dashboard user's teams",
+    tags,
+    access,
+    request: { body: z.strictObject({ project_id: z.string().min(1).max(100), new_team_id: z.uuid() }) },
+    response: { body: z.object({ success: z.literal(true) }) },
+    handler: async ({ deps, auth, body }) => {
+      const user = requireInternalUser(auth);
+      const project = await findProject(deps.db, body.project_id);
+      // A project the user does not manage is reported like a missing one, so ids cannot be probed.
+      if (!project || !(await userManagesProject(deps.db, user.id, project))) {
+        throw knownError("PROJECT_NOT_FOUND", { project_id: body.project_id });
+      }
+      if (project.id === "internal") {
+        // Its owner team is what makes dashboard users administrators of the dashboard itself.
+        throw new StatusError(400, "The internal project cannot be transferred.");
+      }
+      await requireInternalTeamMember(deps.db, body.new_team_id, user);
+      await transferProject(deps.db, project.id, body.new_team_id);
+      return { body: { success: true as const } };
+    },
+  }),
+];

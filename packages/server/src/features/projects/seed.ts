@@ -1,10 +1,13 @@
 import { eq } from "drizzle-orm";
 import { internalProjectOverride } from "../../config/index.ts";
-import { apiKeyLastFour, hashApiKey } from "../../crypto/index.ts";
+import { apiKeyLastFour, hashApiKey, hashPassword } from "../../crypto/index.ts";
 import type { Database } from "../../db/index.ts";
 import { projectApiKeySets } from "../project-keys/schema.ts";
 import { type CreatedKeys, createKeySet } from "../project-keys/service.ts";
 import { teams } from "../teams/schema.ts";
+import { addMember } from "../teams/service.ts";
+import { createUser, findUserByAuthEmail } from "../users/service.ts";
+import { getRenderedConfig } from "./config-store.ts";
 import { createProject, findProject } from "./service.ts";
 
 /** Well-known ids of the seed (PROTOCOL.md §6), so that tools and tests can refer to them. */
@@ -85,4 +88,65 @@ export async function seedInternalProject(db: Database, fixedKeys: CreatedKeys):
     await db.update(projectApiKeySets).set(set).where(eq(projectApiKeySets.id, INTERNAL_KEY_SET_ID));
   }
   return { created, generatedKeys };
+}
+
+export const SEED_ADMIN_DISPLAY_NAME = "Administrator";
+
+/**
+ * With GATEHOUSE_SEED_ADMIN_EMAIL and GATEHOUSE_SEED_ADMIN_PASSWORD set, makes sure a dashboard user with that
+ * (verified) email exists and belongs to the internal team. Runs at every start: an existing user keeps the password
+ * they may have changed since, and is only put back into the internal team. Returns the user's id, or null when the
+ * variables are not set.
+ */
+export async function seedAdminUser(
+  db: Database,
+  env: { seed: { adminEmail?: string | undefined; adminPassword?: string | undefined } },
+): Promise<string | null> {
+  const { adminEmail, adminPassword } = env.seed;
+  if (!adminEmail && !adminPassword) return null;
+  if (!adminEmail || !adminPassword) {
+    throw new Error("Set both GATEHOUSE_SEED_ADMIN_EMAIL and GATEHOUSE_SEED_ADMIN_PASSWORD, or neither.");
+  }
+
+  const existing = await findUserByAuthEmail(db, INTERNAL_PROJECT_ID, adminEmail);
+  if (existing && !existing.channel.isVerified) {
+    // Anyone may sign up to the dashboard with an unverified address; that must not make them an administrator.
+    throw new Error(
+      `A dashboard user with the unverified email ${adminEmail} already exists; verify or delete that user, ` +
+        "or choose another GATEHOUSE_SEED_ADMIN_EMAIL.",
+    );
+  }
+  let userId = existing?.user.id;
+  if (!userId) {
+    const config = await getRenderedConfig(db, INTERNAL_PROJECT_ID);
+    try {
+      const user = await createUser(db, INTERNAL_PROJECT_ID, config, {
+        primaryEmail: adminEmail,
+        primaryEmailVerified: true,
+        passwordHash: await hashPassword(adminPassword),
+        displayName: SEED_ADMIN_DISPLAY_NAME,
+      });
+      userId = user.id;
+    } catch (error) {
+      // Another instance created the user at the same moment (the auth email is unique); use theirs.
+      userId = (await findUserByAuthEmail(db, INTERNAL_PROJECT_ID, adminEmail))?.user.id;
+      if (!userId) throw error;
+    }
+  }
+  await db
+    .insert(teams)
+    .values({ projectId: INTERNAL_PROJECT_ID, id: INTERNAL_TEAM_ID, displayName: "Internal Team" })
+    .onConflictDoNothing();
+  // Joined as the team's creator would be, so the administrator gets the creator's default permissions (team_admin).
+  await addMember(
+    db,
+    {
+      projectId: INTERNAL_PROJECT_ID,
+      teamId: INTERNAL_TEAM_ID,
+      userId,
+      config: await getRenderedConfig(db, INTERNAL_PROJECT_ID),
+    },
+    "creator",
+  );
+  return userId;
 }

@@ -1,15 +1,20 @@
-import { eq, inArray } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import {
   type ConfigOverride,
   type LegacyConfigUpdate,
   legacyConfigUpdateToOverride,
   newProjectOverride,
+  type RenderedConfig,
+  renderConfig,
 } from "../../config/index.ts";
 import { randomUuid } from "../../crypto/index.ts";
 import type { Database } from "../../db/index.ts";
-import { teamMembers } from "../teams/schema.ts";
-import { createConfigRows, patchConfigOverride } from "./config-store.ts";
-import { type ProjectRow, projects } from "./schema.ts";
+import { teamMembers, teams } from "../teams/schema.ts";
+import { type ConfigOverrides, createConfigRows, patchConfigOverride } from "./config-store.ts";
+import { type ProjectRow, projectConfigOverrides, projects } from "./schema.ts";
+
+/** Owner teams and their members live in the `internal` project (PROTOCOL.md §6). */
+const INTERNAL_PROJECT = "internal";
 
 export async function findProject(db: Database, projectId: string): Promise<ProjectRow | null> {
   const [row] = await db.select().from(projects).where(eq(projects.id, projectId)).limit(1);
@@ -94,21 +99,86 @@ export async function transferProject(
   await db.update(projects).set({ ownerTeamId: newOwnerTeamId }).where(eq(projects.id, projectId));
 }
 
-/** The projects an internal user manages: those owned by any internal team they belong to. */
+/** The projects an internal user manages: those owned by any internal team they belong to, oldest first. */
 export async function listManagedProjects(db: Database, internalUserId: string): Promise<ProjectRow[]> {
-  const memberships = await db
-    .select({ teamId: teamMembers.teamId })
-    .from(teamMembers)
-    .where(eq(teamMembers.userId, internalUserId));
-  if (memberships.length === 0) return [];
-  return db
-    .select()
+  // Each project has one owner team and a membership is unique per (team, user), so the join yields no duplicates.
+  const rows = await db
+    .select({ project: projects })
     .from(projects)
+    .innerJoin(teamMembers, eq(teamMembers.teamId, projects.ownerTeamId))
+    .where(and(eq(teamMembers.projectId, INTERNAL_PROJECT), eq(teamMembers.userId, internalUserId)))
+    .orderBy(projects.createdAt, projects.id);
+  return rows.map((row) => row.project);
+}
+
+/** The rendered config of each project, with one query for all of them. */
+export async function getRenderedConfigs(
+  db: Database,
+  projectIds: readonly string[],
+): Promise<Map<string, RenderedConfig>> {
+  const configs = new Map<string, RenderedConfig>();
+  if (projectIds.length === 0) return configs;
+  const rows = await db
+    .select({
+      projectId: projectConfigOverrides.projectId,
+      level: projectConfigOverrides.level,
+      override: projectConfigOverrides.override,
+    })
+    .from(projectConfigOverrides)
     .where(
-      inArray(
-        projects.ownerTeamId,
-        memberships.map((m) => m.teamId),
+      and(
+        inArray(projectConfigOverrides.projectId, [...projectIds]),
+        eq(projectConfigOverrides.branchId, "main"),
+      ),
+    );
+  const overrides = new Map<string, ConfigOverrides>();
+  for (const id of projectIds) overrides.set(id, { project: {}, branch: {}, environment: {} });
+  for (const row of rows) overrides.get(row.projectId)![row.level] = (row.override ?? {}) as ConfigOverride;
+  for (const [id, levels] of overrides) {
+    const rendered = renderConfig(levels);
+    if (!rendered.ok)
+      throw new Error(`Stored config of project ${id} no longer renders: ${rendered.problems.join("; ")}`);
+    configs.set(id, rendered.config);
+  }
+  return configs;
+}
+
+/** The internal team, with the user's membership in it if any; null when no such internal team exists. */
+export async function findInternalTeamMembership(
+  db: Database,
+  teamId: string,
+  internalUserId: string,
+): Promise<{ isMember: boolean } | null> {
+  const [row] = await db
+    .select({ teamId: teams.id, memberId: teamMembers.userId })
+    .from(teams)
+    .leftJoin(
+      teamMembers,
+      and(
+        eq(teamMembers.projectId, INTERNAL_PROJECT),
+        eq(teamMembers.teamId, teams.id),
+        eq(teamMembers.userId, internalUserId),
       ),
     )
-    .orderBy(projects.createdAt);
+    .where(and(eq(teams.projectId, INTERNAL_PROJECT), eq(teams.id, teamId)))
+    .limit(1);
+  if (!row) return null;
+  return { isMember: row.memberId !== null };
+}
+
+/**
+ * Creates a project owned by an internal team. `createProject` writes the legacy `config` after the project row, so
+ * a config that fails validation would leave a half-made project behind: remove it again before reporting the error.
+ */
+export async function createOwnedProject(
+  db: Database,
+  input: ProjectFieldsUpdate & { display_name: string; owner_team_id: string },
+): Promise<ProjectRow> {
+  const id = randomUuid();
+  try {
+    return await createProject(db, { ...input, id });
+  } catch (error) {
+    await deleteProject(db, id);
+    throw error;
+  }
 }

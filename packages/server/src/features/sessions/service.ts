@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, isNull, or } from "drizzle-orm";
+import { and, desc, eq, gt, isNull, ne, or } from "drizzle-orm";
 import type { RenderedConfig } from "../../config/index.ts";
 import { generateSecureToken, randomUuid, sha256Hex } from "../../crypto/index.ts";
 import type { Database } from "../../db/index.ts";
@@ -152,15 +152,20 @@ export async function deleteSession(db: Database, projectId: string, sessionId: 
   return deleted.length > 0;
 }
 
-/** Ends every session of a user except, optionally, one (e.g. after a password change). */
+/** Ends every session of a user except, optionally, one (e.g. after a password change), in one statement. */
 export async function deleteOtherSessions(
   db: Database,
   projectId: string,
   userId: string,
   keepSessionId: string | null,
 ): Promise<void> {
-  const rows = await listSessions(db, projectId, userId);
-  for (const row of rows) {
-    if (row.id !== keepSessionId) await deleteSession(db, projectId, row.id);
-  }
+  await db
+    .delete(sessions)
+    .where(
+      and(
+        eq(sessions.projectId, projectId),
+        eq(sessions.userId, userId),
+        keepSessionId ? ne(sessions.id, keepSessionId) : undefined,
+      ),
+    );
 }

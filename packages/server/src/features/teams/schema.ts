@@ -1,6 +1,7 @@
 import { index, jsonb, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import { projects } from "../projects/schema.ts";
 import { users } from "../users/schema.ts";
+import { verificationCodes } from "../verification-codes/schema.ts";
 
 /** A team of a project (PROTOCOL.md §3.3). Teams of the `internal` project own projects. */
 export const teams = pgTable(
@@ -45,3 +46,34 @@ export const teamMembers = pgTable(
 
 export type TeamRow = typeof teams.$inferSelect;
 export type TeamMemberRow = typeof teamMembers.$inferSelect;
+
+/**
+ * An open invitation to join a team (PROTOCOL.md §3.5). The secret is the verification code it points to; this row
+ * only says whom the invitation is for, so that teams and recipients can list and revoke it. Accepting deletes it.
+ */
+export const teamInvitations = pgTable(
+  "team_invitations",
+  {
+    projectId: text("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    id: uuid("id").primaryKey(),
+    teamId: uuid("team_id")
+      .notNull()
+      .references(() => teams.id, { onDelete: "cascade" }),
+    /** Normalised (trimmed, lower-cased) like every stored email. */
+    recipientEmail: text("recipient_email").notNull(),
+    codeId: uuid("code_id")
+      .notNull()
+      .references(() => verificationCodes.id, { onDelete: "cascade" }),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }).notNull(),
+  },
+  (t) => [
+    index("team_invitations_project_team_idx").on(t.projectId, t.teamId),
+    index("team_invitations_project_email_idx").on(t.projectId, t.recipientEmail),
+    index("team_invitations_code_idx").on(t.codeId),
+  ],
+);
+
+export type TeamInvitationRow = typeof teamInvitations.$inferSelect;

@@ -1,3 +1,184 @@
-import type { AnyRoute } from "../../http/route.ts";
+import { knownError } from "@gatehouse/shared";
+import { z } from "zod";
+import type { AppDeps } from "../../deps.ts";
+import { resolveUserId } from "../../http/current-user.ts";
+import type { RequestAuth } from "../../http/request-auth.ts";
+import { defineRoute } from "../../http/route.ts";
+import { schemaError } from "../../http/schema-error.ts";
+import { StatusError } from "../../http/status-error.ts";
+import { createUserFromBody } from "./create.ts";
+import { listUsers } from "./list.ts";
+import {
+  clientUpdateBody,
+  listUsersQuery,
+  serverCreateBody,
+  serverUpdateBody,
+  type UserPatch,
+} from "./requests.ts";
+import type { UserRow } from "./schema.ts";
+import { deleteUser, findUser } from "./service.ts";
+import { updateUser } from "./update.ts";
+import { clientUserSchema, loadUserRelations, loadUserView, serverUserSchema, userView } from "./views.ts";
 
-export const userRoutes: AnyRoute[] = [];
+const tags = ["Users"];
+const success = z.object({ success: z.literal(true) });
+/** The handler returns the server view; the router trims it to the client view for client callers. */
+const userResponse = { body: { client: clientUserSchema, server: serverUserSchema } };
+const userIdParams = z.strictObject({ user_id: z.string() });
+
+/** The user a path names (`me` included), in the caller's project, or USER_NOT_FOUND. */
+async function pathUser(deps: AppDeps, auth: RequestAuth, userIdParam: string): Promise<UserRow> {
+  const user = await findUser(deps.db, auth.project.id, resolveUserId(auth, userIdParam));
+  if (!user) throw knownError("USER_NOT_FOUND");
+  return user;
+}
+
+/** The signed-in user for `/users/me`, re-read so that the answer is current. */
+async function currentUser(deps: AppDeps, auth: RequestAuth): Promise<UserRow> {
+  const user = await findUser(deps.db, auth.project.id, resolveUserId(auth, "me"));
+  if (!user) throw knownError("CANNOT_GET_OWN_USER_WITHOUT_USER");
+  return user;
+}
+
+/**
+ * Clients may write only the client fields (PROTOCOL.md §3.2). The route's body schema is the server one (a
+ * superset), so a client body is checked again against the strict client schema.
+ */
+function clientPatch(request: Request, body: UserPatch): UserPatch {
+  const parsed = clientUpdateBody.safeParse(body);
+  if (!parsed.success) {
+    throw schemaError(request.method, new URL(request.url).pathname, "body", parsed.error.issues);
+  }
+  return parsed.data;
+}
+
+async function applyUpdate(deps: AppDeps, auth: RequestAuth, user: UserRow, patch: UserPatch) {
+  const updated = await updateUser(deps, auth.project.id, user, patch);
+  if (!updated) throw knownError("USER_NOT_FOUND");
+  return { body: await loadUserView(deps.db, auth.project.id, updated, auth.config) };
+}
+
+export const userRoutes = [
+  // `/users/me` comes before `/users/:user_id`: the first matching route answers.
+  defineRoute({
+    method: "GET",
+    path: "/users/me",
+    summary: "The signed-in user (client view for client access, server view otherwise)",
+    tags,
+    access: ["client", "server", "admin"],
+    response: userResponse,
+    handler: async ({ deps, auth }) => ({
+      body: await loadUserView(deps.db, auth.project.id, await currentUser(deps, auth), auth.config),
+    }),
+  }),
+  defineRoute({
+    method: "PATCH",
+    path: "/users/me",
+    summary: "Update the signed-in user (clients: only the client fields)",
+    tags,
+    access: ["client", "server", "admin"],
+    request: { body: serverUpdateBody },
+    response: userResponse,
+    handler: async ({ deps, auth, body, request }) => {
+      const patch = auth.accessType === "client" ? clientPatch(request, body) : body;
+      return applyUpdate(deps, auth, await currentUser(deps, auth), patch);
+    },
+  }),
+  defineRoute({
+    method: "DELETE",
+    path: "/users/me",
+    summary: "Delete the signed-in user (clients: only if the project allows client user deletion)",
+    tags,
+    access: ["client", "server", "admin"],
+    response: { body: success },
+    handler: async ({ deps, auth }) => {
+      if (auth.accessType === "client" && !auth.config.users.allowClientUserDeletion) {
+        throw new StatusError(403, "Client user deletion is not enabled for this project.");
+      }
+      const user = await currentUser(deps, auth);
+      await deleteUser(deps.db, auth.project.id, user.id);
+      return { body: { success: true } };
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/users",
+    summary: "List users, paginated by cursor (default 100 per page, at most 200)",
+    tags,
+    access: ["server", "admin"],
+    request: { query: listUsersQuery },
+    response: {
+      body: z.object({
+        items: z.array(serverUserSchema),
+        is_paginated: z.literal(true),
+        pagination: z.object({ next_cursor: z.string().nullable() }),
+      }),
+    },
+    handler: async ({ deps, auth, query }) => {
+      const { rows, nextCursor } = await listUsers(deps.db, auth.project.id, auth.config, query);
+      const relations = await loadUserRelations(deps.db, auth.project.id, rows);
+      return {
+        body: {
+          items: rows.map((row) => userView(row, relations, auth.config)),
+          is_paginated: true,
+          pagination: { next_cursor: nextCursor },
+        },
+      };
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/users",
+    summary: "Create a user",
+    tags,
+    access: ["server", "admin"],
+    request: { body: serverCreateBody },
+    response: { status: 201, body: serverUserSchema },
+    handler: async ({ deps, auth, body }) => {
+      const user = await createUserFromBody(deps, auth.project.id, auth.config, body);
+      return { body: await loadUserView(deps.db, auth.project.id, user, auth.config) };
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/users/:user_id",
+    summary: "Read a user",
+    tags,
+    access: ["server", "admin"],
+    request: { params: userIdParams },
+    response: { body: serverUserSchema },
+    handler: async ({ deps, auth, params }) => ({
+      body: await loadUserView(
+        deps.db,
+        auth.project.id,
+        await pathUser(deps, auth, params.user_id),
+        auth.config,
+      ),
+    }),
+  }),
+  defineRoute({
+    method: "PATCH",
+    path: "/users/:user_id",
+    summary: "Update a user",
+    tags,
+    access: ["server", "admin"],
+    request: { params: userIdParams, body: serverUpdateBody },
+    response: { body: serverUserSchema },
+    handler: async ({ deps, auth, params, body }) =>
+      applyUpdate(deps, auth, await pathUser(deps, auth, params.user_id), body),
+  }),
+  defineRoute({
+    method: "DELETE",
+    path: "/users/:user_id",
+    summary: "Delete a user and everything of theirs (sessions, contact channels, memberships)",
+    tags,
+    access: ["server", "admin"],
+    request: { params: userIdParams },
+    response: { body: success },
+    handler: async ({ deps, auth, params }) => {
+      const user = await pathUser(deps, auth, params.user_id);
+      await deleteUser(deps.db, auth.project.id, user.id);
+      return { body: { success: true } };
+    },
+  }),
+];

@@ -36,7 +36,11 @@ export const users = pgTable(
     signedUpAt: timestamp("signed_up_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
     lastActiveAt: timestamp("last_active_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
-  (t) => [index("users_project_signed_up_idx").on(t.projectId, t.signedUpAt, t.id)],
+  (t) => [
+    // Keyset pagination of `GET /users` (list.ts), one index per sort order.
+    index("users_project_signed_up_idx").on(t.projectId, t.signedUpAt, t.id),
+    index("users_project_last_active_idx").on(t.projectId, t.lastActiveAt, t.id),
+  ],
 );
 
 export type UserRow = typeof users.$inferSelect;

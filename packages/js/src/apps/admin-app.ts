@@ -1,0 +1,205 @@
+import type { AccessType } from "../http/api-client.ts";
+import {
+  createInternalApiKey,
+  type InternalApiKey,
+  type InternalApiKeyCreateOptions,
+  type InternalApiKeyFirstView,
+  internalApiKeyFromJson,
+} from "../objects/api-keys.ts";
+import { registerOwnedProjectAppFactory } from "../objects/owned-projects.ts";
+import { permissionDefinitions } from "../objects/permissions.ts";
+import { type AdminProject, adminProjectFromJson } from "../objects/projects.ts";
+import { call, defined, type Scope, seg } from "../objects/scope.ts";
+import { Result } from "../utils/result.ts";
+import type { Wire } from "../utils/wire.ts";
+import { gatehouseInternals } from "./client-app.ts";
+import type { AdminAppOptions } from "./options.ts";
+import { GatehouseServerApp } from "./server-app.ts";
+
+export type AdminSentEmail = {
+  id: string;
+  to: string[];
+  subject: string;
+  sentAt: Date;
+  error?: unknown;
+};
+
+export type EmailServerConfig = {
+  host: string;
+  port: number;
+  username: string;
+  password: string;
+  senderEmail: string;
+  senderName: string;
+};
+
+export type EmailTemplate = { id: string; displayName: string; themeId?: string; tsxSource: string };
+
+/**
+ * The SDK for project owners: with the super secret admin key, or with `projectOwnerSession` (an internal-project
+ * user's session, PROTOCOL.md §6). Project settings, config overrides, keys, emails, permission definitions.
+ * `StackAdminApp` is the same class.
+ */
+export class GatehouseAdminApp extends GatehouseServerApp {
+  constructor(options: AdminAppOptions) {
+    super(options);
+  }
+
+  protected override accessKind(): AccessType {
+    return "admin";
+  }
+
+  private get adminScope(): Scope {
+    return { ctx: this.ctx, accessType: "admin", session: null };
+  }
+
+  /** The project with its settings and the calls to change them. */
+  override getProject(): Promise<AdminProject> {
+    return this.ctx
+      .cache("adminProject", async () =>
+        adminProjectFromJson(this.adminScope, await call(this.adminScope, "/internal/projects/current")),
+      )
+      .get([]);
+  }
+
+  async listInternalApiKeys(): Promise<InternalApiKey[]> {
+    const result = await call(this.adminScope, "/internal/api-keys");
+    return (result.items as Wire[]).map((item) => internalApiKeyFromJson(this.adminScope, item));
+  }
+
+  createInternalApiKey(options: InternalApiKeyCreateOptions): Promise<InternalApiKeyFirstView> {
+    return createInternalApiKey(this.adminScope, options);
+  }
+
+  /** Emails the project sent (its outbox), newest first. */
+  async listSentEmails(): Promise<AdminSentEmail[]> {
+    const result = await call(this.adminScope, "/internal/emails");
+    return (result.items as Wire[]).map((item) => ({
+      id: item.id,
+      to: Array.isArray(item.to) ? item.to : [item.to].filter(Boolean),
+      subject: item.subject,
+      // Still queued emails have no send time yet; their creation time stands in.
+      sentAt: new Date(item.sent_at_millis ?? item.created_at_millis),
+      ...(item.error != null ? { error: item.error } : {}),
+    }));
+  }
+
+  /** Tries an email server; a failure comes back with the server's error message. */
+  async sendTestEmail(options: {
+    recipientEmail: string;
+    emailConfig: EmailServerConfig;
+  }): Promise<Result<undefined, { errorMessage: string }>> {
+    const { emailConfig } = options;
+    const result = await call(this.adminScope, "/internal/send-test-email", {
+      method: "POST",
+      body: {
+        recipient_email: options.recipientEmail,
+        email_config: {
+          host: emailConfig.host,
+          port: emailConfig.port,
+          username: emailConfig.username,
+          password: emailConfig.password,
+          sender_email: emailConfig.senderEmail,
+          sender_name: emailConfig.senderName,
+        },
+      },
+    });
+    return result.success === true
+      ? Result.ok(undefined)
+      : Result.error({ errorMessage: String(result.error_message ?? "Unknown error") });
+  }
+
+  async sendSignInInvitationEmail(email: string, callbackUrl: string): Promise<void> {
+    await call(this.adminScope, "/internal/send-sign-in-invitation", {
+      method: "POST",
+      body: { email, callback_url: callbackUrl },
+    });
+  }
+
+  // --- Permission definitions ---
+
+  listTeamPermissionDefinitions = () => permissionDefinitions(this.adminScope, "team").list();
+  createTeamPermissionDefinition = (
+    options: Parameters<ReturnType<typeof permissionDefinitions>["create"]>[0],
+  ) => permissionDefinitions(this.adminScope, "team").create(options);
+  updateTeamPermissionDefinition = (
+    id: string,
+    options: Parameters<ReturnType<typeof permissionDefinitions>["update"]>[1],
+  ) => permissionDefinitions(this.adminScope, "team").update(id, options);
+  deleteTeamPermissionDefinition = (id: string) => permissionDefinitions(this.adminScope, "team").delete(id);
+  listProjectPermissionDefinitions = () => permissionDefinitions(this.adminScope, "project").list();
+  createProjectPermissionDefinition = (
+    options: Parameters<ReturnType<typeof permissionDefinitions>["create"]>[0],
+  ) => permissionDefinitions(this.adminScope, "project").create(options);
+  updateProjectPermissionDefinition = (
+    id: string,
+    options: Parameters<ReturnType<typeof permissionDefinitions>["update"]>[1],
+  ) => permissionDefinitions(this.adminScope, "project").update(id, options);
+  deleteProjectPermissionDefinition = (id: string) =>
+    permissionDefinitions(this.adminScope, "project").delete(id);
+
+  // --- Email themes and templates (PROTOCOL.md §3.12) ---
+
+  async listEmailThemes(): Promise<{ id: string; displayName: string }[]> {
+    const result = await call(this.adminScope, "/internal/email-themes");
+    return (result.themes as Wire[]).map((theme) => ({ id: theme.id, displayName: theme.display_name }));
+  }
+
+  createEmailTheme(displayName: string): Promise<{ id: string }> {
+    return call(this.adminScope, "/internal/email-themes", {
+      method: "POST",
+      body: { display_name: displayName },
+    });
+  }
+
+  async updateEmailTheme(id: string, tsxSource: string): Promise<void> {
+    await call(this.adminScope, `/internal/email-themes/${seg(id)}`, {
+      method: "PATCH",
+      body: { tsx_source: tsxSource },
+    });
+  }
+
+  async listEmailTemplates(): Promise<EmailTemplate[]> {
+    const result = await call(this.adminScope, "/internal/email-templates");
+    return (result.templates as Wire[]).map((template) => ({
+      id: template.id,
+      displayName: template.display_name,
+      tsxSource: template.tsx_source,
+      ...(template.theme_id ? { themeId: template.theme_id } : {}),
+    }));
+  }
+
+  createEmailTemplate(displayName: string): Promise<{ id: string }> {
+    return call(this.adminScope, "/internal/email-templates", {
+      method: "POST",
+      body: { display_name: displayName },
+    });
+  }
+
+  async updateEmailTemplate(id: string, tsxSource: string, themeId?: string | null | false): Promise<void> {
+    await call(this.adminScope, `/internal/email-templates/${seg(id)}`, {
+      method: "PATCH",
+      body: defined({ tsx_source: tsxSource, theme_id: themeId === false ? null : themeId }),
+    });
+  }
+
+  async deleteEmailTemplate(id: string): Promise<void> {
+    await call(this.adminScope, `/internal/email-templates/${seg(id)}`, { method: "DELETE" });
+  }
+}
+
+// A project created or listed by an internal-project user comes with an admin app acting as that user.
+registerOwnedProjectAppFactory((parent, projectId, ownerSession) => {
+  const app = new GatehouseAdminApp({
+    projectId,
+    baseUrl: parent.baseUrl,
+    projectOwnerSession: ownerSession,
+    noAutomaticPrefetch: true,
+    redirectMethod: parent.redirectMethod,
+    ...(parent.options.extraRequestHeaders
+      ? { extraRequestHeaders: parent.options.extraRequestHeaders }
+      : {}),
+    ...(parent.options.runtime ? { runtime: parent.options.runtime } : {}),
+  });
+  return { app, scope: { ctx: app[gatehouseInternals].context, accessType: "admin", session: null } };
+});

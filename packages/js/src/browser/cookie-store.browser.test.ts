@@ -1,0 +1,145 @@
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+import { type Browser, chromium } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { appsFor, uniqueEmail } from "../testing/apps.ts";
+import { type RunningGatehouse, serverHasRoute, startGatehouse } from "../testing/gatehouse-server.ts";
+import { tinyServer } from "../testing/tiny-server.ts";
+
+/**
+ * The cookie token store in a real browser (Debian's Chromium): the API runs on one local server, the page and an
+ * esbuild bundle of the SDK on another. Cookies must survive a reload, and a sign-out in one tab must show in the
+ * other through the cookie poll.
+ */
+const CHROMIUM = "/usr/bin/chromium";
+const FLAGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+const PASSWORD = "browser password 1";
+
+const ENTRY = `
+import { GatehouseClientApp } from "@gatehouse/js";
+const config = JSON.parse(document.getElementById("config").textContent);
+const app = new GatehouseClientApp({ ...config, tokenStore: "cookie", redirectMethod: "none" });
+window.gatehouse = {
+  app,
+  latest: "pending",
+  async signIn(email, password) {
+    const result = await app.signInWithCredential({ email, password, noRedirect: true });
+    return result.status;
+  },
+  async email() {
+    return (await app.getUser())?.primaryEmail ?? null;
+  },
+  watch() {
+    const watched = app.watchUser();
+    const update = () => {
+      const snapshot = watched.getSnapshot();
+      if (snapshot.status === "ok") window.gatehouse.latest = snapshot.data?.primaryEmail ?? null;
+    };
+    watched.subscribe(update);
+    update();
+  },
+};
+`;
+
+let gh: RunningGatehouse | undefined;
+let page: Awaited<ReturnType<typeof tinyServer>> | undefined;
+let browser: Browser | undefined;
+let email = "";
+
+const canRun = existsSync(CHROMIUM) && serverHasRoute("POST /auth/password/sign-in");
+
+beforeAll(async () => {
+  if (!canRun) return;
+  gh = await startGatehouse();
+  const project = await gh.createProject("Browser tests");
+  const apps = appsFor(gh, project);
+  email = uniqueEmail("browser");
+  await apps.server().createUser({ primaryEmail: email, password: PASSWORD, primaryEmailVerified: true });
+
+  const bundle = await build({
+    stdin: {
+      contents: ENTRY,
+      resolveDir: fileURLToPath(new URL("../../../..", import.meta.url)),
+      loader: "js",
+    },
+    bundle: true,
+    format: "esm",
+    platform: "browser",
+    write: false,
+    logLevel: "silent",
+  });
+  const script = bundle.outputFiles[0]!.text;
+  const config = JSON.stringify({
+    projectId: project.id,
+    baseUrl: gh.baseUrl,
+    publishableClientKey: project.keys.publishableClientKey,
+  });
+  page = await tinyServer((request, response) => {
+    if (request.url === "/sdk.js") {
+      response.writeHead(200, { "content-type": "text/javascript" });
+      response.end(script);
+    } else {
+      response.writeHead(200, { "content-type": "text/html" });
+      response.end(
+        `<!doctype html><script id="config" type="application/json">${config}</script>` +
+          `<script type="module" src="/sdk.js"></script>`,
+      );
+    }
+  });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await page?.close();
+  await gh?.close();
+});
+
+describe.skipIf(!canRun)("cookie token store in Chromium", () => {
+  it("stays signed in across a reload, and a sign-out in one tab shows in the other", async () => {
+    const context = await browser!.newContext();
+    const first = await context.newPage();
+    await first.goto(`${page!.url}/`);
+    await first.waitForFunction(() => "gatehouse" in window);
+    expect(await first.evaluate(([e, p]) => (window as any).gatehouse.signIn(e, p), [email, PASSWORD])).toBe(
+      "ok",
+    );
+    expect(await first.evaluate(() => (window as any).gatehouse.email())).toBe(email);
+
+    const cookies = await context.cookies();
+    expect(cookies.map((cookie) => cookie.name).sort()).toEqual(
+      expect.arrayContaining(["stack-access", expect.stringMatching(/^stack-refresh-/)]),
+    );
+    const refreshCookie = cookies.find((cookie) => cookie.name.startsWith("stack-refresh-"))!;
+    // About a year, as the reference SDK sets it.
+    expect(refreshCookie.expires * 1000 - Date.now()).toBeGreaterThan(364 * 24 * 3600 * 1000);
+
+    await first.reload();
+    await first.waitForFunction(() => "gatehouse" in window);
+    expect(await first.evaluate(() => (window as any).gatehouse.email())).toBe(email);
+
+    const second = await context.newPage();
+    await second.goto(`${page!.url}/`);
+    await second.waitForFunction(() => "gatehouse" in window);
+    await second.evaluate(() => (window as any).gatehouse.watch());
+    await second.waitForFunction((e) => (window as any).gatehouse.latest === e, email);
+
+    await first.evaluate(() => (window as any).gatehouse.app.signOut());
+    // The second tab's cookie poll (every 100 ms) sees the cookies go and its watcher shows "signed out".
+    await second.waitForFunction(() => (window as any).gatehouse.latest === null, undefined, {
+      timeout: 10_000,
+    });
+    expect(await second.evaluate(() => (window as any).gatehouse.email())).toBeNull();
+    await context.close();
+  });
+});

@@ -1,0 +1,162 @@
+import type { Wire } from "../utils/wire.ts";
+import { call, dateOrNull, defined, type Scope, seg, withQuery } from "./scope.ts";
+
+export type ApiKeyCreateOptions = { description: string; expiresAt: Date | null; isPublic?: boolean };
+export type ApiKeyUpdateOptions = { description?: string; revoked?: true };
+
+/** Why a key no longer works, or null while it does (SPEC.md §4, API key validity). */
+export type ApiKeyInvalidReason = "expired" | "manually-revoked" | null;
+
+type KeyValidity = {
+  readonly expiresAt: Date | null | undefined;
+  readonly manuallyRevokedAt: Date | null;
+  isValid(): boolean;
+  whyInvalid(): ApiKeyInvalidReason;
+};
+
+/** A user's or team's API key (PROTOCOL.md §3.8). `value` is the full key only right after creation. */
+export type ApiKey = KeyValidity & {
+  readonly id: string;
+  readonly description: string;
+  readonly createdAt: Date;
+  readonly isPublic: boolean;
+  readonly type: "user" | "team";
+  readonly userId?: string;
+  readonly teamId?: string;
+  readonly value: string | { lastFour: string };
+  update(options: ApiKeyUpdateOptions): Promise<void>;
+  revoke(): Promise<void>;
+};
+
+/** A project's own key set (PROTOCOL.md §3.9); the key strings only right after creation. */
+export type InternalApiKey = KeyValidity & {
+  readonly id: string;
+  readonly description: string;
+  readonly createdAt: Date;
+  readonly publishableClientKey: { lastFour: string } | null;
+  readonly secretServerKey: { lastFour: string } | null;
+  readonly superSecretAdminKey: { lastFour: string } | null;
+  revoke(): Promise<void>;
+};
+
+export type InternalApiKeyFirstView = Omit<
+  InternalApiKey,
+  "publishableClientKey" | "secretServerKey" | "superSecretAdminKey"
+> & {
+  readonly publishableClientKey?: string;
+  readonly secretServerKey?: string;
+  readonly superSecretAdminKey?: string;
+};
+
+export type InternalApiKeyCreateOptions = {
+  description: string;
+  expiresAt: Date;
+  hasPublishableClientKey: boolean;
+  hasSecretServerKey: boolean;
+  hasSuperSecretAdminKey: boolean;
+};
+
+function validity(json: Wire, now: () => number): KeyValidity {
+  const expiresAt = dateOrNull(json.expires_at_millis);
+  const manuallyRevokedAt = dateOrNull(json.manually_revoked_at_millis);
+  const whyInvalid = (): ApiKeyInvalidReason => {
+    if (manuallyRevokedAt !== null) return "manually-revoked";
+    if (expiresAt !== null && expiresAt.getTime() < now()) return "expired";
+    return null;
+  };
+  return { expiresAt, manuallyRevokedAt, whyInvalid, isValid: () => whyInvalid() === null };
+}
+
+export function apiKeyFromJson(scope: Scope, json: Wire): ApiKey {
+  const type: "user" | "team" = json.type === "team" ? "team" : "user";
+  const base = `/${type}-api-keys/${seg(json.id)}`;
+  const update = async (options: ApiKeyUpdateOptions) => {
+    await call(scope, base, { method: "PATCH", body: defined(options) });
+  };
+  return {
+    ...validity(json, scope.ctx.runtime.now),
+    id: json.id,
+    description: json.description ?? "",
+    createdAt: new Date(json.created_at_millis),
+    isPublic: json.is_public === true,
+    type,
+    ...(json.user_id ? { userId: json.user_id } : {}),
+    ...(json.team_id ? { teamId: json.team_id } : {}),
+    value: typeof json.value === "string" ? json.value : { lastFour: json.value?.last_four ?? "" },
+    update,
+    revoke: () => update({ revoked: true }),
+  };
+}
+
+export async function createApiKey(
+  scope: Scope,
+  owner: { type: "user" | "team"; ownerId: string },
+  options: ApiKeyCreateOptions,
+): Promise<ApiKey & { value: string }> {
+  const json = await call(scope, `/${owner.type}-api-keys`, {
+    method: "POST",
+    body: defined({
+      description: options.description,
+      expires_at_millis: options.expiresAt === null ? null : options.expiresAt.getTime(),
+      is_public: options.isPublic,
+      [owner.type === "user" ? "user_id" : "team_id"]: owner.ownerId,
+    }),
+  });
+  return apiKeyFromJson(scope, json) as ApiKey & { value: string };
+}
+
+export async function listUserApiKeys(scope: Scope, userId: string): Promise<ApiKey[]> {
+  const result = await call(scope, withQuery("/user-api-keys", { user_id: userId }));
+  return (result.items as Wire[]).map((item) => apiKeyFromJson(scope, item));
+}
+
+function lastFour(value: Wire): { lastFour: string } | null {
+  return value && typeof value.last_four === "string" ? { lastFour: value.last_four } : null;
+}
+
+export function internalApiKeyFromJson(scope: Scope, json: Wire): InternalApiKey {
+  return {
+    ...validity(json, scope.ctx.runtime.now),
+    id: json.id,
+    description: json.description ?? "",
+    createdAt: new Date(json.created_at_millis),
+    publishableClientKey: lastFour(json.publishable_client_key),
+    secretServerKey: lastFour(json.secret_server_key),
+    superSecretAdminKey: lastFour(json.super_secret_admin_key),
+    revoke: async () => {
+      await call(scope, `/internal/api-keys/${seg(json.id)}`, { method: "PATCH", body: { revoked: true } });
+      scope.ctx.invalidate("internalApiKeys");
+    },
+  };
+}
+
+export async function createInternalApiKey(
+  scope: Scope,
+  options: InternalApiKeyCreateOptions,
+): Promise<InternalApiKeyFirstView> {
+  const json = await call(scope, "/internal/api-keys", {
+    method: "POST",
+    body: {
+      description: options.description,
+      expires_at_millis: options.expiresAt.getTime(),
+      has_publishable_client_key: options.hasPublishableClientKey,
+      has_secret_server_key: options.hasSecretServerKey,
+      has_super_secret_admin_key: options.hasSuperSecretAdminKey,
+    },
+  });
+  scope.ctx.invalidate("internalApiKeys");
+  const { publishableClientKey, secretServerKey, superSecretAdminKey, ...rest } = internalApiKeyFromJson(
+    scope,
+    { ...json, publishable_client_key: null, secret_server_key: null, super_secret_admin_key: null },
+  );
+  return {
+    ...rest,
+    ...(typeof json.publishable_client_key === "string"
+      ? { publishableClientKey: json.publishable_client_key }
+      : {}),
+    ...(typeof json.secret_server_key === "string" ? { secretServerKey: json.secret_server_key } : {}),
+    ...(typeof json.super_secret_admin_key === "string"
+      ? { superSecretAdminKey: json.super_secret_admin_key }
+      : {}),
+  };
+}

@@ -1,0 +1,124 @@
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import { bootGatehouse, type Gatehouse } from "../../../server/src/bootstrap.ts";
+import type { ServerEnv } from "../../../server/src/env.ts";
+import { createKeySet } from "../../../server/src/features/project-keys/service.ts";
+import { getRenderedConfig } from "../../../server/src/features/projects/config-store.ts";
+import { INTERNAL_TEAM_ID } from "../../../server/src/features/projects/seed.ts";
+import { createOwnedProject, createProject } from "../../../server/src/features/projects/service.ts";
+import { featureRoutes } from "../../../server/src/features/routes.ts";
+import { issueTokens } from "../../../server/src/features/sessions/service.ts";
+import { addMember } from "../../../server/src/features/teams/service.ts";
+import { createUser, type NewUser } from "../../../server/src/features/users/service.ts";
+import { TEST_INTERNAL_KEYS, type TestServer, testEnv } from "../../../server/src/testing/harness.ts";
+import { codeFromEmail, emailsTo } from "../../../server/src/testing/outbox.ts";
+import { openTestDatabase } from "../../../server/src/testing/test-database.ts";
+
+export type ProjectKeys = {
+  publishableClientKey: string;
+  secretServerKey: string;
+  superSecretAdminKey: string;
+};
+
+/**
+ * A real Gatehouse server on a random localhost port with a fresh database, for driving the SDK over HTTP the way
+ * an app would. Setup shortcuts (users, owned projects) go straight to the server's services, so tests of the SDK
+ * do not depend on endpoints that are still being built.
+ */
+export type RunningGatehouse = {
+  baseUrl: string;
+  gatehouse: Gatehouse;
+  internalKeys: ProjectKeys;
+  createProject(displayName?: string): Promise<{ id: string; keys: ProjectKeys }>;
+  /** A user created by the server's own service, with a fresh session. */
+  createUser(
+    projectId: string,
+    input?: NewUser,
+  ): Promise<{ userId: string; accessToken: string; refreshToken: string }>;
+  /** An internal-project user in the internal team, and a project that team owns. */
+  createProjectOwner(): Promise<{
+    projectId: string;
+    userId: string;
+    accessToken: string;
+    refreshToken: string;
+  }>;
+  /** The code in the newest email the project sent to `address` (from the server's outbox table). */
+  latestEmailCode(projectId: string, address: string): Promise<string>;
+  /** Whether the server has a route (`"POST /auth/password/sign-up"`); tests of missing ones are skipped. */
+  hasRoute(route: string): boolean;
+  close(): Promise<void>;
+};
+
+export function serverHasRoute(route: string): boolean {
+  const [method, path] = route.split(" ");
+  return featureRoutes.some((candidate) => candidate.method === method && candidate.path === path);
+}
+
+export async function startGatehouse(envOverrides: Partial<ServerEnv> = {}): Promise<RunningGatehouse> {
+  const database = await openTestDatabase();
+  const gatehouse = await bootGatehouse(testEnv(envOverrides), database, { emailWorker: false });
+  const { deps } = gatehouse;
+  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+    const started = serve({ fetch: gatehouse.app.fetch, port: 0, hostname: "127.0.0.1" }, () =>
+      resolve(started),
+    );
+  });
+  const { port } = server.address() as AddressInfo;
+
+  const createUserWithSession = async (projectId: string, input: NewUser = {}) => {
+    const config = await getRenderedConfig(deps.db, projectId);
+    const user = await createUser(deps.db, projectId, config, input);
+    const tokens = await issueTokens(deps, projectId, user, config);
+    return { userId: user.id, accessToken: tokens.access_token, refreshToken: tokens.refresh_token };
+  };
+
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    gatehouse,
+    internalKeys: { ...TEST_INTERNAL_KEYS },
+    async createProject(displayName = "SDK test project") {
+      const project = await createProject(deps.db, { display_name: displayName, owner_team_id: null });
+      const { keys } = await createKeySet(deps.db, project.id, {
+        description: "sdk test keys",
+        expiresAt: null,
+        hasPublishableClientKey: true,
+        hasSecretServerKey: true,
+        hasSuperSecretAdminKey: true,
+      });
+      return { id: project.id, keys: keys as ProjectKeys };
+    },
+    createUser: createUserWithSession,
+    async createProjectOwner() {
+      const owner = await createUserWithSession("internal", {
+        primaryEmail: `owner-${crypto.randomUUID()}@example.com`,
+        primaryEmailVerified: true,
+      });
+      const config = await getRenderedConfig(deps.db, "internal");
+      await addMember(deps.db, {
+        projectId: "internal",
+        teamId: INTERNAL_TEAM_ID,
+        userId: owner.userId,
+        config,
+      });
+      const project = await createOwnedProject(deps.db, {
+        display_name: "Owned project",
+        owner_team_id: INTERNAL_TEAM_ID,
+      });
+      return { projectId: project.id, ...owner };
+    },
+    async latestEmailCode(projectId, address) {
+      const [email] = await emailsTo({ deps } as TestServer, projectId, address);
+      if (!email) throw new Error(`No email was sent to ${address}`);
+      return codeFromEmail(email.text);
+    },
+    hasRoute: serverHasRoute,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // The SDK's fetch keeps connections alive; without this, close waits for them to time out.
+        (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+      });
+      await gatehouse.close();
+    },
+  };
+}

@@ -1,0 +1,154 @@
+import { knownError } from "@gatehouse/shared";
+import { and, eq } from "drizzle-orm";
+import type { RenderedConfig } from "../../config/index.ts";
+import { isUniqueViolation } from "../../db/errors.ts";
+import type { Database } from "../../db/index.ts";
+import type { AppDeps } from "../../deps.ts";
+import type { RequestAuth } from "../../http/request-auth.ts";
+import { StatusError } from "../../http/status-error.ts";
+import { consumeRateLimit, RATE_LIMITS } from "../../rate-limit/limiter.ts";
+import { assertTrustedCallbackUrl, withCode } from "../contact-channels/callback-url.ts";
+import { attachVerifiedPrimaryEmail } from "../contact-channels/service.ts";
+import { sendBuiltInEmail } from "../emails/built-in.ts";
+import { completeSignIn, type SignInResult } from "../sessions/sign-in.ts";
+import { type UserRow, users } from "../users/schema.ts";
+import { createUser, findUserByAuthEmail, normalizeEmail } from "../users/service.ts";
+import {
+  consumeVerificationCode,
+  createVerificationCode,
+  OTP_LENGTH,
+} from "../verification-codes/service.ts";
+
+function assertOtpEnabled(config: RenderedConfig): void {
+  // A plain-text 403, not a known error: that is what the protocol answers (PROTOCOL.md §4.2).
+  if (!config.auth.otp.allowSignIn) throw new StatusError(403, "OTP sign-in is not enabled for this project");
+}
+
+/**
+ * Who an email code for this address signs in: the account that signs in with it, or null for a new account.
+ * An account whose address was never verified is refused: the code would prove the address, but the account
+ * may have been registered by someone else with it, so we do not hand that account over.
+ */
+async function accountForEmail(db: Database, auth: RequestAuth, email: string): Promise<UserRow | null> {
+  const existing = await findUserByAuthEmail(db, auth.project.id, email);
+  if (existing) {
+    if (!existing.channel.isVerified) {
+      throw knownError("USER_EMAIL_ALREADY_EXISTS", {
+        email: existing.channel.value,
+        would_work_if_email_was_verified: true,
+      });
+    }
+    return existing.user;
+  }
+  if (!auth.config.auth.allowSignUp) throw knownError("SIGN_UP_NOT_ENABLED");
+  return null;
+}
+
+/** `POST /auth/otp/send-sign-in-code`: emails a magic link and its 6-character code; returns the nonce. */
+export async function sendSignInCode(
+  deps: AppDeps,
+  auth: RequestAuth,
+  input: { email: string; callbackUrl: string; ip: string | null },
+): Promise<{ nonce: string }> {
+  assertOtpEnabled(auth.config);
+  assertTrustedCallbackUrl(auth.config, input.callbackUrl);
+  const projectId = auth.project.id;
+  const email = normalizeEmail(input.email);
+  await consumeRateLimit(deps.db, RATE_LIMITS.emailPerIp, projectId, input.ip);
+  await consumeRateLimit(deps.db, RATE_LIMITS.emailPerRecipient, projectId, email);
+  const user = await accountForEmail(deps.db, auth, email);
+  const { code } = await createVerificationCode(deps.db, {
+    projectId,
+    purpose: "otp_sign_in",
+    data: { email, user_id: user?.id ?? null },
+  });
+  await sendBuiltInEmail(deps, auth.project, {
+    kind: "magic_link",
+    to: email,
+    userId: user?.id ?? null,
+    variables: { link: withCode(input.callbackUrl, code), otp: code.slice(0, OTP_LENGTH) },
+  });
+  return { nonce: code.slice(OTP_LENGTH) };
+}
+
+/** `POST /auth/otp/sign-in[/check-code]`: checks the code, and unless peeking signs in or signs up. */
+export async function signInWithCode(
+  deps: AppDeps,
+  auth: RequestAuth,
+  input: { code: string; ip: string | null; peek: boolean },
+): Promise<SignInResult | null> {
+  assertOtpEnabled(auth.config);
+  const projectId = auth.project.id;
+  await consumeRateLimit(deps.db, RATE_LIMITS.codeCheckPerIp, projectId, input.ip);
+  const row = await consumeVerificationCode(deps.db, {
+    projectId,
+    purpose: "otp_sign_in",
+    code: input.code,
+    peek: input.peek,
+  });
+  if (input.peek) return null;
+  const email = (row.data as { email?: unknown }).email;
+  if (typeof email !== "string") throw knownError("VERIFICATION_CODE_NOT_FOUND");
+
+  // Decided now rather than when the code was sent: accounts and settings may have changed in between.
+  const existing = await accountForEmail(deps.db, auth, email);
+  let user: UserRow;
+  let isNewUser = false;
+  if (existing) {
+    user = existing.otpAuthEnabled ? existing : await enableOtp(deps.db, projectId, existing.id);
+  } else if (auth.user?.isAnonymous) {
+    user = await upgradeAnonymousUser(deps.db, projectId, auth.user.id, email);
+    isNewUser = true;
+  } else {
+    user = await createUser(deps.db, projectId, auth.config, {
+      primaryEmail: email,
+      primaryEmailVerified: true,
+      primaryEmailAuthEnabled: true,
+      otpAuthEnabled: true,
+    });
+    isNewUser = true;
+  }
+  return completeSignIn(deps, { projectId, config: auth.config, user, isNewUser, ip: input.ip });
+}
+
+/** Signing in with an email code turns the method on for the account (PROTOCOL.md §4.2). */
+async function enableOtp(db: Database, projectId: string, userId: string): Promise<UserRow> {
+  const [user] = await db
+    .update(users)
+    .set({ otpAuthEnabled: true })
+    .where(and(eq(users.projectId, projectId), eq(users.id, userId)))
+    .returning();
+  if (!user) throw knownError("USER_NOT_FOUND");
+  return user;
+}
+
+/**
+ * An anonymous user who proves an email becomes a full account in place: same id, so whatever they did while
+ * anonymous stays theirs.
+ */
+async function upgradeAnonymousUser(
+  db: Database,
+  projectId: string,
+  userId: string,
+  email: string,
+): Promise<UserRow> {
+  try {
+    return await db.transaction(async (raw) => {
+      const tx = raw as unknown as Database;
+      const [user] = await tx
+        .update(users)
+        .set({ isAnonymous: false, otpAuthEnabled: true })
+        .where(and(eq(users.projectId, projectId), eq(users.id, userId), eq(users.isAnonymous, true)))
+        .returning();
+      if (!user) throw new StatusError(409, "This anonymous user has just been upgraded or deleted.");
+      await attachVerifiedPrimaryEmail(tx, projectId, userId, email);
+      return user;
+    });
+  } catch (error) {
+    // Another account took the address for sign-in between our check and this write.
+    if (isUniqueViolation(error)) {
+      throw knownError("USER_EMAIL_ALREADY_EXISTS", { email, would_work_if_email_was_verified: false });
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,76 @@
+/** Request helpers shared by the password and anonymous authentication tests. */
+import { and, eq } from "drizzle-orm";
+import { expect } from "vitest";
+import type { TestProject, TestServer } from "../../testing/harness.ts";
+import { contactChannels } from "../contact-channels/schema.ts";
+import { users } from "../users/schema.ts";
+
+export type Reply = Awaited<ReturnType<TestServer["request"]>>;
+
+export function passwordApi(server: TestServer, project: TestProject) {
+  const post = (path: string, body?: unknown, extraHeaders: Record<string, string> = {}) =>
+    server.request(`/api/v1${path}`, {
+      method: "POST",
+      headers: project.headers("client", extraHeaders),
+      ...(body === undefined ? {} : { body }),
+    });
+  const asUser = (accessToken: string, extra: Record<string, string> = {}) => ({
+    "x-stack-access-token": accessToken,
+    "x-stack-allow-anonymous-user": "true",
+    ...extra,
+  });
+  return {
+    post,
+    asUser,
+    signUp: (body: Record<string, unknown>, headers?: Record<string, string>) =>
+      post("/auth/password/sign-up", body, headers),
+    signIn: (email: string, password: string, headers?: Record<string, string>) =>
+      post("/auth/password/sign-in", { email, password }, headers),
+    /** A fresh access token for a refresh token; 401 once the session is gone. */
+    refresh: (refreshToken: string) =>
+      post("/auth/sessions/current/refresh", undefined, { "x-stack-refresh-token": refreshToken }),
+    patchConfig: async (override: Record<string, unknown>) => {
+      const response = await server.request("/api/v1/internal/config/override/environment", {
+        method: "PATCH",
+        headers: project.headers("admin"),
+        body: { config_override_string: JSON.stringify(override) },
+      });
+      expect(response.status, response.text).toBe(200);
+    },
+  };
+}
+
+/** Asserts a known-error response: status, header, code and (when given) details. */
+export function expectKnownError(
+  response: Reply,
+  status: number,
+  code: string,
+  details?: Record<string, unknown>,
+): void {
+  expect({ status: response.status, code: response.body?.code }, response.text).toEqual({ status, code });
+  expect(response.headers.get("x-stack-known-error")).toBe(code);
+  if (details === undefined) expect(response.body).not.toHaveProperty("details");
+  else expect(response.body.details).toEqual(details);
+}
+
+export async function storedUser(server: TestServer, projectId: string, userId: string) {
+  const [user] = await server.deps.db
+    .select()
+    .from(users)
+    .where(and(eq(users.projectId, projectId), eq(users.id, userId)));
+  return user;
+}
+
+export async function channelsOf(server: TestServer, projectId: string, userId: string) {
+  return server.deps.db
+    .select()
+    .from(contactChannels)
+    .where(and(eq(contactChannels.projectId, projectId), eq(contactChannels.userId, userId)));
+}
+
+let counter = 0;
+/** A unique email per call, so tests in one file never collide. */
+export function uniqueEmail(label = "user"): string {
+  counter += 1;
+  return `${label}-${counter}-${Date.now().toString(36)}@example.com`;
+}

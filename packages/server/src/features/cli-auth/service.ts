@@ -1,0 +1,257 @@
+import { knownError } from "@gatehouse/shared";
+import { and, eq, gt, isNotNull, isNull, lt, or } from "drizzle-orm";
+import type { RenderedConfig } from "../../config/index.ts";
+import {
+  decryptSecret,
+  encryptSecret,
+  generateSecureToken,
+  randomUuid,
+  SECURE_TOKEN_LENGTH,
+  sha256Hex,
+} from "../../crypto/index.ts";
+import type { Database } from "../../db/index.ts";
+import type { AppDeps } from "../../deps.ts";
+import { StatusError } from "../../http/status-error.ts";
+import type { RateLimitRule } from "../../rate-limit/limiter.ts";
+import { sessions } from "../sessions/schema.ts";
+import { findSessionByRefreshToken, issueTokens, type TokenPair } from "../sessions/service.ts";
+import { type UserRow, users } from "../users/schema.ts";
+import { findPrimaryChannel } from "../users/service.ts";
+import { restrictedReasonOf } from "../users/views.ts";
+import { type CliAuthAttemptRow, cliAuthAttempts } from "./schema.ts";
+
+export const DEFAULT_CLI_AUTH_LIFETIME_MS = 2 * 3600 * 1000;
+export const MAX_CLI_AUTH_LIFETIME_MS = 24 * 3600 * 1000;
+/**
+ * The SDK polls every 2 s, so one CLI makes 30 polls a minute; this lets a few hundred pass per IP and minute, enough
+ * for a whole office behind one NAT, while stopping a runaway loop from hammering the database.
+ */
+export const CLI_POLL_RATE_LIMIT = {
+  name: "cli-poll:ip",
+  limit: 300,
+  windowSeconds: 60,
+} as const satisfies RateLimitRule;
+/** Expired attempts are kept a day, so a late poll still hears "expired" instead of "invalid code". */
+const KEEP_EXPIRED_MS = 24 * 3600 * 1000;
+const REFRESH_TOKEN_PURPOSE = "cli-refresh-token";
+export const INVALID_LOGIN_CODE_MESSAGE = "Invalid login code or the code has expired";
+
+export type PollResult =
+  | { status: "waiting" | "expired" | "used" }
+  | { status: "success"; refresh_token: string };
+
+const encryptionKey = (deps: AppDeps) => ({ masterSecret: deps.env.secret, purpose: REFRESH_TOKEN_PURPOSE });
+
+/** Codes are generated with a fixed length; anything else cannot match and skips the database. */
+function hashCode(code: string): string | null {
+  return code.length === SECURE_TOKEN_LENGTH ? sha256Hex(code) : null;
+}
+
+/** The live anonymous session of a refresh token, or null (unknown, expired, or its user is no longer anonymous). */
+async function liveAnonymousSession(db: Database, projectId: string, refreshToken: string) {
+  const found = await findSessionByRefreshToken(db, projectId, refreshToken);
+  return found?.user.isAnonymous ? found : null;
+}
+
+export async function createCliAuthAttempt(
+  db: Database,
+  input: { projectId: string; lifetimeMs: number; anonRefreshToken: string | undefined },
+): Promise<{ pollingCode: string; loginCode: string; expiresAt: Date }> {
+  if (input.anonRefreshToken !== undefined) {
+    if (!(await liveAnonymousSession(db, input.projectId, input.anonRefreshToken))) {
+      throw new StatusError(
+        400,
+        "anon_refresh_token is not a live session of an anonymous user of this project.",
+      );
+    }
+  }
+  // Sweeping here bounds the table without a background job.
+  await db
+    .delete(cliAuthAttempts)
+    .where(
+      and(
+        eq(cliAuthAttempts.projectId, input.projectId),
+        lt(cliAuthAttempts.expiresAt, new Date(Date.now() - KEEP_EXPIRED_MS)),
+      ),
+    );
+  const pollingCode = generateSecureToken();
+  const loginCode = generateSecureToken();
+  const expiresAt = new Date(Date.now() + input.lifetimeMs);
+  await db.insert(cliAuthAttempts).values({
+    projectId: input.projectId,
+    id: randomUuid(),
+    pollingCodeHash: sha256Hex(pollingCode),
+    loginCodeHash: sha256Hex(loginCode),
+    anonRefreshTokenHash: input.anonRefreshToken === undefined ? null : sha256Hex(input.anonRefreshToken),
+    expiresAt,
+  });
+  return { pollingCode, loginCode, expiresAt };
+}
+
+/** One poll of the CLI. Only one poller ever receives the refresh token: the hand-over is a conditional update. */
+export async function pollCliAuthAttempt(
+  deps: AppDeps,
+  projectId: string,
+  pollingCode: string,
+): Promise<PollResult> {
+  const hash = hashCode(pollingCode);
+  const [attempt] = hash
+    ? await deps.db
+        .select()
+        .from(cliAuthAttempts)
+        .where(and(eq(cliAuthAttempts.projectId, projectId), eq(cliAuthAttempts.pollingCodeHash, hash)))
+        .limit(1)
+    : [];
+  if (!attempt) throw knownError("INVALID_POLLING_CODE");
+  if (attempt.usedAt) return { status: "used" };
+  const now = new Date();
+  if (attempt.expiresAt <= now) return { status: "expired" };
+  if (!attempt.refreshTokenEncrypted) return { status: "waiting" };
+
+  // The stored token is cleared as it is handed over: nothing readable stays behind once the CLI has it.
+  const handedOver = await deps.db
+    .update(cliAuthAttempts)
+    .set({ usedAt: now, refreshTokenEncrypted: null })
+    .where(
+      and(
+        eq(cliAuthAttempts.projectId, projectId),
+        eq(cliAuthAttempts.id, attempt.id),
+        isNull(cliAuthAttempts.usedAt),
+        isNotNull(cliAuthAttempts.refreshTokenEncrypted),
+      ),
+    )
+    .returning({ id: cliAuthAttempts.id });
+  if (handedOver.length === 0) return { status: "used" };
+  return {
+    status: "success",
+    refresh_token: decryptSecret(attempt.refreshTokenEncrypted, encryptionKey(deps)),
+  };
+}
+
+/** The attempt behind a login code, while the browser may still act on it; otherwise the plain 400 of §4.9. */
+export async function findPendingAttempt(
+  db: Database,
+  projectId: string,
+  loginCode: string,
+): Promise<CliAuthAttemptRow> {
+  const hash = hashCode(loginCode);
+  const [attempt] = hash
+    ? await db
+        .select()
+        .from(cliAuthAttempts)
+        .where(
+          and(
+            eq(cliAuthAttempts.projectId, projectId),
+            eq(cliAuthAttempts.loginCodeHash, hash),
+            isNull(cliAuthAttempts.usedAt),
+            isNull(cliAuthAttempts.refreshTokenEncrypted),
+            gt(cliAuthAttempts.expiresAt, new Date()),
+          ),
+        )
+        .limit(1)
+    : [];
+  if (!attempt) throw new StatusError(400, INVALID_LOGIN_CODE_MESSAGE);
+  return attempt;
+}
+
+/** Whether the CLI that started this attempt holds a live anonymous session. */
+export async function attemptHasAnonymousSession(db: Database, attempt: CliAuthAttemptRow): Promise<boolean> {
+  return (await anonymousUserOf(db, attempt)) !== null;
+}
+
+async function anonymousUserOf(db: Database, attempt: CliAuthAttemptRow): Promise<UserRow | null> {
+  if (!attempt.anonRefreshTokenHash) return null;
+  // The sessions table keeps the same SHA-256, so the stored hash finds the session without the token itself.
+  const found = await findSessionByRefreshTokenHash(db, attempt.projectId, attempt.anonRefreshTokenHash);
+  return found?.user.isAnonymous ? found.user : null;
+}
+
+async function findSessionByRefreshTokenHash(db: Database, projectId: string, hash: string) {
+  const [row] = await db
+    .select({ session: sessions, user: users })
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .where(
+      and(
+        eq(sessions.projectId, projectId),
+        eq(sessions.refreshTokenHash, hash),
+        or(isNull(sessions.expiresAt), gt(sessions.expiresAt, new Date())),
+      ),
+    )
+    .limit(1);
+  return row ?? null;
+}
+
+/**
+ * Gives the browser a session of the CLI's anonymous user, once per attempt. Only the hash of the CLI's refresh
+ * token is stored, so the browser gets a new session of that same user rather than the CLI's own token.
+ */
+export async function claimAnonymousSession(
+  deps: AppDeps,
+  attempt: CliAuthAttemptRow,
+  config: RenderedConfig,
+  ip: string | null,
+): Promise<TokenPair> {
+  const user = await anonymousUserOf(deps.db, attempt);
+  const noSession = () => new StatusError(400, "No anonymous session is associated with this login code.");
+  if (!user) throw noSession();
+  const claimed = await deps.db
+    .update(cliAuthAttempts)
+    .set({ anonRefreshTokenHash: null })
+    .where(
+      and(
+        eq(cliAuthAttempts.projectId, attempt.projectId),
+        eq(cliAuthAttempts.id, attempt.id),
+        eq(cliAuthAttempts.anonRefreshTokenHash, attempt.anonRefreshTokenHash!),
+        isNull(cliAuthAttempts.usedAt),
+        isNull(cliAuthAttempts.refreshTokenEncrypted),
+      ),
+    )
+    .returning({ id: cliAuthAttempts.id });
+  if (claimed.length === 0) throw noSession();
+  return issueTokens(deps, attempt.projectId, user, config, { ip });
+}
+
+/**
+ * Stores the browser's refresh token for the poller. The token must be a live session of this project, of a user who
+ * is not restricted, and of the signed-in user when the browser sent an access token.
+ */
+export async function completeAttempt(
+  deps: AppDeps,
+  input: {
+    attempt: CliAuthAttemptRow;
+    refreshToken: string;
+    signedInUserId: string | null;
+    config: RenderedConfig;
+  },
+): Promise<void> {
+  const { attempt } = input;
+  const found = await findSessionByRefreshToken(deps.db, attempt.projectId, input.refreshToken);
+  if (!found) throw new StatusError(400, "The refresh token is not a live session of this project.");
+  if (input.signedInUserId !== null && found.user.id !== input.signedInUserId) {
+    throw new StatusError(400, "The refresh token does not belong to the signed-in user.");
+  }
+  const primary = await findPrimaryChannel(deps.db, attempt.projectId, found.user.id);
+  const restrictedReason = restrictedReasonOf(found.user, primary, input.config);
+  if (restrictedReason)
+    throw knownError("RESTRICTED_USER_NOT_ALLOWED", { restricted_reason: restrictedReason });
+
+  const stored = await deps.db
+    .update(cliAuthAttempts)
+    .set({
+      refreshTokenEncrypted: encryptSecret(input.refreshToken, encryptionKey(deps)),
+      // The CLI now gets a real session; its anonymous one must not be claimable any more.
+      anonRefreshTokenHash: null,
+    })
+    .where(
+      and(
+        eq(cliAuthAttempts.projectId, attempt.projectId),
+        eq(cliAuthAttempts.id, attempt.id),
+        isNull(cliAuthAttempts.usedAt),
+        isNull(cliAuthAttempts.refreshTokenEncrypted),
+        gt(cliAuthAttempts.expiresAt, new Date()),
+      ),
+    )
+    .returning({ id: cliAuthAttempts.id });
+  if (stored.length === 0) throw new StatusError(400, INVALID_LOGIN_CODE_MESSAGE);
+}

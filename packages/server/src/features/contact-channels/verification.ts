@@ -1,0 +1,73 @@
+import { knownError } from "@gatehouse/shared";
+import type { RenderedConfig } from "../../config/index.ts";
+import type { AppDeps } from "../../deps.ts";
+import { consumeRateLimit, RATE_LIMITS } from "../../rate-limit/limiter.ts";
+import { sendBuiltInEmail } from "../emails/built-in.ts";
+import type { ProjectRow } from "../projects/schema.ts";
+import { normalizeEmail } from "../users/service.ts";
+import { consumeVerificationCode, createVerificationCode } from "../verification-codes/service.ts";
+import { assertTrustedCallbackUrl, withCode } from "./callback-url.ts";
+import { markContactChannelVerified } from "./service.ts";
+
+/**
+ * Sends an "email_verification" code for one address of a user. The code's data is `{user_id, email}`: password
+ * sign-up sends codes of this exact shape too, and `verifyEmailCode` accepts both.
+ */
+export async function sendEmailVerificationCode(
+  deps: AppDeps,
+  context: { project: ProjectRow; config: RenderedConfig; ip: string | null },
+  input: { userId: string; email: string; callbackUrl: string },
+): Promise<void> {
+  assertTrustedCallbackUrl(context.config, input.callbackUrl);
+  const projectId = context.project.id;
+  await consumeRateLimit(deps.db, RATE_LIMITS.emailPerIp, projectId, context.ip);
+  await consumeRateLimit(deps.db, RATE_LIMITS.emailPerRecipient, projectId, input.email);
+  const { code } = await createVerificationCode(deps.db, {
+    projectId,
+    purpose: "email_verification",
+    data: { user_id: input.userId, email: input.email },
+  });
+  await sendBuiltInEmail(deps, context.project, {
+    kind: "email_verification",
+    to: input.email,
+    userId: input.userId,
+    variables: { link: withCode(input.callbackUrl, code) },
+  });
+}
+
+function readCodeData(data: unknown): { userId: string; email: string } {
+  const { user_id: userId, email } = (data ?? {}) as { user_id?: unknown; email?: unknown };
+  // Only this server writes code data; a row without these fields cannot be for an email address.
+  if (typeof userId !== "string" || typeof email !== "string")
+    throw knownError("VERIFICATION_CODE_NOT_FOUND");
+  return { userId, email: normalizeEmail(email) };
+}
+
+/**
+ * Checks (`peek`) or uses an email verification code. Using it marks the channel with the code's address
+ * verified; the address is matched by value, so a channel deleted or changed since the email went out is not
+ * verified by an old link.
+ */
+export async function verifyEmailCode(
+  deps: AppDeps,
+  context: { projectId: string; ip: string | null },
+  input: { code: string; peek: boolean },
+): Promise<void> {
+  await consumeRateLimit(deps.db, RATE_LIMITS.codeCheckPerIp, context.projectId, context.ip);
+  const row = await consumeVerificationCode(deps.db, {
+    projectId: context.projectId,
+    purpose: "email_verification",
+    code: input.code,
+    peek: input.peek,
+  });
+  const { userId, email } = readCodeData(row.data);
+  if (input.peek) return;
+  const channel = await markContactChannelVerified(deps.db, context.projectId, userId, email);
+  if (!channel) {
+    throw knownError(
+      "EMAIL_NOT_ASSOCIATED_WITH_USER",
+      undefined,
+      "This e-mail address is no longer a contact channel of the user (it was removed or changed after the code was sent).",
+    );
+  }
+}

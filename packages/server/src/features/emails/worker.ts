@@ -1,0 +1,210 @@
+import { and, eq, inArray, lte, sql } from "drizzle-orm";
+import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
+import type { AppDeps } from "../../deps.ts";
+import { getRenderedConfig } from "../projects/config-store.ts";
+import { projects } from "../projects/schema.ts";
+import { type SentEmailRow, sentEmails } from "./schema.ts";
+import { type Delivery, describeSmtpError, resolveDelivery, sendWith, TransportCache } from "./transport.ts";
+
+export type EmailWorker = {
+  /** Look at the outbox now (called whenever a message is queued). */
+  wake: () => void;
+  /** Stops the timer, waits for the deliveries in flight and closes the SMTP transports. */
+  stop: () => Promise<void>;
+  /** Delivers everything that is due now, then resolves; for tests and shutdown hooks. */
+  drain: () => Promise<void>;
+};
+
+export type EmailWorkerOptions = {
+  /** How often the outbox is polled without a wake-up, for retries and for mail queued by other instances. */
+  intervalMs?: number;
+  batchSize?: number;
+  /** After this many failed attempts a message is marked `failed` (it stays in the table with its last error). */
+  maxAttempts?: number;
+  /** How long a claimed message may stay `sending` before another worker assumes its worker died. */
+  leaseMs?: number;
+  retryBaseDelayMs?: number;
+  retryMaxDelayMs?: number;
+};
+
+const DEFAULTS: Required<EmailWorkerOptions> = {
+  intervalMs: 5_000,
+  batchSize: 10,
+  maxAttempts: 8,
+  leaseMs: 5 * 60_000,
+  retryBaseDelayMs: 30_000,
+  retryMaxDelayMs: 60 * 60_000,
+};
+
+/** Exponential backoff: the base delay after the first failure, doubling each time, capped. */
+export function retryDelayMs(
+  attempts: number,
+  options: Pick<EmailWorkerOptions, "retryBaseDelayMs" | "retryMaxDelayMs"> = {},
+) {
+  const base = options.retryBaseDelayMs ?? DEFAULTS.retryBaseDelayMs;
+  const max = options.retryMaxDelayMs ?? DEFAULTS.retryMaxDelayMs;
+  return Math.min(max, base * 2 ** Math.max(0, attempts - 1));
+}
+
+const inMs = (ms: number) => sql`now() + ${`${Math.round(ms)} milliseconds`}::interval`;
+
+/**
+ * Delivers the outbox. Rows are claimed with `FOR UPDATE SKIP LOCKED`, so any number of workers (in one process or
+ * many) can run on one database and each message is claimed by exactly one of them. A claim sets `sending` and a
+ * lease in `next_attempt_at`; a worker that dies mid-send leaves a row whose lease runs out and which is claimed
+ * again (delivery is at least once). `attempts` counts claims and also fences the final write, so a worker that
+ * lost its lease cannot overwrite the outcome of the worker that took over.
+ */
+export function startEmailWorker(deps: AppDeps, options: EmailWorkerOptions = {}): EmailWorker {
+  const settings = { ...DEFAULTS, ...options };
+  const transports = new TransportCache();
+  let stopped = false;
+  let running: Promise<void> | null = null;
+  let runAgain = false;
+
+  const claimBatch = async (): Promise<SentEmailRow[]> => {
+    const due = deps.db
+      .select({ id: sentEmails.id })
+      .from(sentEmails)
+      // `sending` rows are due only once their lease has run out (the claim moved next_attempt_at forward).
+      .where(
+        and(inArray(sentEmails.status, ["queued", "sending"]), lte(sentEmails.nextAttemptAt, sql`now()`)),
+      )
+      .orderBy(sentEmails.nextAttemptAt)
+      .limit(settings.batchSize)
+      .for("update", { skipLocked: true });
+    return deps.db
+      .update(sentEmails)
+      .set({
+        status: "sending",
+        attempts: sql`${sentEmails.attempts} + 1`,
+        nextAttemptAt: inMs(settings.leaseMs),
+      })
+      .where(inArray(sentEmails.id, due))
+      .returning();
+  };
+
+  /** Writes the outcome only if this worker still holds the claim (same status and attempt number). */
+  const finish = (row: SentEmailRow, values: PgUpdateSetSource<typeof sentEmails>) =>
+    deps.db
+      .update(sentEmails)
+      .set(values)
+      .where(
+        and(
+          eq(sentEmails.projectId, row.projectId),
+          eq(sentEmails.id, row.id),
+          eq(sentEmails.status, "sending"),
+          eq(sentEmails.attempts, row.attempts),
+        ),
+      );
+
+  const recordFailure = (row: SentEmailRow, error: string) =>
+    row.attempts >= settings.maxAttempts
+      ? finish(row, { status: "failed", error })
+      : finish(row, {
+          status: "queued",
+          error,
+          nextAttemptAt: inMs(retryDelayMs(row.attempts, settings)),
+        });
+
+  /** One query for the projects of a batch, and one config render per distinct project (at most the batch size). */
+  const deliveriesFor = async (rows: SentEmailRow[]): Promise<Map<string, Delivery>> => {
+    const projectIds = [...new Set(rows.map((r) => r.projectId))];
+    const projectRows = await deps.db
+      .select({ id: projects.id, displayName: projects.displayName })
+      .from(projects)
+      .where(inArray(projects.id, projectIds));
+    const entries = await Promise.all(
+      projectRows.map(async (project): Promise<[string, Delivery]> => {
+        try {
+          const config = await getRenderedConfig(deps.db, project.id);
+          return [project.id, resolveDelivery(deps.env, project.displayName, config.emails.server)];
+        } catch (error) {
+          return [
+            project.id,
+            { kind: "misconfigured", error: `The project's config could not be read: ${String(error)}` },
+          ];
+        }
+      }),
+    );
+    return new Map(entries);
+  };
+
+  const deliver = async (row: SentEmailRow, delivery: Delivery | undefined): Promise<void> => {
+    if (!delivery) return; // the project was deleted meanwhile, and its outbox with it
+    if (row.attempts > settings.maxAttempts) {
+      await finish(row, { status: "failed", error: row.error ?? "Delivery was interrupted too many times." });
+      return;
+    }
+    if (delivery.kind === "misconfigured") {
+      await recordFailure(row, delivery.error);
+      return;
+    }
+    if (delivery.kind === "dev-outbox") {
+      await finish(row, { status: "sent", transport: "dev-outbox", sentAt: sql`now()`, error: null });
+      return;
+    }
+    try {
+      await sendWith(transports.get(delivery.options), {
+        from: delivery.from,
+        to: row.to,
+        subject: row.subject,
+        html: row.html,
+        text: row.text,
+      });
+    } catch (error) {
+      await recordFailure(row, describeSmtpError(error));
+      return;
+    }
+    await finish(row, { status: "sent", transport: "smtp", sentAt: sql`now()`, error: null });
+  };
+
+  const deliverDue = async (): Promise<void> => {
+    while (!stopped) {
+      const batch = await claimBatch();
+      if (batch.length === 0) return;
+      const deliveries = await deliveriesFor(batch);
+      await Promise.all(batch.map((row) => deliver(row, deliveries.get(row.projectId))));
+      if (batch.length < settings.batchSize) return;
+    }
+  };
+
+  /** At most one run at a time; a wake-up during a run makes it look once more before finishing. */
+  const run = (): Promise<void> => {
+    if (running) {
+      runAgain = true;
+      return running;
+    }
+    running = (async () => {
+      try {
+        do {
+          runAgain = false;
+          await deliverDue();
+        } while (runAgain && !stopped);
+      } finally {
+        running = null;
+      }
+    })();
+    return running;
+  };
+
+  const runInBackground = () => {
+    if (stopped) return;
+    run().catch((error) => console.error("Email delivery failed:", error));
+  };
+
+  const timer = setInterval(runInBackground, settings.intervalMs);
+  timer.unref();
+  runInBackground();
+
+  return {
+    wake: runInBackground,
+    drain: () => (stopped ? Promise.resolve() : run()),
+    stop: async () => {
+      stopped = true;
+      clearInterval(timer);
+      await running?.catch(() => {});
+      transports.closeAll();
+    },
+  };
+}

@@ -1,0 +1,57 @@
+import { z } from "zod";
+import { resolveUserId } from "../../http/current-user.ts";
+import { type AnyRoute, defineRoute } from "../../http/route.ts";
+import { listNotificationPreferences, setNotificationPreference } from "./service.ts";
+
+const userIdOrMe = z.union([z.literal("me"), z.uuid({ error: 'must be a user id (a UUID) or "me"' })]);
+
+const preferenceSchema = z.object({
+  notification_category_id: z.string(),
+  notification_category_name: z.string(),
+  enabled: z.boolean(),
+  can_disable: z.boolean(),
+});
+
+const tags = ["Notification preferences"];
+
+export const notificationRoutes: AnyRoute[] = [
+  defineRoute({
+    method: "GET",
+    path: "/emails/notification-preference/:user_id",
+    summary: "List a user's notification categories and whether each is enabled",
+    tags,
+    access: ["client", "server", "admin"],
+    request: { params: z.strictObject({ user_id: userIdOrMe }) },
+    response: { body: z.object({ items: z.array(preferenceSchema), is_paginated: z.literal(false) }) },
+    handler: async ({ deps, auth, params }) => {
+      const userId = resolveUserId(auth, params.user_id);
+      const items = await listNotificationPreferences(deps.db, auth.project.id, userId);
+      return { body: { items, is_paginated: false } };
+    },
+  }),
+  defineRoute({
+    method: "PATCH",
+    path: "/emails/notification-preference/:user_id/:notification_category_id",
+    summary: "Enable or disable a notification category for a user (Transactional cannot be disabled)",
+    tags,
+    access: ["client", "server", "admin"],
+    request: {
+      // Any string: an unknown category is a 404, whatever it looks like.
+      params: z.strictObject({ user_id: userIdOrMe, notification_category_id: z.string().max(100) }),
+      body: z.strictObject({ enabled: z.boolean() }),
+    },
+    response: { body: preferenceSchema },
+    handler: async ({ deps, auth, params, body }) => {
+      const userId = resolveUserId(auth, params.user_id);
+      return {
+        body: await setNotificationPreference(
+          deps.db,
+          auth.project.id,
+          userId,
+          params.notification_category_id,
+          body.enabled,
+        ),
+      };
+    },
+  }),
+];

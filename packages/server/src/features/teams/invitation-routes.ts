@@ -1,0 +1,228 @@
+import { isRedirectUrlTrusted, knownError } from "@gatehouse/shared";
+import { z } from "zod";
+import type { RenderedConfig } from "../../config/index.ts";
+import type { Database } from "../../db/index.ts";
+import { requireUser, resolveUserId } from "../../http/current-user.ts";
+import type { RequestAuth } from "../../http/request-auth.ts";
+import { defineRoute } from "../../http/route.ts";
+import { StatusError } from "../../http/status-error.ts";
+import { consumeRateLimit, RATE_LIMITS } from "../../rate-limit/limiter.ts";
+import { sendBuiltInEmail } from "../emails/built-in.ts";
+import { emailField } from "../users/fields.ts";
+import { normalizeEmail } from "../users/service.ts";
+import { consumeVerificationCode } from "../verification-codes/service.ts";
+import { requireClientTeamPermission, requireUserInProject, teamForCaller } from "./access.ts";
+import {
+  createInvitation,
+  findInvitation,
+  joinInvitedTeam,
+  listOpenInvitations,
+  refuseRestrictedUser,
+  revokeInvitation,
+  useInvitationCode,
+  verifiedEmailsOf,
+} from "./invitations.ts";
+import { findTeam } from "./service.ts";
+import { invitationView, listOf, success, teamInvitationSchema } from "./views.ts";
+
+const tags = ["Team invitations"];
+const all = ["client", "server", "admin"] as const;
+/** PROTOCOL.md §4.3: a code is exactly 45 characters, anything else is a SCHEMA_ERROR. */
+const codeBody = z.strictObject({ code: z.string().length(45) });
+
+function isCallbackTrusted(url: string, config: RenderedConfig): boolean {
+  return isRedirectUrlTrusted(url, {
+    allowLocalhost: config.domains.allowLocalhost,
+    trustedDomains: Object.values(config.domains.trustedDomains).map((domain) => domain.baseUrl),
+  });
+}
+
+/** Clients manage a team's invitations as a member holding `$invite_members`; servers may for any team. */
+async function teamForInviting(db: Database, auth: RequestAuth, teamId: string) {
+  const team = await teamForCaller(db, auth, teamId);
+  await requireClientTeamPermission(db, auth, teamId, "$invite_members");
+  return team;
+}
+
+/** Checks an emailed code, counting the attempt; `peek` leaves it usable. */
+async function checkInvitationCode(
+  deps: { db: Database },
+  auth: RequestAuth,
+  clientIp: string | null,
+  code: string,
+  peek: boolean,
+) {
+  await consumeRateLimit(deps.db, RATE_LIMITS.codeCheckPerIp, auth.project.id, clientIp);
+  const row = await consumeVerificationCode(deps.db, {
+    projectId: auth.project.id,
+    purpose: "team_invitation",
+    code,
+    peek,
+  });
+  return row.data as { team_id: string; email: string; invitation_id: string };
+}
+
+export const invitationRoutes = [
+  defineRoute({
+    method: "POST",
+    path: "/team-invitations/send-code",
+    summary: "Invite an email address to a team; the link in the email carries a one-time code",
+    tags,
+    access: all,
+    request: {
+      body: z.strictObject({ team_id: z.string(), email: emailField, callback_url: z.string().max(2048) }),
+    },
+    response: { body: z.object({ success: z.literal(true), id: z.string() }) },
+    handler: async ({ deps, auth, body, clientIp }) => {
+      const team = await teamForInviting(deps.db, auth, body.team_id);
+      if (!isCallbackTrusted(body.callback_url, auth.config))
+        throw knownError("REDIRECT_URL_NOT_WHITELISTED");
+      const email = normalizeEmail(body.email);
+      if (auth.accessType === "client") {
+        // A member could otherwise turn the project's mail server against any address.
+        await consumeRateLimit(deps.db, RATE_LIMITS.emailPerRecipient, auth.project.id, email);
+        await consumeRateLimit(deps.db, RATE_LIMITS.emailPerIp, auth.project.id, clientIp);
+      }
+      const { invitation, code } = await createInvitation(deps.db, {
+        projectId: auth.project.id,
+        teamId: team.id,
+        email,
+      });
+      const link = new URL(body.callback_url);
+      link.searchParams.set("code", code);
+      await sendBuiltInEmail(deps, auth.project, {
+        kind: "team_invitation",
+        to: email,
+        variables: { link: link.toString(), teamDisplayName: team.displayName },
+      });
+      return { body: { success: true, id: invitation.id } };
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/team-invitations/accept/check-code",
+    summary: "Check an invitation code without using it",
+    tags,
+    access: all,
+    request: { body: codeBody },
+    response: { body: z.object({ is_code_valid: z.literal(true) }) },
+    handler: async ({ deps, auth, body, clientIp }) => {
+      await checkInvitationCode(deps, auth, clientIp, body.code, true);
+      return { body: { is_code_valid: true } };
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/team-invitations/accept/details",
+    summary: "The team an invitation code is for, without using the code",
+    tags,
+    access: all,
+    request: { body: codeBody },
+    response: { body: z.object({ team_id: z.string(), team_display_name: z.string() }) },
+    handler: async ({ deps, auth, body, clientIp }) => {
+      const data = await checkInvitationCode(deps, auth, clientIp, body.code, true);
+      const team = await findTeam(deps.db, auth.project.id, data.team_id);
+      if (!team) throw knownError("TEAM_NOT_FOUND", { team_id: data.team_id });
+      return { body: { team_id: team.id, team_display_name: team.displayName } };
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/team-invitations/accept",
+    summary: "Join the team of an invitation code as the signed-in user (joining a team twice is a no-op)",
+    tags,
+    access: all,
+    request: { body: codeBody },
+    response: { body: z.object({}) },
+    handler: async ({ deps, auth, body, clientIp }) => {
+      // Checked before the code so that a signed-out or restricted attempt does not use it up.
+      const user = requireUser(auth);
+      await refuseRestrictedUser(deps.db, user, auth.config);
+      const data = await checkInvitationCode(deps, auth, clientIp, body.code, false);
+      await joinInvitedTeam(deps.db, {
+        projectId: auth.project.id,
+        teamId: data.team_id,
+        invitationId: data.invitation_id,
+        user,
+        config: auth.config,
+      });
+      return { body: {} };
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/team-invitations",
+    summary: "Open invitations of a team (team_id) or addressed to a user's verified emails (user_id)",
+    tags,
+    access: all,
+    request: { query: z.strictObject({ team_id: z.string().optional(), user_id: z.string().optional() }) },
+    response: { body: listOf(teamInvitationSchema) },
+    handler: async ({ deps, auth, query }) => {
+      if ((query.team_id === undefined) === (query.user_id === undefined)) {
+        throw new StatusError(400, "Exactly one of team_id and user_id must be given.");
+      }
+      let rows: Awaited<ReturnType<typeof listOpenInvitations>>;
+      if (query.team_id !== undefined) {
+        const team = await teamForInviting(deps.db, auth, query.team_id);
+        rows = await listOpenInvitations(deps.db, auth.project.id, { teamId: team.id });
+      } else {
+        const userId = resolveUserId(auth, query.user_id!);
+        const user = await requireUserInProject(deps.db, auth, userId);
+        const emails = await verifiedEmailsOf(deps.db, auth.project.id, user.id);
+        rows = await listOpenInvitations(deps.db, auth.project.id, { emails });
+      }
+      const items = rows.map(({ invitation, team }) => invitationView(invitation, team));
+      return { body: { items, is_paginated: false } };
+    },
+  }),
+  defineRoute({
+    method: "DELETE",
+    path: "/team-invitations/:id",
+    summary: "Revoke an invitation of a team (clients need $invite_members)",
+    tags,
+    access: all,
+    request: {
+      params: z.strictObject({ id: z.string() }),
+      query: z.strictObject({ team_id: z.string() }),
+    },
+    response: { body: success },
+    handler: async ({ deps, auth, params, query }) => {
+      const team = await teamForInviting(deps.db, auth, query.team_id);
+      if (!(await revokeInvitation(deps.db, auth.project.id, team.id, params.id))) {
+        throw knownError("VERIFICATION_CODE_NOT_FOUND");
+      }
+      return { body: { success: true } };
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/team-invitations/:id/accept",
+    summary: "Accept an invitation addressed to one of the user's verified emails",
+    tags,
+    access: all,
+    request: {
+      params: z.strictObject({ id: z.string() }),
+      query: z.strictObject({ user_id: z.string() }),
+    },
+    response: { body: z.object({}) },
+    handler: async ({ deps, auth, params, query }) => {
+      const user = await requireUserInProject(deps.db, auth, resolveUserId(auth, query.user_id));
+      const found = await findInvitation(deps.db, auth.project.id, params.id);
+      if (!found) throw knownError("VERIFICATION_CODE_NOT_FOUND");
+      const { invitation } = found;
+      if (invitation.expiresAt.getTime() <= Date.now()) throw knownError("VERIFICATION_CODE_EXPIRED");
+      const emails = await verifiedEmailsOf(deps.db, auth.project.id, user.id);
+      if (!emails.includes(invitation.recipientEmail)) throw knownError("TEAM_INVITATION_EMAIL_MISMATCH");
+      await refuseRestrictedUser(deps.db, user, auth.config);
+      await useInvitationCode(deps.db, invitation);
+      await joinInvitedTeam(deps.db, {
+        projectId: auth.project.id,
+        teamId: invitation.teamId,
+        invitationId: invitation.id,
+        user,
+        config: auth.config,
+      });
+      return { body: {} };
+    },
+  }),
+];

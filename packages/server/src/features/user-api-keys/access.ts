@@ -1,0 +1,116 @@
+/**
+ * Who may manage which API keys. Servers and admins manage any key of the project. A client manages its own user's
+ * keys, and a team's keys when it holds `$manage_api_keys` in that team (directly or through containment).
+ */
+import { knownError } from "@gatehouse/shared";
+import { and, eq } from "drizzle-orm";
+import type { UserOrTeamApiKeyType } from "../../crypto/index.ts";
+import type { Database } from "../../db/index.ts";
+import { requireUser, resolveUserId } from "../../http/current-user.ts";
+import type { RequestAuth } from "../../http/request-auth.ts";
+import { StatusError } from "../../http/status-error.ts";
+import { hasTeamPermission } from "../permissions/service.ts";
+import { teams } from "../teams/schema.ts";
+import { findUser } from "../users/service.ts";
+import type { UserTeamApiKeyRow } from "./schema.ts";
+import type { ApiKeyOwner } from "./service.ts";
+
+export const MANAGE_API_KEYS_PERMISSION = "$manage_api_keys";
+
+export function requireEnabled(auth: RequestAuth, type: UserOrTeamApiKeyType): void {
+  if (!auth.config.apiKeys.enabled[type]) {
+    throw new StatusError(
+      400,
+      `${type === "user" ? "User" : "Team"} API keys are not enabled for this project (apiKeys.enabled.${type}).`,
+    );
+  }
+}
+
+export function apiKeyNotFound(): never {
+  throw knownError("API_KEY_NOT_FOUND");
+}
+
+function clientManagesTeamKeys(db: Database, auth: RequestAuth, userId: string, teamId: string) {
+  return hasTeamPermission(db, {
+    projectId: auth.project.id,
+    teamId,
+    userId,
+    permissionId: MANAGE_API_KEYS_PERMISSION,
+    config: auth.config,
+  });
+}
+
+/** Resolves and authorises the owner named by a create or list request. */
+export async function authorizeOwner(
+  db: Database,
+  auth: RequestAuth,
+  type: UserOrTeamApiKeyType,
+  input: { userId?: string; teamId?: string },
+): Promise<ApiKeyOwner> {
+  if (type === "user") {
+    const userId = resolveUserId(auth, input.userId!);
+    if (auth.accessType !== "client" && !(await findUser(db, auth.project.id, userId))) {
+      throw knownError("USER_NOT_FOUND");
+    }
+    return { type, userId };
+  }
+  const teamId = input.teamId!;
+  if (auth.accessType === "client") {
+    const user = requireUser(auth);
+    // Non-members and members without the permission get the same answer, so membership is not revealed.
+    if (!(await clientManagesTeamKeys(db, auth, user.id, teamId))) {
+      throw knownError("TEAM_PERMISSION_REQUIRED", {
+        team_id: teamId,
+        user_id: user.id,
+        permission_id: MANAGE_API_KEYS_PERMISSION,
+      });
+    }
+    return { type, teamId };
+  }
+  const [team] = await db
+    .select({ id: teams.id })
+    .from(teams)
+    .where(and(eq(teams.projectId, auth.project.id), eq(teams.id, teamId)))
+    .limit(1);
+  if (!team) throw knownError("TEAM_NOT_FOUND", { team_id: teamId });
+  return { type, teamId };
+}
+
+/**
+ * For reading or changing one key: a client that may not manage it is told it does not exist, and so is anyone
+ * naming an owner (`user_id` / `team_id` in the query) that is not the key's.
+ */
+export async function authorizeKey(
+  db: Database,
+  auth: RequestAuth,
+  row: UserTeamApiKeyRow,
+  named: { user_id?: string | undefined; team_id?: string | undefined },
+): Promise<void> {
+  if (named.user_id !== undefined) {
+    const userId = named.user_id === "me" ? auth.user?.id : named.user_id;
+    if (userId !== row.userId) apiKeyNotFound();
+  }
+  if (named.team_id !== undefined && named.team_id !== row.teamId) apiKeyNotFound();
+  if (auth.accessType !== "client") return;
+  const user = requireUser(auth);
+  if (
+    row.type === "user" ? row.userId === user.id : await clientManagesTeamKeys(db, auth, user.id, row.teamId!)
+  ) {
+    return;
+  }
+  apiKeyNotFound();
+}
+
+export function toView(row: UserTeamApiKeyRow) {
+  return {
+    id: row.id,
+    description: row.description,
+    ...(row.expiresAt ? { expires_at_millis: row.expiresAt.getTime() } : {}),
+    ...(row.manuallyRevokedAt ? { manually_revoked_at_millis: row.manuallyRevokedAt.getTime() } : {}),
+    created_at_millis: row.createdAt.getTime(),
+    is_public: row.isPublic,
+    value: { last_four: row.lastFour },
+    type: row.type,
+    ...(row.type === "user" ? { user_id: row.userId! } : { team_id: row.teamId! }),
+  };
+}

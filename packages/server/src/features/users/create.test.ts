@@ -1,0 +1,242 @@
+import { hash as bcryptHash } from "@node-rs/bcrypt";
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { verifyPassword } from "../../crypto/index.ts";
+import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
+import { createSignedInUser } from "../../testing/users.ts";
+import { users } from "./schema.ts";
+import { insertTeam, SERVER_VIEW_KEYS, setConfig, userRow } from "./test-support.ts";
+import { decryptTotpSecret } from "./totp.ts";
+
+let server: TestServer;
+let project: TestProject;
+let other: TestProject;
+
+beforeAll(async () => {
+  server = await createTestServer();
+  project = await server.createProject("User creation");
+  other = await server.createProject("Another project");
+});
+afterAll(() => server.close());
+
+const create = (body: unknown, target: TestProject = project, accessType: "server" | "admin" = "server") =>
+  server.request("/api/v1/users", { method: "POST", headers: target.headers(accessType), body });
+
+const errorCode = (response: { headers: Headers }) => response.headers.get("x-stack-known-error");
+
+describe("POST /users", () => {
+  it("creates a user with defaults and answers 201 with the server view", async () => {
+    const response = await create({});
+    expect(response.status).toBe(201);
+    expect(Object.keys(response.body).sort()).toEqual(SERVER_VIEW_KEYS);
+    expect(response.body).toMatchObject({
+      primary_email: null,
+      primary_email_verified: false,
+      primary_email_auth_enabled: false,
+      display_name: null,
+      has_password: false,
+      is_anonymous: false,
+      is_restricted: false,
+      restricted_by_admin: false,
+      client_metadata: null,
+      server_metadata: null,
+      oauth_providers: [],
+      requires_totp_mfa: false,
+    });
+  });
+
+  it("stores every server field", async () => {
+    const totp = Buffer.alloc(20, 7).toString("base64");
+    const response = await create(
+      {
+        primary_email: "  Full@Example.COM ",
+        primary_email_verified: true,
+        primary_email_auth_enabled: true,
+        display_name: "Full User",
+        profile_image_url: "https://cdn.example.com/a.png",
+        client_metadata: { a: 1 },
+        client_read_only_metadata: ["b"],
+        server_metadata: "c",
+        password: "correct horse",
+        otp_auth_enabled: true,
+        passkey_auth_enabled: true,
+        totp_secret_base64: totp,
+        restricted_by_admin: true,
+        restricted_by_admin_reason: "Spam",
+        restricted_by_admin_private_details: "rule 7",
+        country_code: " ch ",
+        risk_scores: { sign_up: { bot: 12, free_trial_abuse: 100 } },
+        oauth_providers: [],
+      },
+      project,
+      "admin",
+    );
+    expect(response.status, response.text).toBe(201);
+    expect(response.body).toMatchObject({
+      primary_email: "full@example.com",
+      primary_email_verified: true,
+      primary_email_auth_enabled: true,
+      auth_with_email: true,
+      display_name: "Full User",
+      profile_image_url: "https://cdn.example.com/a.png",
+      client_metadata: { a: 1 },
+      client_read_only_metadata: ["b"],
+      server_metadata: "c",
+      has_password: true,
+      otp_auth_enabled: true,
+      passkey_auth_enabled: true,
+      requires_totp_mfa: true,
+      is_restricted: true,
+      restricted_reason: { type: "restricted_by_administrator" },
+      restricted_by_admin: true,
+      restricted_by_admin_reason: "Spam",
+      restricted_by_admin_private_details: "rule 7",
+      country_code: "CH",
+      risk_scores: { sign_up: { bot: 12, free_trial_abuse: 100 } },
+    });
+    const row = (await userRow(server, response.body.id))!;
+    expect(row.passwordHash).toMatch(/^\$argon2id\$/);
+    expect((await verifyPassword(row.passwordHash!, "correct horse")).valid).toBe(true);
+    expect(row.totpSecretEncrypted).not.toContain(totp);
+    expect(Buffer.from(decryptTotpSecret(server.deps.env, row.totpSecretEncrypted!))).toEqual(
+      Buffer.alloc(20, 7),
+    );
+  });
+
+  it("imports a bcrypt password hash exactly as given", async () => {
+    const imported = await bcryptHash("old-system-password", { cost: 4 });
+    const response = await create({ primary_email: "imported@example.com", password_hash: imported });
+    expect(response.status).toBe(201);
+    expect(response.body.has_password).toBe(true);
+    const row = (await userRow(server, response.body.id))!;
+    expect(row.passwordHash).toBe(imported);
+    expect(await verifyPassword(row.passwordHash!, "old-system-password")).toEqual({
+      valid: true,
+      needsRehash: true,
+    });
+  });
+
+  it("refuses passwords outside 8..70 characters with the password errors", async () => {
+    const short = await create({ password: "1234567" });
+    expect(short.status).toBe(400);
+    expect(short.body).toMatchObject({ code: "PASSWORD_TOO_SHORT", details: { min_length: 8 } });
+    const long = await create({ password: "x".repeat(71) });
+    expect(long.status).toBe(400);
+    expect(long.body).toMatchObject({ code: "PASSWORD_TOO_LONG", details: { maxLength: 70 } });
+    expect((await create({ password: "x".repeat(70) })).status).toBe(201);
+  });
+
+  it.each([
+    ["an unknown field", { nickname: "x" }],
+    ["a wrong type", { display_name: 5 }],
+    ["an invalid email", { primary_email: "not-an-email" }],
+    ["an empty email", { primary_email: "" }],
+    ["a password hash that is not MCF", { password_hash: "plaintext" }],
+    ["a bcrypt hash with an absurd cost", { password_hash: `$2b$31$${"a".repeat(53)}` }],
+    ["password and password_hash together", { password: "abcdefgh", password_hash: "$2b$04$" }],
+    ["a reason without restricted_by_admin", { restricted_by_admin_reason: "x" }],
+    [
+      "private details with restricted_by_admin false",
+      { restricted_by_admin: false, restricted_by_admin_private_details: "x" },
+    ],
+    ["a 3-letter country code", { country_code: "USA" }],
+    ["an unknown country code", { country_code: "XX" }],
+    ["a risk score above 100", { risk_scores: { sign_up: { bot: 101, free_trial_abuse: 0 } } }],
+    ["a fractional risk score", { risk_scores: { sign_up: { bot: 1.5, free_trial_abuse: 0 } } }],
+    ["a TOTP secret that is not base64", { totp_secret_base64: "not base64!" }],
+    ["a TOTP secret that is too short", { totp_secret_base64: Buffer.alloc(8).toString("base64") }],
+    ["a profile image with another scheme", { profile_image_url: "javascript:alert(1)" }],
+    ["a profile image URL with a NUL", { profile_image_url: "https://example.com/a\u0000.png" }],
+    ["an empty image data URL", { profile_image_url: "data:image/webp;base64," }],
+    ["a display name with a NUL", { display_name: "a\u0000b" }],
+    ["a display name over 256 characters", { display_name: "x".repeat(257) }],
+    ["is_anonymous as a string", { is_anonymous: "yes" }],
+  ])("refuses %s with SCHEMA_ERROR", async (_name, body) => {
+    const response = await create(body);
+    expect(response.status).toBe(400);
+    expect(errorCode(response)).toBe("SCHEMA_ERROR");
+  });
+
+  it("refuses metadata that is too large, too deep or not storable", async () => {
+    const cases = [
+      { client_metadata: { blob: "x".repeat(100_001) } },
+      { server_metadata: JSON.parse(`${"[".repeat(100)}${"]".repeat(100)}`) },
+      { client_read_only_metadata: { text: "a\u0000b" } },
+      { client_metadata: { "\ud800": 1 } },
+    ];
+    for (const body of cases) {
+      const response = await create(body);
+      expect(response.status).toBe(400);
+      expect(errorCode(response)).toBe("SCHEMA_ERROR");
+    }
+    const tooLarge = await create(cases[0]);
+    expect(tooLarge.body.error).toContain("too large");
+    expect((await create({ client_metadata: { blob: "x".repeat(99_000) } })).status).toBe(201);
+  });
+
+  it("refuses OAuth providers, for now, but accepts an empty list", async () => {
+    const response = await create({ oauth_providers: [{ id: "github", account_id: "1", email: null }] });
+    expect(response.status).toBe(400);
+    expect(response.text).toContain("OAuth providers are not supported yet");
+    expect((await create({ oauth_providers: [] })).status).toBe(201);
+  });
+
+  it("refuses an email another user signs in with, but not a non-auth copy of it", async () => {
+    expect((await create({ primary_email: "taken@example.com" })).status).toBe(201);
+    const again = await create({ primary_email: "TAKEN@example.com" });
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({
+      code: "USER_EMAIL_ALREADY_EXISTS",
+      details: { email: "taken@example.com" },
+    });
+    const copy = await create({ primary_email: "taken@example.com", primary_email_auth_enabled: false });
+    expect(copy.status).toBe(201);
+    expect(copy.body.primary_email_auth_enabled).toBe(false);
+    // Another project is another namespace.
+    expect((await create({ primary_email: "taken@example.com" }, other)).status).toBe(201);
+  });
+
+  it("needs a primary email for primary_email_verified and primary_email_auth_enabled", async () => {
+    expect((await create({ primary_email_verified: true })).status).toBe(400);
+    expect((await create({ primary_email_auth_enabled: true })).status).toBe(400);
+    expect((await create({ primary_email_verified: false })).status).toBe(201);
+  });
+
+  it("creates anonymous users, who are restricted", async () => {
+    const response = await create({ is_anonymous: true });
+    expect(response.status).toBe(201);
+    expect(response.body).toMatchObject({
+      is_anonymous: true,
+      is_restricted: true,
+      restricted_reason: { type: "anonymous" },
+    });
+  });
+
+  it("accepts only a selected team the new user is a member of, and leaves nothing behind otherwise", async () => {
+    const { user: someone } = await createSignedInUser(server, project.id);
+    const teamId = await insertTeam(server, project.id, [someone.id]);
+    const before = (await server.deps.db.select().from(users).where(eq(users.projectId, project.id))).length;
+
+    const notMember = await create({ primary_email: "team@example.com", selected_team_id: teamId });
+    expect(notMember.status).toBe(404);
+    expect(errorCode(notMember)).toBe("TEAM_MEMBERSHIP_NOT_FOUND");
+    const unknownTeam = await create({ selected_team_id: "7d1f6c2e-0b3a-4e5f-8a9b-0c1d2e3f4a5b" });
+    expect(errorCode(unknownTeam)).toBe("TEAM_NOT_FOUND");
+    const otherProjectTeam = await insertTeam(server, other.id, []);
+    expect(errorCode(await create({ selected_team_id: otherProjectTeam }))).toBe("TEAM_NOT_FOUND");
+
+    const after = (await server.deps.db.select().from(users).where(eq(users.projectId, project.id))).length;
+    expect(after).toBe(before);
+    // The email was not left claimed by a half-created user.
+    expect((await create({ primary_email: "team@example.com" })).status).toBe(201);
+  });
+
+  it("creates the personal team when the project asks for one", async () => {
+    const withTeams = await server.createProject("Personal teams");
+    await setConfig(server, withTeams, { "teams.createPersonalTeamOnSignUp": true });
+    const response = await create({ display_name: "Ada" }, withTeams);
+    expect(response.status).toBe(201);
+    expect(response.body.selected_team).toMatchObject({ display_name: "Ada's Team" });
+    expect(response.body.selected_team_id).toBe(response.body.selected_team.id);
+  });
+});

@@ -1,0 +1,71 @@
+import { eq } from "drizzle-orm";
+import type { RenderedConfig } from "../../config/index.ts";
+import type { AppDeps } from "../../deps.ts";
+import { StatusError } from "../../http/status-error.ts";
+import type { UserCreateBody } from "./requests.ts";
+import { type UserRow, users } from "./schema.ts";
+import { createUser } from "./service.ts";
+import { encryptTotpSecret } from "./totp.ts";
+import { ensureTeamMember, passwordHashFromBody } from "./update.ts";
+
+/** `POST /users` (server access): checks the body, then creates the user and their primary email channel. */
+export async function createUserFromBody(
+  deps: AppDeps,
+  projectId: string,
+  config: RenderedConfig,
+  body: UserCreateBody,
+): Promise<UserRow> {
+  if (body.oauth_providers && body.oauth_providers.length > 0) {
+    throw new StatusError(
+      400,
+      "OAuth providers are not supported yet: create the user with `oauth_providers: []` or without the field.",
+    );
+  }
+  if (!body.primary_email && (body.primary_email_verified || body.primary_email_auth_enabled)) {
+    throw new StatusError(
+      400,
+      "primary_email_verified and primary_email_auth_enabled need a primary email; set primary_email too.",
+    );
+  }
+  const passwordHash = await passwordHashFromBody(body);
+  const totpSecretEncrypted = body.totp_secret_base64
+    ? encryptTotpSecret(deps.env, body.totp_secret_base64)
+    : null;
+  const restricted = body.restricted_by_admin ?? false;
+
+  // One transaction, so that a refused selected team leaves no user behind (createUser nests as a savepoint).
+  return deps.db.transaction(async (tx) => {
+    const user = await createUser(tx, projectId, config, {
+      primaryEmail: body.primary_email ?? null,
+      ...(body.primary_email_verified !== undefined
+        ? { primaryEmailVerified: body.primary_email_verified }
+        : {}),
+      ...(body.primary_email_auth_enabled !== undefined
+        ? { primaryEmailAuthEnabled: body.primary_email_auth_enabled }
+        : {}),
+      passwordHash: passwordHash ?? null,
+      displayName: body.display_name ?? null,
+      profileImageUrl: body.profile_image_url ?? null,
+      clientMetadata: body.client_metadata ?? null,
+      clientReadOnlyMetadata: body.client_read_only_metadata ?? null,
+      serverMetadata: body.server_metadata ?? null,
+      isAnonymous: body.is_anonymous ?? false,
+      otpAuthEnabled: body.otp_auth_enabled ?? false,
+      passkeyAuthEnabled: body.passkey_auth_enabled ?? false,
+      totpSecretEncrypted,
+      restrictedByAdmin: restricted,
+      restrictedByAdminReason: restricted ? (body.restricted_by_admin_reason ?? null) : null,
+      restrictedByAdminPrivateDetails: restricted ? (body.restricted_by_admin_private_details ?? null) : null,
+      countryCode: body.country_code ?? null,
+      ...(body.risk_scores ? { riskScores: body.risk_scores } : {}),
+    });
+    if (body.selected_team_id === undefined) return user;
+    if (body.selected_team_id !== null) await ensureTeamMember(tx, projectId, body.selected_team_id, user.id);
+    const [updated] = await tx
+      .update(users)
+      .set({ selectedTeamId: body.selected_team_id })
+      .where(eq(users.id, user.id))
+      .returning();
+    return updated!;
+  });
+}
