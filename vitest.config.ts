@@ -2,10 +2,15 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["packages/*/src/**/*.test.ts"],
+    include: [
+      "packages/*/src/**/*.test.{ts,tsx}",
+      "apps/*/src/**/*.test.{ts,tsx}",
+      // Browser tests: playwright-core driving Debian's chromium against a real server.
+      "e2e/**/*.test.ts",
+    ],
     // Each test file opens its own in-memory database; two workers match the machine's two cores.
     maxWorkers: 2,
     testTimeout: 30_000,
-    hookTimeout: 60_000,
+    hookTimeout: 120_000,
   },
 });
