@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { AppDeps } from "./deps.ts";
+import { mountDashboard } from "./features/dashboard/static.ts";
 import { apiRoutes } from "./features/routes.ts";
 import { apiResponseHeaders } from "./http/api-middleware.ts";
 import { clientIpMiddleware } from "./http/client-ip.ts";
@@ -38,6 +39,7 @@ export function createApp(deps: AppDeps): Hono {
     }),
   );
   mountRoutes(app, apiRoutes, deps);
+  mountDashboard(app);
 
   app.notFound((c) => {
     if (c.req.path.startsWith("/api/")) {

@@ -1,0 +1,161 @@
+import type { AdminProject, CurrentUser } from "@gatehouse/js";
+import { type ReactNode, useCallback, useEffect, useState, useSyncExternalStore } from "react";
+import { PasswordAuthPage, SignOutPage } from "./auth/auth-pages.tsx";
+import { adminAppOf, dashboardApp, type OwnedProject, ownerMethods } from "./gatehouse.ts";
+import { Shell } from "./layout.tsx";
+import { AuthMethodsPage } from "./pages/auth-methods.tsx";
+import { DomainsPage } from "./pages/domains.tsx";
+import { EmailPage } from "./pages/email.tsx";
+import { KeysPage } from "./pages/keys.tsx";
+import { CreateProjectPage } from "./pages/onboarding.tsx";
+import { OverviewPage } from "./pages/overview.tsx";
+import { PermissionsPage } from "./pages/permissions.tsx";
+import { SettingsPage } from "./pages/settings.tsx";
+import { TeamPage } from "./pages/team.tsx";
+import { TeamsPage } from "./pages/teams.tsx";
+import { UserPage } from "./pages/user.tsx";
+import { UsersPage } from "./pages/users.tsx";
+import { ProjectContext } from "./project-context.tsx";
+import { matchPath, Redirect, useLocation } from "./router.tsx";
+import { Empty, ErrorAlert } from "./ui/components.tsx";
+import { errorMessage } from "./ui/hooks.ts";
+
+const userWatch = dashboardApp.watchUser({ includeRestricted: true });
+
+function FullPageSpinner() {
+  return (
+    <div className="auth-page" data-testid="loading">
+      <div className="spinner" style={{ width: 28, height: 28 }} />
+    </div>
+  );
+}
+
+export function App() {
+  const { pathname } = useLocation();
+  if (pathname.startsWith("/handler")) return <HandlerPages pathname={pathname} />;
+  return <SignedInArea pathname={pathname} />;
+}
+
+function HandlerPages({ pathname }: { pathname: string }) {
+  if (pathname.startsWith("/handler/sign-up")) return <PasswordAuthPage mode="sign-up" />;
+  if (pathname.startsWith("/handler/sign-out")) return <SignOutPage />;
+  return <PasswordAuthPage mode="sign-in" />;
+}
+
+function SignedInArea({ pathname }: { pathname: string }) {
+  const snapshot = useSyncExternalStore(userWatch.subscribe, userWatch.getSnapshot);
+  if (snapshot.status === "pending") return <FullPageSpinner />;
+  if (snapshot.status === "error") {
+    return (
+      <div className="auth-page">
+        <ErrorAlert error={snapshot.error} retry={() => window.location.reload()} />
+      </div>
+    );
+  }
+  if (!snapshot.data) {
+    return <Redirect to={`/handler/sign-in?after_auth_return_to=${encodeURIComponent(pathname)}`} />;
+  }
+  return <OwnerArea user={snapshot.data} pathname={pathname} />;
+}
+
+function OwnerArea({ user, pathname }: { user: CurrentUser; pathname: string }) {
+  const [projects, setProjects] = useState<OwnedProject[] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const reloadProjects = useCallback(async () => {
+    try {
+      setProjects(await ownerMethods(user).listOwnedProjects());
+    } catch (caught) {
+      setError(caught);
+    }
+  }, [user]);
+  useEffect(() => {
+    void reloadProjects();
+  }, [reloadProjects]);
+
+  if (error) return <div className="auth-page">{errorMessage(error)}</div>;
+  if (!projects) return <FullPageSpinner />;
+  if (pathname === "/new-project" || (pathname === "/" && projects.length === 0)) {
+    return <CreateProjectPage user={user} firstRun={projects.length === 0} onCreated={reloadProjects} />;
+  }
+  const match = matchPath("/projects/:projectId/*", `${pathname}/`) ?? projectParams(pathname);
+  if (!match) return <Redirect to={`/projects/${encodeURIComponent(projects[0]!.id)}`} />;
+  const owned = projects.find((project) => project.id === match.projectId);
+  if (!owned) {
+    return (
+      <div className="auth-page">
+        <Empty title="Project not found">
+          It does not exist or none of your teams own it. <a href="/">Back to your projects</a>
+        </Empty>
+      </div>
+    );
+  }
+  return (
+    <ProjectArea key={owned.id} user={user} owned={owned} projects={projects} reloadProjects={reloadProjects}>
+      <ProjectPage pathname={pathname} projectId={owned.id} />
+    </ProjectArea>
+  );
+}
+
+function projectParams(pathname: string): { projectId: string } | null {
+  const parts = pathname.split("/").filter(Boolean);
+  return parts[0] === "projects" && parts[1] ? { projectId: decodeURIComponent(parts[1]) } : null;
+}
+
+function ProjectArea(props: {
+  user: CurrentUser;
+  owned: OwnedProject;
+  projects: OwnedProject[];
+  reloadProjects: () => Promise<void>;
+  children: ReactNode;
+}) {
+  const app = adminAppOf(props.owned);
+  const [project, setProject] = useState<AdminProject>(props.owned);
+  const refresh = useCallback(async () => {
+    setProject(await app.getProject());
+  }, [app]);
+  return (
+    <ProjectContext.Provider
+      value={{
+        user: props.user,
+        projects: props.projects,
+        project,
+        app,
+        refresh,
+        reloadProjects: props.reloadProjects,
+      }}
+    >
+      <Shell>{props.children}</Shell>
+    </ProjectContext.Provider>
+  );
+}
+
+function ProjectPage({ pathname, projectId }: { pathname: string; projectId: string }) {
+  const rest = pathname
+    .split("/")
+    .filter(Boolean)
+    .slice(2)
+    .map((part) => decodeURIComponent(part));
+  const [section, id] = rest;
+  switch (section) {
+    case undefined:
+      return <OverviewPage />;
+    case "users":
+      return id ? <UserPage key={id} userId={id} /> : <UsersPage />;
+    case "teams":
+      return id ? <TeamPage key={id} teamId={id} /> : <TeamsPage />;
+    case "permissions":
+      return <PermissionsPage />;
+    case "auth-methods":
+      return <AuthMethodsPage />;
+    case "domains":
+      return <DomainsPage />;
+    case "keys":
+      return <KeysPage />;
+    case "email":
+      return <EmailPage />;
+    case "settings":
+      return <SettingsPage />;
+    default:
+      return <Redirect to={`/projects/${encodeURIComponent(projectId)}`} />;
+  }
+}

@@ -1,0 +1,206 @@
+import { type ReactNode, useEffect, useRef, useState } from "react";
+import { dashboardApp } from "./gatehouse.ts";
+import { projectPath, useProjectContext } from "./project-context.tsx";
+import { Link, navigate, useLocation } from "./router.tsx";
+import { Avatar, colorFor } from "./ui/components.tsx";
+import { BrandMark, Icon, type IconName } from "./ui/icons.tsx";
+import { ThemeToggle } from "./ui/theme.tsx";
+
+type NavItem = { label: string; icon: IconName; path?: string; soon?: boolean };
+
+/** The sections; the later ones are placeholders so the navigation does not move when they arrive. */
+const NAV: { section: string; items: NavItem[] }[] = [
+  { section: "Project", items: [{ label: "Overview", icon: "home", path: "" }] },
+  {
+    section: "Users",
+    items: [
+      { label: "Users", icon: "users", path: "users" },
+      { label: "Teams", icon: "teams", path: "teams" },
+      { label: "Permissions", icon: "shield", path: "permissions" },
+    ],
+  },
+  {
+    section: "Configuration",
+    items: [
+      { label: "Auth methods", icon: "lock", path: "auth-methods" },
+      { label: "Domains", icon: "globe", path: "domains" },
+      { label: "API keys", icon: "key", path: "keys" },
+      { label: "Email", icon: "mail", path: "email" },
+      { label: "Project settings", icon: "settings", path: "settings" },
+    ],
+  },
+  {
+    section: "Coming soon",
+    items: [
+      { label: "Email templates", icon: "template", soon: true },
+      { label: "Payments", icon: "card", soon: true },
+      { label: "Webhooks", icon: "hook", soon: true },
+      { label: "Metrics", icon: "chart", soon: true },
+      { label: "AI helper", icon: "sparkle", soon: true },
+    ],
+  },
+];
+
+function useClickOutside(onOutside: () => void) {
+  const ref = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const handler = (event: MouseEvent) => {
+      if (ref.current && !ref.current.contains(event.target as Node)) onOutside();
+    };
+    document.addEventListener("mousedown", handler);
+    return () => document.removeEventListener("mousedown", handler);
+  }, [onOutside]);
+  return ref;
+}
+
+function ProjectSwitcher() {
+  const { project, projects } = useProjectContext();
+  const [open, setOpen] = useState(false);
+  const ref = useClickOutside(() => setOpen(false));
+  return (
+    <div className="menu-wrap" ref={ref}>
+      <button
+        type="button"
+        className="btn ghost"
+        data-testid="project-switcher"
+        onClick={() => setOpen(!open)}
+        style={{ gap: 10 }}
+      >
+        <span className="project-dot" style={{ background: colorFor(project.id) }}>
+          {project.displayName.slice(0, 1).toUpperCase()}
+        </span>
+        <strong>{project.displayName}</strong>
+        <Icon name="chevron" />
+      </button>
+      {open ? (
+        <div className="menu" role="menu">
+          <div className="nav-section" style={{ margin: "6px 10px" }}>
+            Your projects
+          </div>
+          {projects.map((item) => (
+            <button
+              type="button"
+              key={item.id}
+              role="menuitem"
+              className="menu-item"
+              onClick={() => {
+                setOpen(false);
+                navigate(projectPath(item.id));
+              }}
+            >
+              <span className="project-dot" style={{ background: colorFor(item.id) }}>
+                {item.displayName.slice(0, 1).toUpperCase()}
+              </span>
+              <span style={{ flex: 1 }}>{item.displayName}</span>
+              {item.id === project.id ? <Icon name="check" /> : null}
+            </button>
+          ))}
+          <div className="menu-sep" />
+          <button
+            type="button"
+            role="menuitem"
+            className="menu-item"
+            onClick={() => {
+              setOpen(false);
+              navigate("/new-project");
+            }}
+          >
+            <Icon name="plus" /> Create project
+          </button>
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+function UserMenu() {
+  const { user } = useProjectContext();
+  const [open, setOpen] = useState(false);
+  const ref = useClickOutside(() => setOpen(false));
+  return (
+    <div className="menu-wrap" ref={ref}>
+      <button
+        type="button"
+        className="btn ghost"
+        aria-label="Account"
+        data-testid="user-button"
+        onClick={() => setOpen(!open)}
+      >
+        <Avatar name={user.displayName ?? user.primaryEmail} seed={user.id} image={user.profileImageUrl} />
+      </button>
+      {open ? (
+        <div className="menu right" role="menu">
+          <div style={{ padding: "8px 10px" }}>
+            <strong>{user.displayName ?? "Signed in"}</strong>
+            <div className="muted small">{user.primaryEmail}</div>
+          </div>
+          <div className="menu-sep" />
+          <button
+            type="button"
+            role="menuitem"
+            className="menu-item"
+            onClick={() => dashboardApp.signOut({ redirectUrl: "/handler/sign-in" })}
+          >
+            <Icon name="logout" /> Sign out
+          </button>
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+export function Shell({ children }: { children: ReactNode }) {
+  const { project } = useProjectContext();
+  const { pathname } = useLocation();
+  const base = projectPath(project.id);
+  const rest = pathname.startsWith(base) ? pathname.slice(base.length).replace(/^\//, "") : "";
+  const current = rest.split("/")[0] ?? "";
+  return (
+    <div className="shell">
+      <aside className="sidebar">
+        <div className="brand">
+          <BrandMark /> Gatehouse
+        </div>
+        <nav className="nav" aria-label="Project">
+          {NAV.map((group) => (
+            <div key={group.section}>
+              <div className="nav-section">{group.section}</div>
+              {group.items.map((item) =>
+                item.soon || item.path === undefined ? (
+                  <span key={item.label} className="nav-item disabled" aria-disabled="true">
+                    <Icon name={item.icon} /> {item.label} <span className="soon">Soon</span>
+                  </span>
+                ) : (
+                  <Link
+                    key={item.label}
+                    to={projectPath(project.id, item.path)}
+                    className={`nav-item${current === item.path ? " active" : ""}`}
+                  >
+                    <Icon name={item.icon} /> {item.label}
+                  </Link>
+                ),
+              )}
+            </div>
+          ))}
+        </nav>
+        <div className="sidebar-foot">
+          <a className="btn ghost sm" href="/api/v1/docs" target="_blank" rel="noreferrer">
+            API reference
+          </a>
+          <span style={{ flex: 1 }} />
+          <ThemeToggle />
+        </div>
+      </aside>
+      <div className="main">
+        <header className="topbar">
+          <ProjectSwitcher />
+          <span className="spacer" />
+          <UserMenu />
+        </header>
+        <main className="content">
+          <div className="page">{children}</div>
+        </main>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,286 @@
+import type { ServerUser } from "@gatehouse/js";
+import { useState } from "react";
+import { projectPath, useProjectContext } from "../project-context.tsx";
+import { Link, navigate } from "../router.tsx";
+import {
+  ActionButton,
+  Avatar,
+  Badge,
+  Button,
+  Card,
+  ConfirmButton,
+  CopyField,
+  Empty,
+  ErrorAlert,
+  Field,
+  formatDate,
+  JsonEditor,
+  Loading,
+  Modal,
+  PageHead,
+} from "../ui/components.tsx";
+import { useAsync } from "../ui/hooks.ts";
+import { UserActivity } from "./user-sections.tsx";
+import { UserStatus } from "./users.tsx";
+
+export function UserPage({ userId }: { userId: string }) {
+  const { app, project } = useProjectContext();
+  const user = useAsync(() => app.getUser(userId), [app, userId]);
+  const crumb = <Link to={projectPath(project.id, "users")}>← Users</Link>;
+  if (user.error) return <ErrorAlert error={user.error} retry={user.reload} />;
+  if (user.data === undefined) return <Loading rows={8} />;
+  if (user.data === null) {
+    return (
+      <>
+        <PageHead crumb={crumb} title="User not found" />
+        <Empty title="This user does not exist">It may have been deleted.</Empty>
+      </>
+    );
+  }
+  const u = user.data;
+  return (
+    <>
+      <PageHead
+        crumb={crumb}
+        title={
+          <span className="row" style={{ gap: 14 }}>
+            <Avatar large name={u.displayName ?? u.primaryEmail} seed={u.id} image={u.profileImageUrl} />
+            <span>
+              {u.displayName ?? u.primaryEmail ?? "Anonymous user"}
+              <div className="muted small mono" style={{ fontWeight: 400 }}>
+                {u.id}
+              </div>
+            </span>
+          </span>
+        }
+        actions={
+          <>
+            <UserStatus user={u} />
+            <Impersonate user={u} />
+          </>
+        }
+      />
+      <div className="grid2">
+        <ProfileCard user={u} reload={user.reload} />
+        <DangerCard user={u} reload={user.reload} />
+      </div>
+      <Card title="Metadata" description="JSON stored with the user. Invalid JSON cannot be saved.">
+        <div
+          className="grid3"
+          key={JSON.stringify([u.clientMetadata, u.clientReadOnlyMetadata, u.serverMetadata])}
+        >
+          <JsonEditor
+            name="clientMetadata"
+            label="Client metadata"
+            hint="Readable and writable by the user's own app."
+            value={u.clientMetadata}
+            onSave={async (value) => {
+              await u.update({ clientMetadata: value });
+              await user.reload();
+            }}
+          />
+          <JsonEditor
+            name="clientReadOnlyMetadata"
+            label="Client read-only metadata"
+            hint="Readable by the app, writable only by your server."
+            value={u.clientReadOnlyMetadata}
+            onSave={async (value) => {
+              await u.update({ clientReadOnlyMetadata: value });
+              await user.reload();
+            }}
+          />
+          <JsonEditor
+            name="serverMetadata"
+            label="Server metadata"
+            hint="Only your server sees it."
+            value={u.serverMetadata}
+            onSave={async (value) => {
+              await u.update({ serverMetadata: value });
+              await user.reload();
+            }}
+          />
+        </div>
+      </Card>
+      <UserActivity user={u} />
+    </>
+  );
+}
+
+function ProfileCard({ user, reload }: { user: ServerUser; reload: () => Promise<void> }) {
+  const [displayName, setDisplayName] = useState(user.displayName ?? "");
+  const [email, setEmail] = useState(user.primaryEmail ?? "");
+  const dirty = displayName !== (user.displayName ?? "") || email !== (user.primaryEmail ?? "");
+  return (
+    <Card
+      title="Profile"
+      footer={
+        <ActionButton
+          variant="primary"
+          disabled={!dirty}
+          success="Profile saved"
+          onClick={async () => {
+            await user.update({
+              displayName: displayName.trim() || null,
+              primaryEmail: email.trim() || null,
+            });
+            await reload();
+          }}
+        >
+          Save profile
+        </ActionButton>
+      }
+    >
+      <Field label="Display name">
+        <input
+          type="text"
+          name="displayName"
+          value={displayName}
+          onChange={(e) => setDisplayName(e.target.value)}
+        />
+      </Field>
+      <Field label="Primary email">
+        <input type="email" name="primaryEmail" value={email} onChange={(e) => setEmail(e.target.value)} />
+      </Field>
+      <dl className="kv">
+        <dt>Email verified</dt>
+        <dd>
+          {user.primaryEmailVerified ? <Badge tone="success">Verified</Badge> : <Badge>Not verified</Badge>}
+        </dd>
+        <dt>Signed up</dt>
+        <dd>{formatDate(user.signedUpAt)}</dd>
+        <dt>Last active</dt>
+        <dd>{formatDate(user.lastActiveAt)}</dd>
+        <dt>Sign-in methods</dt>
+        <dd className="row">
+          {user.hasPassword ? <Badge>Password</Badge> : null}
+          {user.otpAuthEnabled ? <Badge>Magic link / OTP</Badge> : null}
+          {user.passkeyAuthEnabled ? <Badge>Passkey</Badge> : null}
+          {user.isMultiFactorRequired ? <Badge tone="accent">MFA</Badge> : null}
+          {user.oauthProviders.map((provider) => (
+            <Badge key={provider.id}>{provider.id}</Badge>
+          ))}
+        </dd>
+      </dl>
+    </Card>
+  );
+}
+
+function DangerCard({ user, reload }: { user: ServerUser; reload: () => Promise<void> }) {
+  const { project } = useProjectContext();
+  const [reason, setReason] = useState(user.restrictedByAdminReason ?? "");
+  return (
+    <Card title="Access" description="Restrict a user to block their sign-ins, or delete them for good.">
+      {user.restrictedByAdmin ? (
+        <div className="alert danger">
+          Restricted{user.restrictedByAdminReason ? `: ${user.restrictedByAdminReason}` : ""}
+        </div>
+      ) : null}
+      <Field label="Reason shown to the user" hint="Optional.">
+        <input type="text" name="restrictReason" value={reason} onChange={(e) => setReason(e.target.value)} />
+      </Field>
+      <div className="row">
+        {user.restrictedByAdmin ? (
+          <ActionButton
+            success="User unrestricted"
+            onClick={async () => {
+              await user.update({ restrictedByAdmin: false, restrictedByAdminReason: null });
+              await reload();
+            }}
+          >
+            Lift restriction
+          </ActionButton>
+        ) : (
+          <ConfirmButton
+            label="Restrict user"
+            title="Restrict this user?"
+            description="They stay signed up but are treated as restricted until you lift it."
+            confirmLabel="Restrict"
+            success="User restricted"
+            onConfirm={async () => {
+              await user.update({ restrictedByAdmin: true, restrictedByAdminReason: reason.trim() || null });
+              await reload();
+            }}
+          />
+        )}
+        <ConfirmButton
+          label="Delete user"
+          title="Delete this user?"
+          description="Their sessions, contact channels, memberships and data are removed. This cannot be undone."
+          confirmLabel="Delete user"
+          success="User deleted"
+          onConfirm={async () => {
+            await user.delete();
+            navigate(projectPath(project.id, "users"));
+          }}
+        />
+      </div>
+    </Card>
+  );
+}
+
+const IMPERSONATION_MS = 60 * 60 * 1000;
+
+/**
+ * Impersonation: a one-hour session marked as impersonation (POST /auth/sessions with is_impersonation). Apps
+ * built on @gatehouse/js or @stackframe/js keep the refresh token in the `stack-refresh-<projectId>` cookie, so
+ * setting that cookie on the app's site signs the browser in as the user.
+ */
+function Impersonate({ user }: { user: ServerUser }) {
+  const { app, project } = useProjectContext();
+  const [tokens, setTokens] = useState<{ refreshToken: string } | null>(null);
+  const appUrl = project.config.domains[0]?.domain ?? null;
+  const snippet = tokens
+    ? `document.cookie = "stack-refresh-${project.id}=${tokens.refreshToken}; path=/; max-age=3600"; location.reload();`
+    : "";
+  return (
+    <>
+      <ActionButton
+        onClick={async () => {
+          setTokens(
+            await app.createSession({
+              userId: user.id,
+              isImpersonation: true,
+              expiresInMillis: IMPERSONATION_MS,
+            }),
+          );
+        }}
+      >
+        Impersonate
+      </ActionButton>
+      {tokens ? (
+        <Modal
+          wide
+          title={`Impersonate ${user.displayName ?? user.primaryEmail ?? "this user"}`}
+          description="A one-hour session marked as impersonation was created. It appears in the user's sessions and can be revoked there."
+          onClose={() => setTokens(null)}
+          footer={<Button onClick={() => setTokens(null)}>Done</Button>}
+        >
+          <Field
+            label="1. Open your app"
+            hint={appUrl ? undefined : "Add a trusted domain on the Domains page to get a link here."}
+          >
+            {appUrl ? (
+              <a
+                className="btn"
+                href={appUrl}
+                target="_blank"
+                rel="noreferrer"
+                data-testid="impersonate-link"
+              >
+                Open {appUrl} ↗
+              </a>
+            ) : (
+              <span className="muted">No trusted domain configured.</span>
+            )}
+          </Field>
+          <Field
+            label="2. Run this in the browser console there"
+            hint="It stores the session where the SDK reads it."
+          >
+            <CopyField value={snippet} label="impersonation-snippet" />
+          </Field>
+        </Modal>
+      ) : null}
+    </>
+  );
+}

@@ -1,0 +1,416 @@
+import { type ButtonHTMLAttributes, type ReactNode, useState } from "react";
+import { errorMessage } from "./hooks.ts";
+import { useToast } from "./toast.tsx";
+
+export function Button(
+  props: ButtonHTMLAttributes<HTMLButtonElement> & {
+    variant?: "primary" | "danger" | "ghost" | "danger solid";
+    size?: "sm";
+    loading?: boolean;
+  },
+) {
+  const { variant, size, loading, className, children, disabled, ...rest } = props;
+  const classes = ["btn", variant, size, className].filter(Boolean).join(" ");
+  return (
+    <button type="button" className={classes} disabled={disabled || loading} {...rest}>
+      {loading ? <span className="spinner" style={{ width: 14, height: 14 }} /> : null}
+      {children}
+    </button>
+  );
+}
+
+/** A button whose click runs an async action, with a spinner while it runs and a toast on failure. */
+export function ActionButton(
+  props: Omit<Parameters<typeof Button>[0], "onClick"> & {
+    onClick: () => Promise<unknown>;
+    success?: string;
+  },
+) {
+  const { onClick, success, ...rest } = props;
+  const [busy, setBusy] = useState(false);
+  const toast = useToast();
+  return (
+    <Button
+      {...rest}
+      loading={busy}
+      onClick={async () => {
+        setBusy(true);
+        try {
+          await onClick();
+          if (success) toast.success(success);
+        } catch (error) {
+          toast.error(error);
+        } finally {
+          setBusy(false);
+        }
+      }}
+    />
+  );
+}
+
+export function Card(props: {
+  title?: ReactNode;
+  description?: ReactNode;
+  actions?: ReactNode;
+  footer?: ReactNode;
+  children?: ReactNode;
+  flush?: boolean;
+  testId?: string;
+}) {
+  return (
+    <section className="card" data-testid={props.testId}>
+      {props.title || props.actions ? (
+        <div className="card-head">
+          <div>
+            {props.title ? <h2>{props.title}</h2> : null}
+            {props.description ? <p>{props.description}</p> : null}
+          </div>
+          {props.actions}
+        </div>
+      ) : null}
+      {props.flush ? props.children : <div className="card-body">{props.children}</div>}
+      {props.footer ? <div className="card-foot">{props.footer}</div> : null}
+    </section>
+  );
+}
+
+export function PageHead(props: {
+  title: ReactNode;
+  description?: ReactNode;
+  actions?: ReactNode;
+  crumb?: ReactNode;
+}) {
+  return (
+    <div className="page-head">
+      <div>
+        {props.crumb ? <div className="breadcrumb">{props.crumb}</div> : null}
+        <h1>{props.title}</h1>
+        {props.description ? <p>{props.description}</p> : null}
+      </div>
+      {props.actions ? <div className="row">{props.actions}</div> : null}
+    </div>
+  );
+}
+
+export function Field(props: {
+  label: ReactNode;
+  hint?: ReactNode;
+  error?: string | null;
+  children: ReactNode;
+}) {
+  return (
+    // biome-ignore lint/a11y/noLabelWithoutControl: the control is passed in as children
+    <label className="field">
+      <span>{props.label}</span>
+      {props.children}
+      {props.error ? <span className="field-error">{props.error}</span> : null}
+      {props.hint && !props.error ? <span className="hint">{props.hint}</span> : null}
+    </label>
+  );
+}
+
+export function Toggle(props: {
+  label: ReactNode;
+  description?: ReactNode;
+  checked: boolean;
+  onChange: (checked: boolean) => void;
+  name?: string;
+  disabled?: boolean;
+}) {
+  return (
+    <div className="switch-row">
+      <div>
+        <strong>{props.label}</strong>
+        {props.description ? <p>{props.description}</p> : null}
+      </div>
+      <input
+        type="checkbox"
+        role="switch"
+        aria-checked={props.checked}
+        className="switch"
+        name={props.name}
+        aria-label={typeof props.label === "string" ? props.label : props.name}
+        checked={props.checked}
+        disabled={props.disabled}
+        onChange={(event) => props.onChange(event.target.checked)}
+      />
+    </div>
+  );
+}
+
+export function Badge(props: { tone?: "accent" | "success" | "danger" | "warning"; children: ReactNode }) {
+  return <span className={`badge ${props.tone ?? ""}`}>{props.children}</span>;
+}
+
+const AVATAR_COLORS = [
+  "#6366f1",
+  "#0ea5e9",
+  "#10b981",
+  "#f59e0b",
+  "#ef4444",
+  "#8b5cf6",
+  "#ec4899",
+  "#14b8a6",
+];
+
+export function colorFor(seed: string): string {
+  let hash = 0;
+  for (const char of seed) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
+  return AVATAR_COLORS[hash % AVATAR_COLORS.length]!;
+}
+
+export function Avatar(props: { name: string | null; seed: string; image?: string | null; large?: boolean }) {
+  const initials = (props.name ?? "?")
+    .split(/[\s@.]+/)
+    .filter(Boolean)
+    .slice(0, 2)
+    .map((part) => part[0]!.toUpperCase())
+    .join("");
+  const className = `avatar${props.large ? " lg" : ""}`;
+  if (props.image) return <img className={className} src={props.image} alt="" />;
+  return (
+    <span className={className} style={{ background: colorFor(props.seed) }}>
+      {initials || "?"}
+    </span>
+  );
+}
+
+export function Empty(props: { icon?: ReactNode; title: string; children?: ReactNode; action?: ReactNode }) {
+  return (
+    <div className="empty">
+      <div className="empty-icon">{props.icon ?? "∅"}</div>
+      <h2>{props.title}</h2>
+      {props.children ? <p>{props.children}</p> : null}
+      {props.action}
+    </div>
+  );
+}
+
+export function Loading({ rows = 4 }: { rows?: number }) {
+  return (
+    <div className="loading-block" aria-busy="true" data-testid="loading">
+      {Array.from({ length: rows }, (_, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: placeholders have no identity
+        <div key={i} className="skeleton" style={{ width: `${90 - i * 12}%` }} />
+      ))}
+    </div>
+  );
+}
+
+export function ErrorAlert({ error, retry }: { error: unknown; retry?: () => void }) {
+  return (
+    <div className="alert danger" role="alert">
+      <div style={{ flex: 1 }}>{errorMessage(error)}</div>
+      {retry ? (
+        <Button size="sm" onClick={retry}>
+          Retry
+        </Button>
+      ) : null}
+    </div>
+  );
+}
+
+export function CopyField({ value, label }: { value: string; label?: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <div className="copy-field" data-testid={label ? `copy-${label}` : undefined}>
+      <code>{value}</code>
+      <Button
+        size="sm"
+        aria-label={`Copy ${label ?? "value"}`}
+        onClick={async () => {
+          try {
+            await navigator.clipboard.writeText(value);
+          } catch {
+            // Clipboard access can be refused (insecure origin); the value stays selectable on screen.
+          }
+          setCopied(true);
+          setTimeout(() => setCopied(false), 1500);
+        }}
+      >
+        {copied ? "Copied" : "Copy"}
+      </Button>
+    </div>
+  );
+}
+
+export function Modal(props: {
+  title: ReactNode;
+  description?: ReactNode;
+  onClose: () => void;
+  children?: ReactNode;
+  footer?: ReactNode;
+  wide?: boolean;
+}) {
+  return (
+    // biome-ignore lint/a11y/noStaticElementInteractions: clicking the backdrop closes, Escape is on the dialog
+    // biome-ignore lint/a11y/useKeyWithClickEvents: see above
+    <div className="modal-backdrop" onClick={props.onClose}>
+      <div
+        className={`modal${props.wide ? " wide" : ""}`}
+        role="dialog"
+        aria-modal="true"
+        onClick={(event) => event.stopPropagation()}
+        onKeyDown={(event) => event.key === "Escape" && props.onClose()}
+      >
+        <div className="modal-head">
+          <h2>{props.title}</h2>
+          {props.description ? <p>{props.description}</p> : null}
+        </div>
+        {props.children ? <div className="modal-body">{props.children}</div> : null}
+        {props.footer ? <div className="modal-foot">{props.footer}</div> : null}
+      </div>
+    </div>
+  );
+}
+
+/** A destructive action behind a confirmation dialog; `typeToConfirm` asks for the name to be typed. */
+export function ConfirmButton(props: {
+  label: ReactNode;
+  title: string;
+  description: ReactNode;
+  confirmLabel: string;
+  onConfirm: () => Promise<unknown>;
+  success?: string;
+  typeToConfirm?: string;
+  size?: "sm";
+  variant?: "danger" | "primary";
+}) {
+  const [open, setOpen] = useState(false);
+  const [typed, setTyped] = useState("");
+  const [busy, setBusy] = useState(false);
+  const toast = useToast();
+  const danger = (props.variant ?? "danger") === "danger";
+  return (
+    <>
+      <Button variant={danger ? "danger" : undefined} size={props.size} onClick={() => setOpen(true)}>
+        {props.label}
+      </Button>
+      {open ? (
+        <Modal
+          title={props.title}
+          description={props.description}
+          onClose={() => !busy && setOpen(false)}
+          footer={
+            <>
+              <Button onClick={() => setOpen(false)} disabled={busy}>
+                Cancel
+              </Button>
+              <Button
+                variant={danger ? "danger solid" : "primary"}
+                loading={busy}
+                disabled={props.typeToConfirm !== undefined && typed !== props.typeToConfirm}
+                onClick={async () => {
+                  setBusy(true);
+                  try {
+                    await props.onConfirm();
+                    if (props.success) toast.success(props.success);
+                    setOpen(false);
+                  } catch (error) {
+                    toast.error(error);
+                  } finally {
+                    setBusy(false);
+                  }
+                }}
+              >
+                {props.confirmLabel}
+              </Button>
+            </>
+          }
+        >
+          {props.typeToConfirm !== undefined ? (
+            <Field label={`Type "${props.typeToConfirm}" to confirm`}>
+              <input type="text" name="confirm" value={typed} onChange={(e) => setTyped(e.target.value)} />
+            </Field>
+          ) : null}
+        </Modal>
+      ) : null}
+    </>
+  );
+}
+
+/** Parses JSON for an editor; `null` error means valid. */
+export function parseJson(
+  text: string,
+  options: { object?: boolean } = {},
+): { value: unknown; error: string | null } {
+  if (text.trim() === "") return { value: null, error: null };
+  try {
+    const value = JSON.parse(text);
+    if (options.object && (typeof value !== "object" || value === null || Array.isArray(value))) {
+      return { value, error: "Must be a JSON object." };
+    }
+    return { value, error: null };
+  } catch (error) {
+    return { value: undefined, error: `Invalid JSON: ${errorMessage(error)}` };
+  }
+}
+
+/** A JSON textarea that validates as you type and saves only valid JSON. */
+export function JsonEditor(props: {
+  label: string;
+  hint?: ReactNode;
+  value: unknown;
+  onSave: (value: unknown) => Promise<void>;
+  object?: boolean;
+  name: string;
+  rows?: number;
+}) {
+  const initial =
+    props.value === null || props.value === undefined ? "" : JSON.stringify(props.value, null, 2);
+  const [text, setText] = useState(initial);
+  const [busy, setBusy] = useState(false);
+  const toast = useToast();
+  const parsed = parseJson(text, { object: props.object ?? false });
+  const dirty = text !== initial;
+  return (
+    <div className="stack" data-testid={`json-${props.name}`}>
+      <Field label={props.label} hint={props.hint} error={parsed.error}>
+        <textarea
+          name={props.name}
+          className={parsed.error ? "invalid" : ""}
+          rows={props.rows ?? 6}
+          value={text}
+          spellCheck={false}
+          onChange={(event) => setText(event.target.value)}
+        />
+      </Field>
+      <div className="row end">
+        {dirty ? (
+          <Button size="sm" variant="ghost" onClick={() => setText(initial)}>
+            Reset
+          </Button>
+        ) : null}
+        <Button
+          size="sm"
+          variant="primary"
+          disabled={!dirty || parsed.error !== null}
+          loading={busy}
+          onClick={async () => {
+            setBusy(true);
+            try {
+              await props.onSave(parsed.value);
+              toast.success(`${props.label} saved`);
+            } catch (error) {
+              toast.error(error);
+            } finally {
+              setBusy(false);
+            }
+          }}
+        >
+          Save
+        </Button>
+      </div>
+    </div>
+  );
+}
+
+export function formatDate(date: Date | null | undefined): string {
+  if (!date) return "—";
+  return date.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+}
+
+export function formatDay(date: Date | null | undefined): string {
+  if (!date) return "—";
+  return date.toLocaleDateString(undefined, { dateStyle: "medium" });
+}

@@ -1,0 +1,124 @@
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type AdminOwnedProject, GatehouseAdminApp, GatehouseClientApp } from "@gatehouse/js";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { startListeningServer } from "../../packages/server/src/testing/listening-server.ts";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+export const SCREENSHOT_DIR = join(root, "e2e/artifacts/screenshots/dashboard");
+
+// Referenced so the admin app factory is registered in this process too.
+void GatehouseAdminApp;
+
+let built: Promise<void> | null = null;
+/** Builds the dashboard once per test process, the way `npm start` does. */
+export function buildDashboard(): Promise<void> {
+  built ??= (async () => {
+    const { build } = await import("vite");
+    const appDir = join(root, "apps/dashboard");
+    await build({ root: appDir, configFile: join(appDir, "vite.config.ts"), logLevel: "error" });
+  })();
+  return built;
+}
+
+export type DashboardEnv = Awaited<ReturnType<typeof startDashboard>>;
+
+/** A real server serving the built dashboard, and a headless Chromium (Playwright gives it a fresh profile). */
+export async function startDashboard() {
+  await buildDashboard();
+  await mkdir(SCREENSHOT_DIR, { recursive: true });
+  const server = await startListeningServer();
+  const browser: Browser = await chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+  return {
+    baseUrl: server.baseUrl,
+    browser,
+    async newPage(): Promise<Page> {
+      const context = await browser.newContext({ viewport: { width: 1360, height: 860 } });
+      const page = await context.newPage();
+      page.setDefaultTimeout(10_000);
+      // Browser-side failures show up in the test output instead of as a bare timeout.
+      page.on("pageerror", (error) => console.error("[browser]", error.message));
+      page.on("console", (message) => {
+        if (message.type() === "error") console.error("[browser console]", message.text());
+      });
+      return page;
+    },
+    async close() {
+      await browser.close();
+      await server.close();
+    },
+  };
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  // Let toasts and spinners settle so the picture shows the page, not a transition.
+  await page.waitForTimeout(150);
+  await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+}
+
+export const PASSWORD = "correct horse battery staple";
+
+/** Signs a new owner up through the dashboard's own sign-up page; ends on the first-run page. */
+export async function signUpInBrowser(env: DashboardEnv, page: Page, email: string): Promise<void> {
+  await page.goto(`${env.baseUrl}/`);
+  await page.waitForURL(/\/handler\/sign-in/);
+  await page.getByRole("link", { name: "Create an account" }).click();
+  await page.locator('input[name="email"]').fill(email);
+  await page.locator('input[name="password"]').fill(PASSWORD);
+  await page.getByRole("button", { name: "Create account" }).click();
+}
+
+/** The same owner over the SDK, to check through the API what the browser changed. */
+export async function ownerApi(env: DashboardEnv, email: string) {
+  const client = new GatehouseClientApp({
+    projectId: "internal",
+    baseUrl: env.baseUrl,
+    tokenStore: "memory",
+    noAutomaticPrefetch: true,
+  });
+  const result = await client.signInWithCredential({ email, password: PASSWORD, noRedirect: true });
+  if (result.status === "error") throw result.error;
+  const user = (await client.getUser({ or: "throw" }))!;
+  return {
+    user,
+    async project(id: string): Promise<AdminOwnedProject> {
+      const projects = (await user.listOwnedProjects!()) as AdminOwnedProject[];
+      const found = projects.find((project) => project.id === id);
+      if (!found) throw new Error(`project ${id} not owned`);
+      return found;
+    },
+  };
+}
+
+/** Creates an owner with a project through the UI's first run, and returns the project id. */
+export async function ownerWithProject(
+  env: DashboardEnv,
+  page: Page,
+  email: string,
+  name = "Acme",
+): Promise<string> {
+  await signUpInBrowser(env, page, email);
+  await page.locator('input[name="displayName"]').fill(name);
+  await page.getByRole("button", { name: "Create project" }).click();
+  await page.getByTestId("keys-once").waitFor();
+  await page.getByRole("button", { name: "Go to the project" }).click();
+  await page.waitForURL(/\/projects\/[^/]+$/);
+  return decodeURIComponent(new URL(page.url()).pathname.split("/")[2]!);
+}
+
+export function adminAppOf(project: AdminOwnedProject): GatehouseAdminApp {
+  return project.app as unknown as GatehouseAdminApp;
+}
