@@ -30,7 +30,7 @@ export async function bootGatehouse(
     (await openDatabase({ databaseUrl: env.databaseUrl, dataDir: path.join(env.dataDir, "pglite") }));
   const keyring = createTokenKeyring({ masterSecret: env.secret, issuerBaseUrl: env.baseUrl });
   const deps: AppDeps = { env, db: handle.db, keyring };
-  const seed = await seedInternalProject(handle.db, {
+  const seed = await seedInternalProject(deps, {
     publishableClientKey: env.seed.publishableClientKey,
     secretServerKey: env.seed.secretServerKey,
     superSecretAdminKey: env.seed.superSecretAdminKey,

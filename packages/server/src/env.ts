@@ -25,6 +25,16 @@ export type ServerEnv = {
   isDevelopment: boolean;
   /** Read the client IP from `x-forwarded-for` (only behind a proxy that sets it). */
   trustProxy: boolean;
+  /**
+   * Server-operator OAuth credentials for "shared" providers, by provider type, from
+   * `GATEHOUSE_OAUTH_<PROVIDER>_CLIENT_ID` and `GATEHOUSE_OAUTH_<PROVIDER>_CLIENT_SECRET`.
+   */
+  sharedOAuthCredentials?: Readonly<Record<string, { clientId: string; clientSecret: string }>>;
+  /**
+   * In development, shared providers without credentials use a built-in OpenID provider; `GATEHOUSE_DEV_OAUTH=false`
+   * turns that off. It is always off in production.
+   */
+  devOAuthProvider?: boolean;
 };
 
 /** Parses a duration like `10min`, `60s`, `1h` or a plain number of seconds. */
@@ -75,5 +85,20 @@ export function readServerEnv(env: NodeJS.ProcessEnv = process.env): ServerEnv {
     },
     isDevelopment: env.NODE_ENV !== "production",
     trustProxy: env.GATEHOUSE_TRUST_PROXY === "true",
+    sharedOAuthCredentials: readSharedOAuthCredentials(env),
+    devOAuthProvider: env.GATEHOUSE_DEV_OAUTH !== "false",
   };
+}
+
+/** `GATEHOUSE_OAUTH_<PROVIDER>_CLIENT_ID` / `_CLIENT_SECRET` pairs; a provider needs both. */
+function readSharedOAuthCredentials(
+  env: NodeJS.ProcessEnv,
+): Record<string, { clientId: string; clientSecret: string }> {
+  const credentials: Record<string, { clientId: string; clientSecret: string }> = {};
+  for (const [name, clientId] of Object.entries(env)) {
+    const match = /^GATEHOUSE_OAUTH_([A-Z0-9]+)_CLIENT_ID$/.exec(name);
+    const clientSecret = match ? env[`GATEHOUSE_OAUTH_${match[1]}_CLIENT_SECRET`] : undefined;
+    if (match && clientId && clientSecret) credentials[match[1]!.toLowerCase()] = { clientId, clientSecret };
+  }
+  return credentials;
 }

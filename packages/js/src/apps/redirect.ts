@@ -53,3 +53,16 @@ export function withReturnTo(url: string): string {
 export function afterAuthTarget(fallback: string): string {
   return currentUrl()?.searchParams.get(AFTER_AUTH_RETURN_TO) ?? fallback;
 }
+
+/**
+ * `url` with the current page's `after_auth_return_to` carried over, for a page between sign-in and the target
+ * (the MFA page), so that the user still lands where they were going.
+ */
+export function keepReturnTo(url: string): string {
+  const here = currentUrl();
+  const returnTo = here?.searchParams.get(AFTER_AUTH_RETURN_TO);
+  if (!here || !returnTo) return url;
+  const target = new URL(url, here);
+  target.searchParams.set(AFTER_AUTH_RETURN_TO, returnTo);
+  return target.origin === here.origin ? target.pathname + target.search + target.hash : target.toString();
+}

@@ -3,7 +3,7 @@ import type { Session } from "../session/session.ts";
 import { Result } from "../utils/result.ts";
 import type { Wire } from "../utils/wire.ts";
 import type { AppContext } from "./context.ts";
-import { afterAuthTarget } from "./redirect.ts";
+import { afterAuthTarget, keepReturnTo } from "./redirect.ts";
 import { absoluteUrl, currentOrigin } from "./urls.ts";
 
 /** Where the MFA page finds the attempt code of a sign-in that needs a second factor. */
@@ -51,7 +51,7 @@ export async function handleMfaRequired(ctx: AppContext, error: unknown): Promis
   if (typeof attemptCode === "string" && typeof sessionStorage !== "undefined") {
     sessionStorage.setItem(MFA_ATTEMPT_CODE_STORAGE_KEY, attemptCode);
   }
-  await ctx.redirector.redirectTo(ctx.urls.mfa);
+  await ctx.redirector.redirectTo(keepReturnTo(ctx.urls.mfa));
   return true;
 }
 

@@ -66,7 +66,7 @@ export async function startGatehouse(envOverrides: Partial<ServerEnv> = {}): Pro
   const { port } = server.address() as AddressInfo;
 
   const createUserWithSession = async (projectId: string, input: NewUser = {}) => {
-    const config = await getRenderedConfig(deps.db, projectId);
+    const config = await getRenderedConfig(deps, projectId);
     const user = await createUser(deps.db, projectId, config, input);
     const tokens = await issueTokens(deps, projectId, user, config);
     return { userId: user.id, accessToken: tokens.access_token, refreshToken: tokens.refresh_token };
@@ -77,7 +77,7 @@ export async function startGatehouse(envOverrides: Partial<ServerEnv> = {}): Pro
     gatehouse,
     internalKeys: { ...TEST_INTERNAL_KEYS },
     async createProject(displayName = "SDK test project") {
-      const project = await createProject(deps.db, { display_name: displayName, owner_team_id: null });
+      const project = await createProject(deps, { display_name: displayName, owner_team_id: null });
       const { keys } = await createKeySet(deps.db, project.id, {
         description: "sdk test keys",
         expiresAt: null,
@@ -93,14 +93,14 @@ export async function startGatehouse(envOverrides: Partial<ServerEnv> = {}): Pro
         primaryEmail: `owner-${crypto.randomUUID()}@example.com`,
         primaryEmailVerified: true,
       });
-      const config = await getRenderedConfig(deps.db, "internal");
+      const config = await getRenderedConfig(deps, "internal");
       await addMember(deps.db, {
         projectId: "internal",
         teamId: INTERNAL_TEAM_ID,
         userId: owner.userId,
         config,
       });
-      const project = await createOwnedProject(deps.db, {
+      const project = await createOwnedProject(deps, {
         display_name: "Owned project",
         owner_team_id: INTERNAL_TEAM_ID,
       });

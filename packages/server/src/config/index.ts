@@ -28,6 +28,7 @@ export {
   applyOverride,
   mergeOverrideOverride,
   normalizeOverride,
+  overrideToReach,
   removeKeys,
   validateOverrideShape,
 } from "./override.ts";

@@ -9,7 +9,7 @@ import {
   toClientProjectConfig,
   toLegacyConfigView,
 } from "./legacy-view.ts";
-import { mergeOverrideOverride, validateOverrideShape } from "./override.ts";
+import { mergeOverrideOverride, normalizeOverride, validateOverrideShape } from "./override.ts";
 import { type RenderResult, renderConfig } from "./render.ts";
 import type { RenderedConfig } from "./schema.ts";
 
@@ -268,6 +268,33 @@ describe("legacy update → override → render → legacy view", () => {
     expect(
       view(update(current, { team_creator_default_permissions: [] })).team_creator_default_permissions,
     ).toEqual([]);
+  });
+
+  it("removes default permissions the lower levels grant when written at the environment level", () => {
+    const project = { ...newProjectOverride(), "rbac.permissions.viewer": { scope: "team" } };
+    const environment = (legacy: LegacyConfigUpdate, current: ConfigOverride = {}) =>
+      mergeOverrideOverride(current, legacyConfigUpdateToOverride(legacy, normalizeOverride(project)));
+    const layered = (env: ConfigOverride) =>
+      toLegacyConfigView(rendered(renderConfig({ project, environment: env })));
+
+    const onlyViewer = environment({ team_creator_default_permissions: [{ id: "viewer" }] });
+    expect(onlyViewer).toEqual({
+      rbac: { defaultPermissions: { teamCreator: { team_admin: null, viewer: true } } },
+    });
+    expect(layered(onlyViewer).team_creator_default_permissions).toEqual([{ id: "viewer" }]);
+    // Listing an entry the project level already has keeps it, without a null.
+    const kept = environment({ team_member_default_permissions: [{ id: "team_member" }, { id: "viewer" }] });
+    expect(layered(kept).team_member_default_permissions).toEqual([{ id: "team_member" }, { id: "viewer" }]);
+    // Back again: a later write replaces the earlier one, nulls included.
+    const restored = environment({ team_creator_default_permissions: [{ id: "team_admin" }] }, onlyViewer);
+    expect(layered(restored).team_creator_default_permissions).toEqual([{ id: "team_admin" }]);
+    expect(
+      layered(environment({ team_creator_default_permissions: [], team_member_default_permissions: [] })),
+    ).toMatchObject({ team_creator_default_permissions: [], team_member_default_permissions: [] });
+    // Without the lower levels the lists can only add (the old behaviour the second argument exists to fix).
+    expect(legacyConfigUpdateToOverride({ user_default_permissions: [] })).toEqual({
+      "rbac.defaultPermissions.signUp": {},
+    });
   });
 
   it("produces dot-notation keys only for the fields given", () => {

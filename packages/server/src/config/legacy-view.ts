@@ -5,8 +5,9 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { formatIssues, problemText } from "./issues.ts";
-import type { ConfigOverride, JsonObject } from "./json.ts";
+import { type ConfigOverride, getOwn, isPlainObject, type JsonObject, type JsonValue } from "./json.ts";
 import { CONFIG_KEY_SEGMENT_PATTERN } from "./keys.ts";
+import { overrideToReach } from "./override.ts";
 import { PERMISSION_ID_PATTERN } from "./permissions.ts";
 import {
   ACCOUNT_MERGE_STRATEGIES,
@@ -314,8 +315,13 @@ function stableIds(prefix: string, values: readonly string[]): string[] {
   });
 }
 
-function permissionSet(list: readonly { id: string }[]): JsonObject {
-  return Object.fromEntries(list.map(({ id }) => [id, true]));
+/**
+ * A default permission list as the environment-level value of its set. The set is a record, so entries the lower
+ * levels define (like `team_admin` for team creators in a new project) must be written as `null` to be removed.
+ */
+function permissionSet(list: readonly { id: string }[], lowerSets: unknown, set: string): JsonValue {
+  const lower = isPlainObject(lowerSets) ? getOwn(lowerSets, set) : undefined;
+  return overrideToReach(lower, Object.fromEntries(list.map(({ id }) => [id, true])));
 }
 
 /** Copies the entries of `source` whose value is neither undefined nor null. */
@@ -331,8 +337,15 @@ function presentOnly(source: Record<string, JsonObject[string] | undefined>): Js
  * in the update appear. List-valued settings replace their whole record: `domains` → `domains.trustedDomains`
  * (ids derived from the domain), `oauth_providers` → `auth.oauth.providers` (keyed by `provider_config_id`, else by
  * provider id), `email_config` → `emails.server`, default permission lists → `rbac.defaultPermissions.*`.
+ * `lower` is what the levels below the one being written produce (`mergeLevelOverrides` of them): default permission
+ * lists remove what those levels grant by default.
  */
-export function legacyConfigUpdateToOverride(update: LegacyConfigUpdate): ConfigOverride {
+export function legacyConfigUpdateToOverride(
+  update: LegacyConfigUpdate,
+  lower: JsonObject = {},
+): ConfigOverride {
+  const lowerRbac = getOwn(lower, "rbac");
+  const lowerDefaults = isPlainObject(lowerRbac) ? getOwn(lowerRbac, "defaultPermissions") : undefined;
   const providers = update.oauth_providers?.map((provider) => {
     const bundleIds = provider.apple_bundle_ids ?? undefined;
     const bundles = bundleIds
@@ -404,13 +417,13 @@ export function legacyConfigUpdateToOverride(update: LegacyConfigUpdate): Config
     "emails.server": emailServer,
     "emails.selectedThemeId": update.email_theme,
     "rbac.defaultPermissions.teamCreator": update.team_creator_default_permissions
-      ? permissionSet(update.team_creator_default_permissions)
+      ? permissionSet(update.team_creator_default_permissions, lowerDefaults, "teamCreator")
       : undefined,
     "rbac.defaultPermissions.teamMember": update.team_member_default_permissions
-      ? permissionSet(update.team_member_default_permissions)
+      ? permissionSet(update.team_member_default_permissions, lowerDefaults, "teamMember")
       : undefined,
     "rbac.defaultPermissions.signUp": update.user_default_permissions
-      ? permissionSet(update.user_default_permissions)
+      ? permissionSet(update.user_default_permissions, lowerDefaults, "signUp")
       : undefined,
   });
 }

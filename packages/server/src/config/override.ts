@@ -277,3 +277,21 @@ export function overrideTouchesPath(normalized: JsonObject, path: readonly strin
   }
   return true;
 }
+
+/**
+ * The override value that, applied over `lower` (what the levels below produce), yields exactly `desired`: entries
+ * `lower` has but `desired` lacks become `null`, which the renderer reads as "removed". Without them a record set at
+ * a higher level would only add to the record below, never take entries away.
+ */
+export function overrideToReach(lower: unknown, desired: unknown): JsonValue {
+  if (!isPlainObject(desired)) return (desired ?? null) as JsonValue;
+  const out: Record<string, JsonValue> = {};
+  if (isPlainObject(lower)) {
+    for (const key of Object.keys(lower)) out[key] = null;
+  }
+  for (const [key, value] of Object.entries(desired)) {
+    if (value === undefined) continue;
+    out[key] = overrideToReach(isPlainObject(lower) ? lower[key] : undefined, value);
+  }
+  return out;
+}

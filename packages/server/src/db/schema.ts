@@ -1,8 +1,11 @@
 // Every table of the server, gathered for Drizzle and drizzle-kit. Each feature owns its tables in its own folder.
+export * from "../features/auth-mfa/schema.ts";
+export * from "../features/auth-passkey/schema.ts";
 export * from "../features/cli-auth/schema.ts";
 export * from "../features/contact-channels/schema.ts";
 export * from "../features/emails/schema.ts";
 export * from "../features/notifications/schema.ts";
+export * from "../features/oauth/schema.ts";
 export * from "../features/permissions/schema.ts";
 export * from "../features/project-keys/schema.ts";
 export * from "../features/projects/schema.ts";

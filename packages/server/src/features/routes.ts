@@ -1,13 +1,16 @@
 import { openApiRoutes } from "../http/openapi.ts";
 import type { AnyRoute } from "../http/route.ts";
 import { anonymousRoutes } from "./auth-anonymous/routes.ts";
+import { mfaRoutes } from "./auth-mfa/routes.ts";
 import { otpRoutes } from "./auth-otp/routes.ts";
+import { passkeyRoutes } from "./auth-passkey/routes.ts";
 import { passwordRoutes } from "./auth-password/routes.ts";
 import { cliAuthRoutes } from "./cli-auth/routes.ts";
 import { configRoutes } from "./config/routes.ts";
 import { contactChannelRoutes } from "./contact-channels/routes.ts";
 import { emailRoutes } from "./emails/routes.ts";
 import { notificationRoutes } from "./notifications/routes.ts";
+import { oauthRoutes } from "./oauth/routes.ts";
 import { permissionRoutes } from "./permissions/routes.ts";
 import { projectKeyRoutes } from "./project-keys/routes.ts";
 import { internalProjectRoutes } from "./projects/internal-projects-routes.ts";
@@ -32,6 +35,8 @@ export const featureRoutes: readonly AnyRoute[] = [
   ...passwordRoutes,
   ...anonymousRoutes,
   ...otpRoutes,
+  ...mfaRoutes,
+  ...passkeyRoutes,
   ...contactChannelRoutes,
   ...emailRoutes,
   ...cliAuthRoutes,
@@ -39,6 +44,7 @@ export const featureRoutes: readonly AnyRoute[] = [
   ...permissionRoutes,
   ...userApiKeyRoutes,
   ...notificationRoutes,
+  ...oauthRoutes,
 ];
 
 /** What the app serves: the feature routes plus the OpenAPI document and docs page generated from them. */

@@ -94,7 +94,7 @@ export async function resolveRequestAuth(deps: AppDeps, headers: Headers): Promi
   // 4. The project.
   const project = await findProject(deps.db, projectId);
   if (!project) throw knownError("CURRENT_PROJECT_NOT_FOUND", { project_id: projectId });
-  const config = await getRenderedConfig(deps.db, project.id);
+  const config = await getRenderedConfig(deps, project.id);
 
   // 5. Keys, or an admin access token instead of keys.
   let projectOwner: UserRow | null = null;

@@ -15,6 +15,9 @@ const PUBLIC_ROUTES = new Set([
   "GET /docs",
   "GET /projects/:project_id/.well-known/jwks.json", // public keys are public
   "POST /auth/oauth/token", // OAuth clients authenticate with client_id/client_secret in the body
+  "GET /auth/oauth/authorize/:provider_id", // the app authenticates with client_id/client_secret in the query
+  "GET /auth/oauth/callback/:provider_id", // reached by the provider's redirect; checked by inner state + cookie
+  "POST /auth/oauth/callback/:provider_id", // the same, for providers that call back with a form POST
 ]);
 
 const keyHeader: Record<AccessType, string> = {

@@ -116,7 +116,7 @@ export async function createTestServer(envOverrides: Partial<ServerEnv> = {}): P
     request,
     internal: toTestProject("internal", TEST_INTERNAL_KEYS),
     createProject: async (displayName = "Test project") => {
-      const project = await createProject(deps.db, { display_name: displayName, owner_team_id: null });
+      const project = await createProject(deps, { display_name: displayName, owner_team_id: null });
       const { keys } = await createKeySet(deps.db, project.id, {
         description: "test keys",
         expiresAt: null,

@@ -1,9 +1,12 @@
 import { and, desc, eq, sql } from "drizzle-orm";
+import type { AppDeps } from "../deps.ts";
 import { sentEmails } from "../features/emails/schema.ts";
-import type { TestServer } from "./harness.ts";
+
+/** A harness server, or anything else with the deps of a running Gatehouse (e.g. a listening server's). */
+type WithDb = { deps: Pick<AppDeps, "db"> };
 
 /** The emails a project queued for an address, newest first (read straight from the outbox table). */
-export async function emailsTo(server: TestServer, projectId: string, address: string) {
+export async function emailsTo(server: WithDb, projectId: string, address: string) {
   return server.deps.db
     .select()
     .from(sentEmails)
@@ -17,7 +20,7 @@ export async function emailsTo(server: TestServer, projectId: string, address: s
 }
 
 /** The newest email to an address, or a clear failure. */
-export async function latestEmailTo(server: TestServer, projectId: string, address: string) {
+export async function latestEmailTo(server: WithDb, projectId: string, address: string) {
   const [email] = await emailsTo(server, projectId, address);
   if (!email) throw new Error(`No email was sent to ${address}`);
   return email;

@@ -1,3 +1,23 @@
+CREATE TABLE "mfa_totp_usage" (
+	"project_id" text NOT NULL,
+	"user_id" uuid NOT NULL,
+	"last_step" bigint NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "mfa_totp_usage_project_id_user_id_pk" PRIMARY KEY("project_id","user_id")
+);
+--> statement-breakpoint
+CREATE TABLE "passkey_credentials" (
+	"project_id" text NOT NULL,
+	"id" uuid PRIMARY KEY NOT NULL,
+	"user_id" uuid NOT NULL,
+	"credential_id" text NOT NULL,
+	"public_key" text NOT NULL,
+	"counter" bigint DEFAULT 0 NOT NULL,
+	"transports" jsonb DEFAULT '[]'::jsonb NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"last_used_at" timestamp with time zone
+);
+--> statement-breakpoint
 CREATE TABLE "cli_auth_attempts" (
 	"project_id" text NOT NULL,
 	"id" uuid PRIMARY KEY NOT NULL,
@@ -47,6 +67,65 @@ CREATE TABLE "notification_preferences" (
 	"enabled" boolean NOT NULL,
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "notification_preferences_user_id_category_id_pk" PRIMARY KEY("user_id","category_id")
+);
+--> statement-breakpoint
+CREATE TABLE "oauth_accounts" (
+	"project_id" text NOT NULL,
+	"id" uuid PRIMARY KEY NOT NULL,
+	"user_id" uuid NOT NULL,
+	"provider_config_id" text NOT NULL,
+	"provider_account_id" text NOT NULL,
+	"email" text,
+	"allow_sign_in" boolean DEFAULT true NOT NULL,
+	"allow_connected_accounts" boolean DEFAULT true NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "oauth_authorization_codes" (
+	"code_hash" text PRIMARY KEY NOT NULL,
+	"project_id" text NOT NULL,
+	"user_id" uuid NOT NULL,
+	"is_new_user" boolean NOT NULL,
+	"redirect_uri" text NOT NULL,
+	"code_challenge" text NOT NULL,
+	"code_challenge_method" text NOT NULL,
+	"after_callback_redirect_url" text,
+	"used_at" timestamp with time zone,
+	"refresh_token_hash" text,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"expires_at" timestamp with time zone NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "oauth_outer_states" (
+	"state_hash" text PRIMARY KEY NOT NULL,
+	"project_id" text NOT NULL,
+	"provider_id" text NOT NULL,
+	"provider_config_id" text NOT NULL,
+	"callback_url" text NOT NULL,
+	"code_verifier_encrypted" text NOT NULL,
+	"provider_scopes" jsonb NOT NULL,
+	"type" text NOT NULL,
+	"user_id" uuid,
+	"redirect_uri" text NOT NULL,
+	"client_state" text NOT NULL,
+	"code_challenge" text NOT NULL,
+	"code_challenge_method" text NOT NULL,
+	"error_redirect_url" text,
+	"after_callback_redirect_url" text,
+	"response_mode" text NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"expires_at" timestamp with time zone NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "oauth_tokens" (
+	"project_id" text NOT NULL,
+	"id" uuid PRIMARY KEY NOT NULL,
+	"oauth_account_id" uuid NOT NULL,
+	"access_token_encrypted" text NOT NULL,
+	"refresh_token_encrypted" text,
+	"scopes" jsonb NOT NULL,
+	"expires_at" timestamp with time zone,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE "project_permission_grants" (
@@ -207,12 +286,24 @@ CREATE TABLE "rate_limit_counters" (
 	CONSTRAINT "rate_limit_counters_key_window_start_pk" PRIMARY KEY("key","window_start")
 );
 --> statement-breakpoint
+ALTER TABLE "mfa_totp_usage" ADD CONSTRAINT "mfa_totp_usage_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "mfa_totp_usage" ADD CONSTRAINT "mfa_totp_usage_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "passkey_credentials" ADD CONSTRAINT "passkey_credentials_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "passkey_credentials" ADD CONSTRAINT "passkey_credentials_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "cli_auth_attempts" ADD CONSTRAINT "cli_auth_attempts_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "contact_channels" ADD CONSTRAINT "contact_channels_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "contact_channels" ADD CONSTRAINT "contact_channels_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "sent_emails" ADD CONSTRAINT "sent_emails_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "notification_preferences" ADD CONSTRAINT "notification_preferences_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "notification_preferences" ADD CONSTRAINT "notification_preferences_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "oauth_accounts" ADD CONSTRAINT "oauth_accounts_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "oauth_accounts" ADD CONSTRAINT "oauth_accounts_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "oauth_authorization_codes" ADD CONSTRAINT "oauth_authorization_codes_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "oauth_authorization_codes" ADD CONSTRAINT "oauth_authorization_codes_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "oauth_outer_states" ADD CONSTRAINT "oauth_outer_states_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "oauth_outer_states" ADD CONSTRAINT "oauth_outer_states_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "oauth_tokens" ADD CONSTRAINT "oauth_tokens_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "oauth_tokens" ADD CONSTRAINT "oauth_tokens_oauth_account_id_oauth_accounts_id_fk" FOREIGN KEY ("oauth_account_id") REFERENCES "public"."oauth_accounts"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "project_permission_grants" ADD CONSTRAINT "project_permission_grants_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "project_permission_grants" ADD CONSTRAINT "project_permission_grants_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "team_permission_grants" ADD CONSTRAINT "team_permission_grants_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
@@ -233,6 +324,8 @@ ALTER TABLE "user_team_api_keys" ADD CONSTRAINT "user_team_api_keys_user_id_user
 ALTER TABLE "user_team_api_keys" ADD CONSTRAINT "user_team_api_keys_team_id_teams_id_fk" FOREIGN KEY ("team_id") REFERENCES "public"."teams"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "users" ADD CONSTRAINT "users_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "verification_codes" ADD CONSTRAINT "verification_codes_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+CREATE UNIQUE INDEX "passkey_credentials_credential_unique" ON "passkey_credentials" USING btree ("project_id","credential_id");--> statement-breakpoint
+CREATE INDEX "passkey_credentials_user_idx" ON "passkey_credentials" USING btree ("project_id","user_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "cli_auth_attempts_polling_code_unique" ON "cli_auth_attempts" USING btree ("project_id","polling_code_hash");--> statement-breakpoint
 CREATE UNIQUE INDEX "cli_auth_attempts_login_code_unique" ON "cli_auth_attempts" USING btree ("project_id","login_code_hash");--> statement-breakpoint
 CREATE INDEX "cli_auth_attempts_project_expiry_idx" ON "cli_auth_attempts" USING btree ("project_id","expires_at");--> statement-breakpoint
@@ -243,6 +336,11 @@ CREATE UNIQUE INDEX "contact_channels_one_primary_unique" ON "contact_channels" 
 CREATE UNIQUE INDEX "contact_channels_user_value_unique" ON "contact_channels" USING btree ("user_id","type","value");--> statement-breakpoint
 CREATE INDEX "sent_emails_project_created_idx" ON "sent_emails" USING btree ("project_id","created_at");--> statement-breakpoint
 CREATE INDEX "sent_emails_due_idx" ON "sent_emails" USING btree ("next_attempt_at") WHERE "sent_emails"."status" in ('queued', 'sending');--> statement-breakpoint
+CREATE UNIQUE INDEX "oauth_accounts_provider_account_unique" ON "oauth_accounts" USING btree ("project_id","provider_config_id","provider_account_id");--> statement-breakpoint
+CREATE INDEX "oauth_accounts_user_idx" ON "oauth_accounts" USING btree ("project_id","user_id");--> statement-breakpoint
+CREATE INDEX "oauth_authorization_codes_expires_idx" ON "oauth_authorization_codes" USING btree ("expires_at");--> statement-breakpoint
+CREATE INDEX "oauth_outer_states_expires_idx" ON "oauth_outer_states" USING btree ("expires_at");--> statement-breakpoint
+CREATE INDEX "oauth_tokens_account_idx" ON "oauth_tokens" USING btree ("oauth_account_id");--> statement-breakpoint
 CREATE INDEX "project_permission_grants_project_permission_idx" ON "project_permission_grants" USING btree ("project_id","permission_id");--> statement-breakpoint
 CREATE INDEX "team_permission_grants_project_user_idx" ON "team_permission_grants" USING btree ("project_id","user_id");--> statement-breakpoint
 CREATE INDEX "team_permission_grants_project_permission_idx" ON "team_permission_grants" USING btree ("project_id","permission_id");--> statement-breakpoint

@@ -8,11 +8,11 @@ import type { RequestAuth } from "../../http/request-auth.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { consumeRateLimit, RATE_LIMITS } from "../../rate-limit/limiter.ts";
 import { assertTrustedCallbackUrl, withCode } from "../contact-channels/callback-url.ts";
-import { attachVerifiedPrimaryEmail } from "../contact-channels/service.ts";
 import { sendBuiltInEmail } from "../emails/built-in.ts";
 import { completeSignIn, type SignInResult } from "../sessions/sign-in.ts";
 import { type UserRow, users } from "../users/schema.ts";
 import { createUser, findUserByAuthEmail, normalizeEmail } from "../users/service.ts";
+import { upgradeAnonymousUser } from "../users/upgrade.ts";
 import {
   consumeVerificationCode,
   createVerificationCode,
@@ -97,7 +97,7 @@ export async function signInWithCode(
   if (existing) {
     user = existing.otpAuthEnabled ? existing : await enableOtp(deps.db, projectId, existing.id);
   } else if (auth.user?.isAnonymous) {
-    user = await upgradeAnonymousUser(deps.db, projectId, auth.user.id, email);
+    user = await upgradeWithCode(deps.db, auth, auth.user.id, email);
     isNewUser = true;
   } else {
     user = await createUser(deps.db, projectId, auth.config, {
@@ -122,28 +122,24 @@ async function enableOtp(db: Database, projectId: string, userId: string): Promi
   return user;
 }
 
-/**
- * An anonymous user who proves an email becomes a full account in place: same id, so whatever they did while
- * anonymous stays theirs.
- */
-async function upgradeAnonymousUser(
+/** An anonymous user who proves an email with a code becomes a full account in place, signing in with codes. */
+async function upgradeWithCode(
   db: Database,
-  projectId: string,
+  auth: RequestAuth,
   userId: string,
   email: string,
 ): Promise<UserRow> {
   try {
-    return await db.transaction(async (raw) => {
-      const tx = raw as unknown as Database;
-      const [user] = await tx
-        .update(users)
-        .set({ isAnonymous: false, otpAuthEnabled: true })
-        .where(and(eq(users.projectId, projectId), eq(users.id, userId), eq(users.isAnonymous, true)))
-        .returning();
-      if (!user) throw new StatusError(409, "This anonymous user has just been upgraded or deleted.");
-      await attachVerifiedPrimaryEmail(tx, projectId, userId, email);
-      return user;
-    });
+    return await db.transaction((tx) =>
+      upgradeAnonymousUser(tx as Database, {
+        projectId: auth.project.id,
+        userId,
+        config: auth.config,
+        email,
+        emailVerified: true,
+        otpAuthEnabled: true,
+      }),
+    );
   } catch (error) {
     // Another account took the address for sign-in between our check and this write.
     if (isUniqueViolation(error)) {

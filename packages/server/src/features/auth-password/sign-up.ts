@@ -1,16 +1,14 @@
 import { knownError } from "@gatehouse/shared";
-import { and, eq } from "drizzle-orm";
 import type { RenderedConfig } from "../../config/index.ts";
-import { hashPassword, randomUuid } from "../../crypto/index.ts";
+import { hashPassword } from "../../crypto/index.ts";
 import { isUniqueViolation } from "../../db/errors.ts";
 import type { Database } from "../../db/index.ts";
 import type { AppDeps } from "../../deps.ts";
-import { StatusError } from "../../http/status-error.ts";
-import { contactChannels } from "../contact-channels/schema.ts";
 import { sendBuiltInEmail } from "../emails/built-in.ts";
 import type { ProjectRow } from "../projects/schema.ts";
-import { type UserRow, users } from "../users/schema.ts";
+import type { UserRow } from "../users/schema.ts";
 import { createUser, findUserByAuthEmail, normalizeEmail } from "../users/service.ts";
+import { upgradeAnonymousUser } from "../users/upgrade.ts";
 import { createVerificationCode } from "../verification-codes/service.ts";
 import { linkWithCode } from "./policy.ts";
 
@@ -49,59 +47,20 @@ export async function createPasswordAccount(
       passwordHash,
     });
   }
-  return upgradeAnonymousUser(db, input.projectId, input.anonymousUser.id, email, passwordHash);
-}
-
-async function upgradeAnonymousUser(
-  db: Database,
-  projectId: string,
-  userId: string,
-  email: string,
-  passwordHash: string,
-): Promise<UserRow> {
+  const anonymousUserId = input.anonymousUser.id;
   try {
-    return await db.transaction(async (tx) => {
-      // First, so that the row stays locked: of two parallel upgrades of one user, the second finds it upgraded.
-      const [user] = await tx
-        .update(users)
-        .set({ passwordHash, isAnonymous: false })
-        .where(and(eq(users.projectId, projectId), eq(users.id, userId), eq(users.isAnonymous, true)))
-        .returning();
-      if (!user)
-        throw new StatusError(409, "This anonymous user has already been upgraded to a full account.");
-      // The new email becomes the primary one; an anonymous user normally has no channel at all, but a server may
-      // have given them one.
-      await tx
-        .update(contactChannels)
-        .set({ isPrimary: false })
-        .where(and(eq(contactChannels.projectId, projectId), eq(contactChannels.userId, userId)));
-      const [sameValue] = await tx
-        .update(contactChannels)
-        .set({ isPrimary: true, usedForAuth: true })
-        .where(
-          and(
-            eq(contactChannels.projectId, projectId),
-            eq(contactChannels.userId, userId),
-            eq(contactChannels.type, "email"),
-            eq(contactChannels.value, email),
-          ),
-        )
-        .returning({ id: contactChannels.id });
-      if (!sameValue) {
-        await tx.insert(contactChannels).values({
-          projectId,
-          id: randomUuid(),
-          userId,
-          type: "email",
-          value: email,
-          isVerified: false,
-          isPrimary: true,
-          usedForAuth: true,
-        });
-      }
-      return user;
-    });
+    return await db.transaction((tx) =>
+      upgradeAnonymousUser(tx as Database, {
+        projectId: input.projectId,
+        userId: anonymousUserId,
+        config: input.config,
+        email,
+        emailVerified: false,
+        passwordHash,
+      }),
+    );
   } catch (error) {
+    // Another account took the address for sign-in between our check and the upgrade.
     if (isUniqueViolation(error)) throw emailTaken(email, false);
     throw error;
   }

@@ -62,7 +62,7 @@ export const configRoutes = [
       if (auth.accessType === "server" && params.level !== "branch") {
         throw new StatusError(401, "Server access can only read the branch-level config override.");
       }
-      const overrides = await getConfigOverrides(deps.db, auth.project.id);
+      const overrides = await getConfigOverrides(deps, auth.project.id);
       return { body: { config_string: JSON.stringify(overrides[params.level]) } };
     },
   }),
@@ -76,7 +76,7 @@ export const configRoutes = [
     response: { body: success },
     handler: async ({ deps, auth, params, body }) => {
       await patchConfigOverride(
-        deps.db,
+        deps,
         auth.project.id,
         params.level,
         parseOverride(body.config_override_string),
@@ -94,7 +94,7 @@ export const configRoutes = [
     response: { body: success },
     handler: async ({ deps, auth, body }) => {
       await patchConfigOverride(
-        deps.db,
+        deps,
         auth.project.id,
         "environment",
         parseOverride(body.config_override_string),
@@ -118,7 +118,7 @@ export const configRoutes = [
         throw new StatusError(400, "Replacing the branch-level config requires a source.");
       }
       const replacement = parseOverride(body.config_string);
-      await updateConfigOverride(deps.db, auth.project.id, params.level, () => replacement);
+      await updateConfigOverride(deps, auth.project.id, params.level, () => replacement);
       if (body.source) {
         await deps.db
           .update(projectConfigOverrides)
@@ -146,7 +146,7 @@ export const configRoutes = [
     },
     response: { body: success },
     handler: async ({ deps, auth, params, body }) => {
-      await updateConfigOverride(deps.db, auth.project.id, params.level, (current) =>
+      await updateConfigOverride(deps, auth.project.id, params.level, (current) =>
         removeKeys(current, body.keys),
       );
       return { body: { success: true } };

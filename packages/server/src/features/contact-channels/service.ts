@@ -282,26 +282,3 @@ export async function markContactChannelVerified(
     .returning();
   return row ?? null;
 }
-
-/**
- * Makes an address the user's verified primary sign-in email, inside the caller's transaction: the address was
- * just proven (an email code), e.g. when an anonymous user signs up in place. An existing channel with that
- * value is promoted rather than duplicated. Someone else signing in with it is a unique violation for the caller.
- * The caller must have locked the user's row (e.g. by updating it) first, as `lockUser` does.
- */
-export async function attachVerifiedPrimaryEmail(
-  tx: Database,
-  projectId: string,
-  userId: string,
-  email: string,
-): Promise<void> {
-  await clearPrimary(tx, projectId, userId);
-  const proven = { isVerified: true, isPrimary: true, usedForAuth: true };
-  await tx
-    .insert(contactChannels)
-    .values({ projectId, id: randomUuid(), userId, type: "email", value: email, ...proven })
-    .onConflictDoUpdate({
-      target: [contactChannels.userId, contactChannels.type, contactChannels.value],
-      set: proven,
-    });
-}

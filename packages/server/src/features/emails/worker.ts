@@ -117,7 +117,7 @@ export function startEmailWorker(deps: AppDeps, options: EmailWorkerOptions = {}
     const entries = await Promise.all(
       projectRows.map(async (project): Promise<[string, Delivery]> => {
         try {
-          const config = await getRenderedConfig(deps.db, project.id);
+          const config = await getRenderedConfig(deps, project.id);
           return [project.id, resolveDelivery(deps.env, project.displayName, config.emails.server)];
         } catch (error) {
           return [

@@ -29,7 +29,7 @@ async function patchEnvironment(target: TestProject, override: Record<string, un
   expect(response.status, response.text).toBe(200);
 }
 
-const config = () => getRenderedConfig(server.deps.db, project.id);
+const config = () => getRenderedConfig(server.deps, project.id);
 
 describe("team default permissions", () => {
   it("gives a creator the teamCreator set and a joining member the teamMember set", async () => {
@@ -69,7 +69,7 @@ describe("team default permissions", () => {
       "rbac.defaultPermissions.teamCreator": { team_admin: null, $delete_team: true, $manage_api_keys: true },
       "rbac.defaultPermissions.teamMember": { team_member: null },
     });
-    const rendered = await getRenderedConfig(server.deps.db, target.id);
+    const rendered = await getRenderedConfig(server.deps, target.id);
     const creator = await createSignedInUser(server, target.id);
     const member = await createSignedInUser(server, target.id);
     const teamId = await insertTeam(server.deps.db, target.id, [creator.user.id, member.user.id]);
@@ -110,7 +110,7 @@ describe("sign-up default permissions", () => {
     }
     await patchEnvironment(target, { "rbac.defaultPermissions.signUp": { beta_access: true } });
 
-    const rendered = await getRenderedConfig(server.deps.db, target.id);
+    const rendered = await getRenderedConfig(server.deps, target.id);
     const user = await createUser(server.deps.db, target.id, rendered, { primaryEmail: "new@example.com" });
     const items = await listProjectPermissions(server.deps.db, {
       projectId: target.id,
@@ -138,7 +138,7 @@ describe("sign-up default permissions", () => {
   it("makes a user the creator of the personal team created at sign-up", async () => {
     const target = await server.createProject("Personal teams");
     await patchEnvironment(target, { "teams.createPersonalTeamOnSignUp": true });
-    const rendered = await getRenderedConfig(server.deps.db, target.id);
+    const rendered = await getRenderedConfig(server.deps, target.id);
     const user = await createUser(server.deps.db, target.id, rendered, { displayName: "Ada" });
     expect(user.selectedTeamId).not.toBeNull();
     const items = await listTeamPermissions(server.deps.db, {

@@ -62,7 +62,7 @@ function definitionRoutes(scope: PermissionScope, base: string): AnyRoute[] {
       request: { body: z.strictObject({ id: customPermissionIdSchema, ...fields }) },
       response: { status: 201, body: definitionSchema },
       handler: async ({ deps, auth, body }) => ({
-        body: await createPermissionDefinition(deps.db, auth.project.id, scope, body),
+        body: await createPermissionDefinition(deps, auth.project.id, scope, body),
       }),
     }),
     defineRoute({
@@ -74,7 +74,7 @@ function definitionRoutes(scope: PermissionScope, base: string): AnyRoute[] {
       request: { params, body: z.strictObject({ id: customPermissionIdSchema.optional(), ...fields }) },
       response: { body: definitionSchema },
       handler: async ({ deps, auth, params, body }) => ({
-        body: await updatePermissionDefinition(deps.db, auth.project.id, scope, params.permission_id, body),
+        body: await updatePermissionDefinition(deps, auth.project.id, scope, params.permission_id, body),
       }),
     }),
     defineRoute({
@@ -86,7 +86,7 @@ function definitionRoutes(scope: PermissionScope, base: string): AnyRoute[] {
       request: { params },
       response: { body: z.object({ success: z.literal(true) }) },
       handler: async ({ deps, auth, params }) => {
-        await deletePermissionDefinition(deps.db, auth.project.id, scope, params.permission_id);
+        await deletePermissionDefinition(deps, auth.project.id, scope, params.permission_id);
         return { body: { success: true } };
       },
     }),

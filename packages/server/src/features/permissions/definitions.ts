@@ -8,9 +8,9 @@ import { and, eq } from "drizzle-orm";
 import {
   type ConfigOverride,
   isSystemPermissionId,
-  type JsonValue,
   mergeLevelOverrides,
   mergeOverrideOverride,
+  overrideToReach,
   type PermissionScope,
   type RenderedConfig,
   renderConfig,
@@ -18,7 +18,7 @@ import {
 import { isPlainObject } from "../../config/json.ts";
 import type { Database } from "../../db/index.ts";
 import { StatusError } from "../../http/status-error.ts";
-import { getConfigOverrides, updateConfigOverride } from "../projects/config-store.ts";
+import { type ConfigStoreDeps, updateConfigOverride } from "../projects/config-store.ts";
 import {
   assertPermissionInScope,
   definitionView,
@@ -29,23 +29,6 @@ import { projectPermissionGrants, teamPermissionGrants } from "./schema.ts";
 
 type Rbac = RenderedConfig["rbac"];
 
-/**
- * The override value that, applied over `lower` (the project and branch levels merged), yields exactly `desired`:
- * entries the lower levels define but `desired` lacks become `null`, which the renderer reads as "removed".
- */
-export function overrideToReach(lower: unknown, desired: unknown): JsonValue {
-  if (!isPlainObject(desired)) return (desired ?? null) as JsonValue;
-  const out: Record<string, JsonValue> = {};
-  if (isPlainObject(lower)) {
-    for (const key of Object.keys(lower)) out[key] = null;
-  }
-  for (const [key, value] of Object.entries(desired)) {
-    if (value === undefined) continue;
-    out[key] = overrideToReach(isPlainObject(lower) ? lower[key] : undefined, value);
-  }
-  return out;
-}
-
 function childOf(value: unknown, key: string): unknown {
   return isPlainObject(value) && Object.hasOwn(value, key) ? value[key] : undefined;
 }
@@ -55,19 +38,22 @@ function childOf(value: unknown, key: string): unknown {
  * `afterWrite` (grant cleanup) in the same transaction. `edit` runs against the config as locked for the write.
  */
 async function changeRbac(
-  db: Database,
+  store: ConfigStoreDeps,
   projectId: string,
   edit: (rbac: Rbac) => void,
   afterWrite: (tx: Database) => Promise<void>,
 ): Promise<RenderedConfig> {
-  const levels = await getConfigOverrides(db, projectId);
-  const lowerRbac = childOf(mergeLevelOverrides({ project: levels.project, branch: levels.branch }), "rbac");
-  return db.transaction(async (tx) => {
-    const config = await updateConfigOverride(tx as Database, projectId, "environment", (current) => {
+  return store.db.transaction(async (tx) => {
+    const txStore = { ...store, db: tx as Database };
+    const config = await updateConfigOverride(txStore, projectId, "environment", (current, levels) => {
       const rendered = renderConfig({ ...levels, environment: current });
       if (!rendered.ok) throw new Error(`Stored config no longer renders: ${rendered.problems.join("; ")}`);
       const rbac = structuredClone(rendered.config.rbac);
       edit(rbac);
+      const lowerRbac = childOf(
+        mergeLevelOverrides({ project: levels.project, branch: levels.branch }),
+        "rbac",
+      );
       const patch: ConfigOverride = {
         "rbac.permissions": overrideToReach(childOf(lowerRbac, "permissions"), rbac.permissions),
         "rbac.defaultPermissions": overrideToReach(
@@ -139,13 +125,13 @@ export type DefinitionInput = {
 };
 
 export async function createPermissionDefinition(
-  db: Database,
+  store: ConfigStoreDeps,
   projectId: string,
   scope: PermissionScope,
   input: DefinitionInput,
 ): Promise<PermissionDefinitionView> {
   const config = await changeRbac(
-    db,
+    store,
     projectId,
     (rbac) => {
       assertNewId(rbac, input.id);
@@ -162,7 +148,7 @@ export async function createPermissionDefinition(
 }
 
 export async function updatePermissionDefinition(
-  db: Database,
+  store: ConfigStoreDeps,
   projectId: string,
   scope: PermissionScope,
   id: string,
@@ -171,7 +157,7 @@ export async function updatePermissionDefinition(
   const newId = changes.id ?? id;
   const renamed = newId !== id;
   const config = await changeRbac(
-    db,
+    store,
     projectId,
     (rbac) => {
       assertEditable(rbac, id, scope);
@@ -206,13 +192,13 @@ export async function updatePermissionDefinition(
 
 /** Deletes the definition, every reference to it and every grant of it. */
 export async function deletePermissionDefinition(
-  db: Database,
+  store: ConfigStoreDeps,
   projectId: string,
   scope: PermissionScope,
   id: string,
 ): Promise<void> {
   await changeRbac(
-    db,
+    store,
     projectId,
     (rbac) => {
       assertEditable(rbac, id, scope);

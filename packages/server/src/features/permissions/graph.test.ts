@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { applyOverride, defaultRenderedConfig, type RenderedConfig } from "../../config/index.ts";
-import { overrideToReach } from "./definitions.ts";
+import {
+  applyOverride,
+  defaultRenderedConfig,
+  overrideToReach,
+  type RenderedConfig,
+} from "../../config/index.ts";
 import { expandPermissions, listPermissionDefinitions, permissionScopeOf } from "./graph.ts";
 
 function configWith(

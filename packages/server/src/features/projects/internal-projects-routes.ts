@@ -5,13 +5,13 @@ import type { RequestAuth } from "../../http/request-auth.ts";
 import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
 import type { UserRow } from "../users/schema.ts";
+import { getRenderedConfigs } from "./config-store.ts";
 import { userManagesProject } from "./ownership.ts";
 import { projectFieldsSchema } from "./routes.ts";
 import {
   createOwnedProject,
   findInternalTeamMembership,
   findProject,
-  getRenderedConfigs,
   listManagedProjects,
   transferProject,
 } from "./service.ts";
@@ -58,8 +58,8 @@ export const internalProjectRoutes = [
       await requireInternalTeamMember(deps.db, body.owner_team_id, user);
       // No keys are made here: the SDK creates them next with `createInternalApiKey`, authenticated by the admin
       // access token, so the full keys are shown once, to the caller who asked for them.
-      const project = await createOwnedProject(deps.db, body);
-      const configs = await getRenderedConfigs(deps.db, [project.id]);
+      const project = await createOwnedProject(deps, body);
+      const configs = await getRenderedConfigs(deps, [project.id]);
       return { body: toAdminProjectView(project, configs.get(project.id)!, deps.env.isDevelopment) };
     },
   }),
@@ -74,7 +74,7 @@ export const internalProjectRoutes = [
       const user = requireInternalUser(auth);
       const projects = await listManagedProjects(deps.db, user.id);
       const configs = await getRenderedConfigs(
-        deps.db,
+        deps,
         projects.map((p) => p.id),
       );
       const items = projects.map((p) => toAdminProjectView(p, configs.get(p.id)!, deps.env.isDevelopment));

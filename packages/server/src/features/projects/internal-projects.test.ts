@@ -283,7 +283,7 @@ describe("GET /internal/projects", () => {
       .values({ projectId: other.id, id: teamId, displayName: "Tenant team" });
     // A row that claims the internal user is in another tenant's team must not grant anything.
     await server.deps.db.insert(teamMembers).values({ projectId: other.id, teamId, userId: owner.user.id });
-    await createProject(server.deps.db, { display_name: "Tenant-owned", owner_team_id: teamId });
+    await createProject(server.deps, { display_name: "Tenant-owned", owner_team_id: teamId });
     expect((await list(owner)).body.items).toEqual([]);
   });
 });

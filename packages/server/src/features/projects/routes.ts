@@ -58,8 +58,8 @@ export const projectRoutes = [
     request: { body: projectFieldsSchema },
     response: { body: adminProjectSchema },
     handler: async ({ deps, auth, body }) => {
-      const project = await updateProject(deps.db, auth.project.id, body);
-      const config = await getRenderedConfig(deps.db, project.id);
+      const project = await updateProject(deps, auth.project.id, body);
+      const config = await getRenderedConfig(deps, project.id);
       return { body: toAdminProjectView(project, config, deps.env.isDevelopment) };
     },
   }),

@@ -18,7 +18,10 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const seedEnv = (adminEmail?: string, adminPassword?: string) => ({ seed: { adminEmail, adminPassword } });
+const seedEnv = (adminEmail?: string, adminPassword?: string) => ({
+  secret: server.deps.env.secret,
+  seed: { adminEmail, adminPassword },
+});
 
 async function internalTeamMemberships(userId: string) {
   const [row] = await server.deps.db
@@ -106,7 +109,7 @@ describe("seedAdminUser", () => {
   it("makes an administrator of the internal project, reachable with an admin access token", async () => {
     const userId = (await seedAdminUser(server.deps.db, seedEnv("ops@example.com", "pw-ops-12345")))!;
     const user = (await findUser(server.deps.db, "internal", userId))!;
-    const config = await getRenderedConfig(server.deps.db, "internal");
+    const config = await getRenderedConfig(server.deps, "internal");
     const { access_token } = await issueTokens(server.deps, "internal", user, config);
     const response = await server.request("/api/v1/internal/projects/current", {
       headers: protocolHeaders({

@@ -7,7 +7,7 @@ import { type CreatedKeys, createKeySet } from "../project-keys/service.ts";
 import { teams } from "../teams/schema.ts";
 import { addMember } from "../teams/service.ts";
 import { createUser, findUserByAuthEmail } from "../users/service.ts";
-import { getRenderedConfig } from "./config-store.ts";
+import { type ConfigStoreDeps, getRenderedConfig } from "./config-store.ts";
 import { createProject, findProject } from "./service.ts";
 
 /** Well-known ids of the seed (PROTOCOL.md §6), so that tools and tests can refer to them. */
@@ -28,7 +28,11 @@ export type SeedResult = {
  * With fixed seed keys given, the internal key set is made to accept exactly those keys on every start.
  * Safe to run from several processes at once: only the one whose insert wins creates anything.
  */
-export async function seedInternalProject(db: Database, fixedKeys: CreatedKeys): Promise<SeedResult> {
+export async function seedInternalProject(
+  store: ConfigStoreDeps,
+  fixedKeys: CreatedKeys,
+): Promise<SeedResult> {
+  const { db } = store;
   const hasFixedKeys = Boolean(
     fixedKeys.publishableClientKey || fixedKeys.secretServerKey || fixedKeys.superSecretAdminKey,
   );
@@ -37,7 +41,7 @@ export async function seedInternalProject(db: Database, fixedKeys: CreatedKeys):
 
   if (!(await findProject(db, INTERNAL_PROJECT_ID))) {
     try {
-      await createProject(db, {
+      await createProject(store, {
         id: INTERNAL_PROJECT_ID,
         display_name: "Gatehouse Dashboard",
         description: "The project whose users own and manage every other project.",
@@ -100,8 +104,9 @@ export const SEED_ADMIN_DISPLAY_NAME = "Administrator";
  */
 export async function seedAdminUser(
   db: Database,
-  env: { seed: { adminEmail?: string | undefined; adminPassword?: string | undefined } },
+  env: { secret: string; seed: { adminEmail?: string | undefined; adminPassword?: string | undefined } },
 ): Promise<string | null> {
+  const store = { db, env };
   const { adminEmail, adminPassword } = env.seed;
   if (!adminEmail && !adminPassword) return null;
   if (!adminEmail || !adminPassword) {
@@ -118,7 +123,7 @@ export async function seedAdminUser(
   }
   let userId = existing?.user.id;
   if (!userId) {
-    const config = await getRenderedConfig(db, INTERNAL_PROJECT_ID);
+    const config = await getRenderedConfig(store, INTERNAL_PROJECT_ID);
     try {
       const user = await createUser(db, INTERNAL_PROJECT_ID, config, {
         primaryEmail: adminEmail,
@@ -144,7 +149,7 @@ export async function seedAdminUser(
       projectId: INTERNAL_PROJECT_ID,
       teamId: INTERNAL_TEAM_ID,
       userId,
-      config: await getRenderedConfig(db, INTERNAL_PROJECT_ID),
+      config: await getRenderedConfig(store, INTERNAL_PROJECT_ID),
     },
     "creator",
   );

@@ -1,17 +1,17 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import {
   type ConfigOverride,
   type LegacyConfigUpdate,
   legacyConfigUpdateToOverride,
+  mergeLevelOverrides,
+  mergeOverrideOverride,
   newProjectOverride,
-  type RenderedConfig,
-  renderConfig,
 } from "../../config/index.ts";
 import { randomUuid } from "../../crypto/index.ts";
 import type { Database } from "../../db/index.ts";
 import { teamMembers, teams } from "../teams/schema.ts";
-import { type ConfigOverrides, createConfigRows, patchConfigOverride } from "./config-store.ts";
-import { type ProjectRow, projectConfigOverrides, projects } from "./schema.ts";
+import { type ConfigStoreDeps, createConfigRows, updateConfigOverride } from "./config-store.ts";
+import { type ProjectRow, projects } from "./schema.ts";
 
 /** Owner teams and their members live in the `internal` project (PROTOCOL.md §6). */
 const INTERNAL_PROJECT = "internal";
@@ -49,11 +49,22 @@ function toColumns(fields: ProjectFieldsUpdate): Partial<typeof projects.$inferI
 }
 
 /**
+ * Writes a legacy snake_case config update to the environment level. Its lists replace what the levels below set
+ * (a default permission list without `team_admin` takes it away), so the patch is made against the locked levels.
+ */
+function writeLegacyConfig(store: ConfigStoreDeps, projectId: string, update: LegacyConfigUpdate) {
+  return updateConfigOverride(store, projectId, "environment", (current, levels) => {
+    const lower = mergeLevelOverrides({ project: levels.project, branch: levels.branch });
+    return mergeOverrideOverride(current, legacyConfigUpdateToOverride(update, lower));
+  });
+}
+
+/**
  * Creates a project with the defaults of PROTOCOL.md §3.10. A legacy `config` in the request lands on the
  * environment level, like later legacy updates do, so the project level keeps the pristine defaults.
  */
 export async function createProject(
-  db: Database,
+  store: ConfigStoreDeps,
   input: ProjectFieldsUpdate & {
     id?: string;
     display_name: string;
@@ -62,28 +73,30 @@ export async function createProject(
   },
 ): Promise<ProjectRow> {
   const id = input.id ?? randomUuid();
-  await db.transaction(async (tx) => {
+  await store.db.transaction(async (tx) => {
     await tx
       .insert(projects)
       .values({ id, displayName: input.display_name, ownerTeamId: input.owner_team_id, ...toColumns(input) });
-    await createConfigRows(tx as Database, id, input.projectOverride ?? newProjectOverride());
+    await createConfigRows(
+      { ...store, db: tx as Database },
+      id,
+      input.projectOverride ?? newProjectOverride(),
+    );
   });
-  if (input.config)
-    await patchConfigOverride(db, id, "environment", legacyConfigUpdateToOverride(input.config));
-  return (await findProject(db, id))!;
+  if (input.config) await writeLegacyConfig(store, id, input.config);
+  return (await findProject(store.db, id))!;
 }
 
 export async function updateProject(
-  db: Database,
+  store: ConfigStoreDeps,
   projectId: string,
   fields: ProjectFieldsUpdate,
 ): Promise<ProjectRow> {
-  if (fields.config)
-    await patchConfigOverride(db, projectId, "environment", legacyConfigUpdateToOverride(fields.config));
+  if (fields.config) await writeLegacyConfig(store, projectId, fields.config);
   const columns = toColumns(fields);
   if (Object.keys(columns).length > 0)
-    await db.update(projects).set(columns).where(eq(projects.id, projectId));
-  return (await findProject(db, projectId))!;
+    await store.db.update(projects).set(columns).where(eq(projects.id, projectId));
+  return (await findProject(store.db, projectId))!;
 }
 
 export async function deleteProject(db: Database, projectId: string): Promise<void> {
@@ -109,38 +122,6 @@ export async function listManagedProjects(db: Database, internalUserId: string):
     .where(and(eq(teamMembers.projectId, INTERNAL_PROJECT), eq(teamMembers.userId, internalUserId)))
     .orderBy(projects.createdAt, projects.id);
   return rows.map((row) => row.project);
-}
-
-/** The rendered config of each project, with one query for all of them. */
-export async function getRenderedConfigs(
-  db: Database,
-  projectIds: readonly string[],
-): Promise<Map<string, RenderedConfig>> {
-  const configs = new Map<string, RenderedConfig>();
-  if (projectIds.length === 0) return configs;
-  const rows = await db
-    .select({
-      projectId: projectConfigOverrides.projectId,
-      level: projectConfigOverrides.level,
-      override: projectConfigOverrides.override,
-    })
-    .from(projectConfigOverrides)
-    .where(
-      and(
-        inArray(projectConfigOverrides.projectId, [...projectIds]),
-        eq(projectConfigOverrides.branchId, "main"),
-      ),
-    );
-  const overrides = new Map<string, ConfigOverrides>();
-  for (const id of projectIds) overrides.set(id, { project: {}, branch: {}, environment: {} });
-  for (const row of rows) overrides.get(row.projectId)![row.level] = (row.override ?? {}) as ConfigOverride;
-  for (const [id, levels] of overrides) {
-    const rendered = renderConfig(levels);
-    if (!rendered.ok)
-      throw new Error(`Stored config of project ${id} no longer renders: ${rendered.problems.join("; ")}`);
-    configs.set(id, rendered.config);
-  }
-  return configs;
 }
 
 /** The internal team, with the user's membership in it if any; null when no such internal team exists. */
@@ -171,14 +152,14 @@ export async function findInternalTeamMembership(
  * a config that fails validation would leave a half-made project behind: remove it again before reporting the error.
  */
 export async function createOwnedProject(
-  db: Database,
+  store: ConfigStoreDeps,
   input: ProjectFieldsUpdate & { display_name: string; owner_team_id: string },
 ): Promise<ProjectRow> {
   const id = randomUuid();
   try {
-    return await createProject(db, { ...input, id });
+    return await createProject(store, { ...input, id });
   } catch (error) {
-    await deleteProject(db, id);
+    await deleteProject(store.db, id);
     throw error;
   }
 }

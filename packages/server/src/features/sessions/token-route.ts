@@ -100,7 +100,7 @@ export const tokenRoutes = [
       const project = projectId ? await findProject(deps.db, projectId) : null;
       if (!project || branchId !== "main")
         throw knownError("INVALID_OAUTH_CLIENT_ID_OR_SECRET", { client_id: clientId });
-      const config = await getRenderedConfig(deps.db, project.id);
+      const config = await getRenderedConfig(deps, project.id);
       if (!clientSecret || clientSecret === NO_PUBLISHABLE_KEY_SENTINEL) {
         if (config.project.requirePublishableClientKey) {
           throw knownError("PUBLISHABLE_CLIENT_KEY_REQUIRED_FOR_PROJECT", { project_id: project.id });

@@ -4,6 +4,7 @@ import type { RenderedConfig } from "../../config/index.ts";
 import { randomUuid } from "../../crypto/index.ts";
 import type { Database } from "../../db/index.ts";
 import { StatusError } from "../../http/status-error.ts";
+import { projects } from "../projects/schema.ts";
 import { users } from "../users/schema.ts";
 import { isUuid } from "../users/service.ts";
 import { verificationCodes } from "../verification-codes/schema.ts";
@@ -167,6 +168,33 @@ export async function updateTeam(
   return row ?? null;
 }
 
+const INTERNAL_PROJECT_ID = "internal";
+
+/**
+ * Teams of the `internal` project own projects (PROTOCOL.md §6): deleting one would leave its projects without
+ * owners, manageable by nobody. The owner has to transfer or delete them first. The projects are locked so that
+ * none is transferred away between this check and the deletion.
+ */
+async function refuseIfOwnsProjects(tx: Database, teamId: string): Promise<void> {
+  const owned = await tx
+    .select({ id: projects.id, displayName: projects.displayName })
+    .from(projects)
+    .where(eq(projects.ownerTeamId, teamId))
+    .orderBy(projects.createdAt, projects.id)
+    .for("update");
+  if (owned.length === 0) return;
+  const names = owned
+    .slice(0, 5)
+    .map((project) => `"${project.displayName}" (${project.id})`)
+    .join(", ");
+  const more = owned.length > 5 ? ` and ${owned.length - 5} more` : "";
+  throw new StatusError(
+    400,
+    `This team owns ${owned.length === 1 ? "a project" : `${owned.length} projects`}: ${names}${more}. ` +
+      "Transfer them to another team or delete them before deleting the team.",
+  );
+}
+
 /**
  * Deletes a team. Memberships and invitations cascade from the row; the invitation codes are deleted too so that a
  * link still sitting in someone's inbox answers "not found", and nobody keeps the team as their selected team.
@@ -174,6 +202,7 @@ export async function updateTeam(
 export async function deleteTeam(db: Database, projectId: string, teamId: string): Promise<boolean> {
   if (!isUuid(teamId)) return false;
   return db.transaction(async (tx) => {
+    if (projectId === INTERNAL_PROJECT_ID) await refuseIfOwnsProjects(tx as Database, teamId);
     const codeIds = tx
       .select({ id: teamInvitations.codeId })
       .from(teamInvitations)

@@ -51,7 +51,7 @@ export function teamsApi(server: TestServer, project: TestProject) {
       return created.body as { id: string; display_name: string };
     },
     config: (override: ConfigOverride) =>
-      patchConfigOverride(server.deps.db, project.id, "environment", override),
+      patchConfigOverride(server.deps, project.id, "environment", override),
     selectedTeamOf: async (userId: string) => {
       const [row] = await server.deps.db
         .select({ selectedTeamId: users.selectedTeamId })

@@ -174,11 +174,34 @@ describe("POST /users", () => {
     expect((await create({ client_metadata: { blob: "x".repeat(99_000) } })).status).toBe(201);
   });
 
-  it("refuses OAuth providers, for now, but accepts an empty list", async () => {
-    const response = await create({ oauth_providers: [{ id: "github", account_id: "1", email: null }] });
-    expect(response.status).toBe(400);
-    expect(response.text).toContain("OAuth providers are not supported yet");
+  it("attaches OAuth provider accounts of configured providers only", async () => {
+    const unknown = await create({ oauth_providers: [{ id: "github", account_id: "1", email: null }] });
+    expect(unknown.status).toBe(400);
+    expect(errorCode(unknown)).toBe("OAUTH_PROVIDER_NOT_FOUND_OR_NOT_ENABLED");
     expect((await create({ oauth_providers: [] })).status).toBe(201);
+
+    const configured = await server.request("/api/v1/internal/config/override/environment", {
+      method: "PATCH",
+      headers: project.headers("admin"),
+      body: {
+        config_override_string: JSON.stringify({
+          "auth.oauth.providers.github": {
+            type: "github",
+            isShared: true,
+            allowSignIn: true,
+            allowConnectedAccounts: true,
+          },
+        }),
+      },
+    });
+    expect(configured.status).toBe(200);
+    const created = await create({
+      oauth_providers: [{ id: "github", account_id: "gh-42", email: "gh@example.com" }],
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.oauth_providers).toEqual([
+      { id: "github", account_id: "gh-42", email: "gh@example.com" },
+    ]);
   });
 
   it("refuses an email another user signs in with, but not a non-auth copy of it", async () => {

@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import type { RenderedConfig } from "../../config/index.ts";
 import type { AppDeps } from "../../deps.ts";
 import { StatusError } from "../../http/status-error.ts";
+import { attachProviderAccounts } from "../oauth/accounts.ts";
 import type { UserCreateBody } from "./requests.ts";
 import { type UserRow, users } from "./schema.ts";
 import { createUser } from "./service.ts";
@@ -15,12 +16,6 @@ export async function createUserFromBody(
   config: RenderedConfig,
   body: UserCreateBody,
 ): Promise<UserRow> {
-  if (body.oauth_providers && body.oauth_providers.length > 0) {
-    throw new StatusError(
-      400,
-      "OAuth providers are not supported yet: create the user with `oauth_providers: []` or without the field.",
-    );
-  }
   if (!body.primary_email && (body.primary_email_verified || body.primary_email_auth_enabled)) {
     throw new StatusError(
       400,
@@ -58,6 +53,12 @@ export async function createUserFromBody(
       restrictedByAdminPrivateDetails: restricted ? (body.restricted_by_admin_private_details ?? null) : null,
       countryCode: body.country_code ?? null,
       ...(body.risk_scores ? { riskScores: body.risk_scores } : {}),
+    });
+    await attachProviderAccounts(tx, {
+      projectId,
+      config,
+      userId: user.id,
+      providers: body.oauth_providers ?? [],
     });
     if (body.selected_team_id === undefined) return user;
     if (body.selected_team_id !== null) await ensureTeamMember(tx, projectId, body.selected_team_id, user.id);

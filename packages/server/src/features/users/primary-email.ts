@@ -4,6 +4,7 @@ import { randomUuid } from "../../crypto/index.ts";
 import type { Database } from "../../db/index.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { type ContactChannelRow, contactChannels } from "../contact-channels/schema.ts";
+import { users } from "./schema.ts";
 import { findUserByAuthEmail, normalizeEmail } from "./service.ts";
 
 export type PrimaryEmailPatch = {
@@ -34,6 +35,14 @@ export async function applyPrimaryEmailPatch(
   patch: PrimaryEmailPatch,
 ): Promise<void> {
   if (patch.email === undefined && patch.verified === undefined && patch.authEnabled === undefined) return;
+  // Lock the user first: two parallel moves of the primary would otherwise both read the old primary and the
+  // second would trip over the one-primary index (a 409) instead of applying after the first.
+  const [locked] = await tx
+    .select({ id: users.id })
+    .from(users)
+    .where(and(eq(users.projectId, projectId), eq(users.id, userId)))
+    .for("update");
+  if (!locked) throw knownError("USER_NOT_FOUND");
   const channels = await tx
     .select()
     .from(contactChannels)

@@ -107,6 +107,23 @@ export function personalTeamName(
   return "Personal Team";
 }
 
+/**
+ * Creates the user's personal team with them as its only member, inside the caller's transaction, and returns its
+ * id. Default permissions are the caller's business (creation runs hooks, an anonymous upgrade grants directly).
+ */
+export async function createPersonalTeam(
+  tx: Database,
+  projectId: string,
+  userId: string,
+  displayName: string | null | undefined,
+  email: string | null | undefined,
+): Promise<string> {
+  const teamId = randomUuid();
+  await tx.insert(teams).values({ projectId, id: teamId, displayName: personalTeamName(displayName, email) });
+  await tx.insert(teamMembers).values({ projectId, teamId, userId });
+  return teamId;
+}
+
 /** Hooks run inside the user-creation transaction, e.g. default permissions (teams feature). */
 export type UserCreatedHook = (
   tx: Database,
@@ -172,14 +189,11 @@ export async function createUser(
       }
       let personalTeamId: string | null = null;
       if (config.teams.createPersonalTeamOnSignUp && !input.isAnonymous) {
-        personalTeamId = randomUuid();
-        await tx.insert(teams).values({
-          projectId,
-          id: personalTeamId,
-          displayName: personalTeamName(input.displayName, email),
-        });
-        await tx.insert(teamMembers).values({ projectId, teamId: personalTeamId, userId: id });
-        await tx.update(users).set({ selectedTeamId: personalTeamId }).where(eq(users.id, id));
+        personalTeamId = await createPersonalTeam(tx as Database, projectId, id, input.displayName, email);
+        await tx
+          .update(users)
+          .set({ selectedTeamId: personalTeamId })
+          .where(and(eq(users.projectId, projectId), eq(users.id, id)));
       }
       const created = { ...user!, selectedTeamId: personalTeamId };
       for (const hook of userCreatedHooks)

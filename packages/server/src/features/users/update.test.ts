@@ -303,7 +303,7 @@ describe("PATCH /users/:user_id (server)", () => {
 
   it("sets and removes passwords, ending every session of the user", async () => {
     const { user } = await createSignedInUser(server, project.id, { primaryEmail: "pw@example.com" });
-    const rendered = await getRenderedConfig(server.deps.db, project.id);
+    const rendered = await getRenderedConfig(server.deps, project.id);
     await issueTokens(server.deps, project.id, user, rendered);
     expect(await sessionCount(server, user.id)).toBe(2);
 

@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { RenderedConfig } from "../../config/index.ts";
 import type { Database } from "../../db/index.ts";
 import { type ContactChannelRow, contactChannels } from "../contact-channels/schema.ts";
+import { loadOAuthProviderRefs } from "../oauth/accounts.ts";
 import { type TeamRow, teams } from "../teams/schema.ts";
 import type { UserRow } from "./schema.ts";
 
@@ -108,7 +109,7 @@ export async function loadUserRelations(
 ): Promise<UserRelations> {
   const userIds = rows.map((u) => u.id);
   const teamIds = [...new Set(rows.map((u) => u.selectedTeamId).filter((id): id is string => id !== null))];
-  const [channels, selectedTeams] = await Promise.all([
+  const [channels, selectedTeams, oauthProviders] = await Promise.all([
     userIds.length === 0
       ? []
       : db
@@ -127,11 +128,12 @@ export async function loadUserRelations(
           .select()
           .from(teams)
           .where(and(eq(teams.projectId, projectId), inArray(teams.id, teamIds))),
+    loadOAuthProviderRefs(db, projectId, userIds),
   ]);
   return {
     primaryChannel: new Map(channels.map((c) => [c.userId, c])),
     selectedTeam: new Map(selectedTeams.map((t) => [t.id, t])),
-    oauthProviders: new Map(),
+    oauthProviders,
   };
 }
 

@@ -1,0 +1,23 @@
+import { bigint, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { projects } from "../projects/schema.ts";
+import { users } from "../users/schema.ts";
+
+/**
+ * The newest TOTP time step each user has signed in with. A code is accepted only for a later step, so a code seen
+ * over someone's shoulder (or replayed from a log) cannot be used again within its ±30 s window (RFC 6238 §5.2).
+ */
+export const mfaTotpUsage = pgTable(
+  "mfa_totp_usage",
+  {
+    projectId: text("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    /** Unix time / 30 s of the last accepted code. */
+    lastStep: bigint("last_step", { mode: "number" }).notNull(),
+    updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.userId] })],
+);

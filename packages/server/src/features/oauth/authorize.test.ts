@@ -1,0 +1,214 @@
+/** `GET /auth/oauth/authorize/:provider_id`: what is checked before the browser leaves for the provider. */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
+import { createSignedInUser } from "../../testing/users.ts";
+import { authorizeQuery, configure, expectKnownError, type FlowOptions } from "./test-support.ts";
+
+let server: TestServer;
+let project: TestProject;
+let other: TestProject;
+
+beforeAll(async () => {
+  server = await createTestServer();
+  project = await server.createProject("OAuth authorize");
+  other = await server.createProject("Another project");
+  await configure(server, project, {
+    "auth.oauth.providers.github": { isShared: true },
+    "auth.oauth.providers.spotify": { isShared: true, allowSignIn: false },
+    "auth.oauth.providers.discord": { isShared: false },
+    "domains.trustedDomains.app": { baseUrl: "https://app.example.com" },
+  });
+});
+afterAll(() => server.close());
+
+function authorize(
+  options: FlowOptions & { providerId?: string; edit?: (query: URLSearchParams) => void } = {},
+  target: TestProject = project,
+) {
+  const { query } = authorizeQuery(target, options);
+  options.edit?.(query);
+  return server.request(`/api/v1/auth/oauth/authorize/${options.providerId ?? "github"}?${query}`);
+}
+
+describe("the OAuth client", () => {
+  it("refuses an unknown project, a wrong publishable key and a branch other than main", async () => {
+    for (const edit of [
+      (q: URLSearchParams) => q.set("client_id", "2c6b3cf4-4a4f-4a43-9a73-3b8e8f0c9a11"),
+      (q: URLSearchParams) => q.set("client_secret", "pck_wrong"),
+      (q: URLSearchParams) => q.set("client_secret", other.keys.publishableClientKey),
+      (q: URLSearchParams) => q.set("client_id", `${project.id}#dev`),
+    ]) {
+      expectKnownError(await authorize({ edit }), 400, "INVALID_OAUTH_CLIENT_ID_OR_SECRET");
+    }
+  });
+
+  it("accepts the no-key sentinel unless the project requires publishable keys", async () => {
+    const sentinel = { clientSecret: "__stack_public_client__" };
+    expect((await authorize(sentinel)).status).toBe(307);
+    const strict = await server.createProject("Strict keys");
+    await configure(server, strict, {
+      "auth.oauth.providers.github": { isShared: true },
+      "project.requirePublishableClientKey": true,
+    });
+    expectKnownError(await authorize(sentinel, strict), 401, "PUBLISHABLE_CLIENT_KEY_REQUIRED_FOR_PROJECT");
+    expect((await authorize({}, strict)).status).toBe(307);
+  });
+
+  it("takes client_id with the main branch", async () => {
+    expect((await authorize({ edit: (q) => q.set("client_id", `${project.id}#main`) })).status).toBe(307);
+  });
+});
+
+describe("the request", () => {
+  it("only knows the legacy scope", async () => {
+    expectKnownError(await authorize({ edit: (q) => q.set("scope", "openid") }), 400, "INVALID_SCOPE");
+  });
+
+  it("tolerates parameters it does not know", async () => {
+    const response = await authorize({
+      edit: (q) => {
+        q.set("bot_challenge_token", "x");
+        q.set("something_new", "1");
+      },
+    });
+    expect(response.status, response.text).toBe(307);
+  });
+
+  it("needs its OAuth parameters", async () => {
+    for (const edit of [
+      (q: URLSearchParams) => q.delete("state"),
+      (q: URLSearchParams) => q.delete("redirect_uri"),
+      (q: URLSearchParams) => q.delete("code_challenge"),
+      (q: URLSearchParams) => q.set("code_challenge", "too-short"),
+      (q: URLSearchParams) => q.set("code_challenge_method", "S512"),
+      (q: URLSearchParams) => q.set("response_type", "token"),
+      (q: URLSearchParams) => q.set("grant_type", "implicit"),
+      (q: URLSearchParams) => q.set("type", "steal"),
+      (q: URLSearchParams) => q.delete("client_id"),
+    ]) {
+      expectKnownError(await authorize({ edit }), 400, "SCHEMA_ERROR");
+    }
+  });
+
+  it("needs a configured provider that allows sign-in", async () => {
+    for (const providerId of ["google", "spotify", "nope", "%E2%9C%93"]) {
+      expectKnownError(await authorize({ providerId }), 400, "OAUTH_PROVIDER_NOT_FOUND_OR_NOT_ENABLED");
+    }
+  });
+
+  it("needs client credentials for a standard provider", async () => {
+    const response = await authorize({ providerId: "discord" });
+    expectKnownError(response, 400, "OAUTH_PROVIDER_NOT_FOUND_OR_NOT_ENABLED");
+    expect(response.body.error).toContain("no client id");
+  });
+
+  it("only sends the browser to trusted redirect URLs", async () => {
+    for (const edit of [
+      (q: URLSearchParams) => q.set("redirect_uri", "https://evil.example.org/callback"),
+      (q: URLSearchParams) => q.set("redirect_uri", "javascript:alert(1)"),
+      (q: URLSearchParams) => q.set("error_redirect_url", "https://evil.example.org/error"),
+      (q: URLSearchParams) => q.set("after_callback_redirect_url", "https://evil.example.org/after"),
+    ]) {
+      expectKnownError(await authorize({ edit }), 400, "REDIRECT_URL_NOT_WHITELISTED");
+    }
+    const trusted = await authorize({
+      redirectUri: "https://app.example.com/handler/oauth-callback",
+      errorRedirectUrl: "https://app.example.com/handler/error",
+    });
+    expect(trusted.status, trusted.text).toBe(307);
+  });
+
+  it("refuses extra provider scopes with shared keys", async () => {
+    expectKnownError(
+      await authorize({ providerScope: "repo" }),
+      400,
+      "OAUTH_EXTRA_SCOPE_NOT_AVAILABLE_WITH_SHARED_OAUTH_KEYS",
+    );
+  });
+});
+
+describe("the token parameter", () => {
+  it("is required to link an account", async () => {
+    expectKnownError(await authorize({ type: "link" }), 401, "USER_AUTHENTICATION_REQUIRED");
+  });
+
+  it("must be a valid access token of this project", async () => {
+    expectKnownError(await authorize({ token: "not-a-jwt" }), 401, "UNPARSABLE_ACCESS_TOKEN");
+    const stranger = await createSignedInUser(server, other.id);
+    expectKnownError(
+      await authorize({ token: stranger.accessToken }),
+      401,
+      "INVALID_PROJECT_FOR_ACCESS_TOKEN",
+    );
+    const own = await createSignedInUser(server, project.id);
+    expect((await authorize({ type: "link", token: own.accessToken })).status).toBe(307);
+  });
+});
+
+describe("shared providers outside development", () => {
+  it("use server-operator credentials, and are unavailable without them", async () => {
+    const production = await createTestServer({
+      isDevelopment: false,
+      sharedOAuthCredentials: { github: { clientId: "operator-client", clientSecret: "operator-secret" } },
+    });
+    try {
+      const target = await production.createProject("Production");
+      await configure(production, target, {
+        "auth.oauth.providers.github": { isShared: true },
+        "auth.oauth.providers.google": { isShared: true },
+      });
+      const { query } = authorizeQuery(target);
+      expectKnownError(
+        await production.request(`/api/v1/auth/oauth/authorize/google?${query}`),
+        400,
+        "OAUTH_PROVIDER_NOT_FOUND_OR_NOT_ENABLED",
+      );
+      const response = await production.request(`/api/v1/auth/oauth/authorize/github?${query}`);
+      expect(response.status, response.text).toBe(307);
+      const location = new URL(response.headers.get("location")!);
+      expect(`${location.origin}${location.pathname}`).toBe("https://github.com/login/oauth/authorize");
+      expect(location.searchParams.get("client_id")).toBe("operator-client");
+      expect(location.searchParams.get("scope")).toBe("user:email");
+      expect(response.headers.get("set-cookie")).toMatch(/; Max-Age=600; Secure; HttpOnly$/);
+    } finally {
+      await production.close();
+    }
+  });
+
+  it("are unavailable in development when the development provider is turned off", async () => {
+    const quiet = await createTestServer({ devOAuthProvider: false });
+    try {
+      const target = await quiet.createProject("No dev provider");
+      await configure(quiet, target, { "auth.oauth.providers.github": { isShared: true } });
+      const { query } = authorizeQuery(target);
+      expectKnownError(
+        await quiet.request(`/api/v1/auth/oauth/authorize/github?${query}`),
+        400,
+        "OAUTH_PROVIDER_NOT_FOUND_OR_NOT_ENABLED",
+      );
+    } finally {
+      await quiet.close();
+    }
+  });
+});
+
+describe("standard providers", () => {
+  it("use the project's own client id, with the provider's endpoints, tenant and extra scopes", async () => {
+    await configure(server, project, {
+      "auth.oauth.providers.microsoft": {
+        isShared: false,
+        clientId: "project-client",
+        clientSecret: "project-secret",
+        microsoftTenantId: "contoso.example",
+      },
+    });
+    const response = await authorize({ providerId: "microsoft", providerScope: "Calendars.Read" });
+    expect(response.status, response.text).toBe(307);
+    const location = new URL(response.headers.get("location")!);
+    expect(`${location.origin}${location.pathname}`).toBe(
+      "https://login.microsoftonline.com/contoso.example/oauth2/v2.0/authorize",
+    );
+    expect(location.searchParams.get("client_id")).toBe("project-client");
+    expect(location.searchParams.get("scope")?.split(" ")).toContain("Calendars.Read");
+  });
+});

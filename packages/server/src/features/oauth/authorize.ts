@@ -1,0 +1,169 @@
+/**
+ * `GET /auth/oauth/authorize/:provider_id` (PROTOCOL.md §4.7 steps 1-2): checks the app's request, remembers it
+ * under a fresh inner state, and sends the browser to the provider with our own state and PKCE challenge.
+ */
+import { isRedirectUrlTrusted, knownError } from "@gatehouse/shared";
+import { lt } from "drizzle-orm";
+import * as oauth from "oauth4webapi";
+import { z } from "zod";
+import type { RenderedConfig } from "../../config/index.ts";
+import { encryptSecret, randomHex, sha256Hex } from "../../crypto/index.ts";
+import type { AppDeps } from "../../deps.ts";
+import { jsonResponse } from "../../http/responses.ts";
+import { defineRoute } from "../../http/route.ts";
+import { authorizationUrl, resolveProvider } from "./client.ts";
+import { authenticateOAuthClient, userOfAccessToken } from "./client-auth.ts";
+import { findProviderConfig } from "./provider-config.ts";
+import { oauthOuterStates } from "./schema.ts";
+
+/** How long the user has at the provider before the flow is refused with OUTER_OAUTH_TIMEOUT. */
+export const OUTER_STATE_LIFETIME_MS = 10 * 60 * 1000;
+/** Timed-out flows stay this long (so they answer OUTER_OAUTH_TIMEOUT rather than "unknown"), then are swept. */
+const OUTER_STATE_RETENTION_MS = 24 * 3600 * 1000;
+export const INNER_COOKIE_PREFIX = "stack-oauth-inner-";
+/** Purpose label of the encrypted inner PKCE verifier. */
+export const INNER_VERIFIER_PURPOSE = "oauth-inner-code-verifier";
+
+/** RFC 7636 §4.1-4.2: 43 to 128 unreserved characters, for a verifier and for a plain or S256 challenge alike. */
+const PKCE_VALUE = /^[A-Za-z0-9\-._~]{43,128}$/;
+
+/** Optional text parameters: an empty value counts as absent, as the SDK sometimes sends `x=`. */
+const optionalText = z
+  .string()
+  .optional()
+  .transform((value) => value || undefined);
+
+export const authorizeQuerySchema = z.looseObject({
+  client_id: z.string().min(1),
+  client_secret: optionalText,
+  redirect_uri: z.string().min(1),
+  scope: z.string(),
+  state: z.string().min(1).max(2048),
+  grant_type: z.literal("authorization_code"),
+  code_challenge: z.string().regex(PKCE_VALUE, { error: "must be 43 to 128 characters of [A-Za-z0-9-._~]" }),
+  code_challenge_method: z.enum(["S256", "plain"]),
+  response_type: z.literal("code"),
+  type: z.enum(["authenticate", "link"]).default("authenticate"),
+  error_redirect_url: optionalText,
+  token: optionalText,
+  after_callback_redirect_url: optionalText,
+  provider_scope: optionalText,
+  stack_response_mode: z.enum(["json", "redirect"]).optional(),
+  hexclave_response_mode: z.enum(["json", "redirect"]).optional(),
+});
+
+export type AuthorizeQuery = z.output<typeof authorizeQuerySchema>;
+
+function assertTrustedRedirect(config: RenderedConfig, url: string | undefined): void {
+  if (url === undefined) return;
+  const trusted = isRedirectUrlTrusted(url, {
+    allowLocalhost: config.domains.allowLocalhost,
+    trustedDomains: Object.values(config.domains.trustedDomains).map((domain) => domain.baseUrl),
+  });
+  if (!trusted) throw knownError("REDIRECT_URL_NOT_WHITELISTED");
+}
+
+/** Our callback URL for a provider, as registered with it. */
+export function callbackUrlFor(deps: AppDeps, providerId: string): string {
+  return `${deps.env.baseUrl}/api/v1/auth/oauth/callback/${encodeURIComponent(providerId)}`;
+}
+
+export async function startAuthorization(deps: AppDeps, providerId: string, query: AuthorizeQuery) {
+  const { project, config } = await authenticateOAuthClient(deps, query.client_id, query.client_secret);
+  if (query.scope !== "legacy") throw knownError("INVALID_SCOPE");
+
+  const entry = findProviderConfig(config, providerId);
+  const usable =
+    entry &&
+    (query.type === "link"
+      ? entry.provider.allowSignIn || entry.provider.allowConnectedAccounts
+      : entry.provider.allowSignIn);
+  if (!entry || !usable) throw knownError("OAUTH_PROVIDER_NOT_FOUND_OR_NOT_ENABLED");
+
+  const redirectUri = query.redirect_uri.split("#")[0]!;
+  assertTrustedRedirect(config, redirectUri);
+  assertTrustedRedirect(config, query.error_redirect_url);
+  assertTrustedRedirect(config, query.after_callback_redirect_url);
+
+  const user = query.token ? await userOfAccessToken(deps, project.id, query.token) : null;
+  if (query.type === "link" && !user) throw knownError("USER_AUTHENTICATION_REQUIRED");
+
+  const extraScopes = query.provider_scope?.split(/[\s,]+/).filter(Boolean) ?? [];
+  // Shared keys are the server operator's app at the provider; what it may ask for is not the project's choice.
+  if (extraScopes.length > 0 && entry.provider.isShared) {
+    throw knownError("OAUTH_EXTRA_SCOPE_NOT_AVAILABLE_WITH_SHARED_OAUTH_KEYS");
+  }
+  const callbackUrl = callbackUrlFor(deps, providerId);
+  const provider = await resolveProvider(deps.env, entry, callbackUrl);
+
+  const innerState = randomHex(32);
+  const verifier = oauth.generateRandomCodeVerifier();
+  const now = Date.now();
+  await deps.db
+    .delete(oauthOuterStates)
+    .where(lt(oauthOuterStates.expiresAt, new Date(now - OUTER_STATE_RETENTION_MS)));
+  const responseMode =
+    query.stack_response_mode === "json" || query.hexclave_response_mode === "json" ? "json" : "redirect";
+  await deps.db.insert(oauthOuterStates).values({
+    stateHash: sha256Hex(innerState),
+    projectId: project.id,
+    providerId,
+    providerConfigId: entry.configId,
+    callbackUrl,
+    codeVerifierEncrypted: encryptSecret(verifier, {
+      masterSecret: deps.env.secret,
+      purpose: INNER_VERIFIER_PURPOSE,
+    }),
+    providerScopes: [...new Set([...provider.scopes, ...extraScopes])],
+    type: query.type,
+    userId: user?.id ?? null,
+    redirectUri,
+    clientState: query.state,
+    codeChallenge: query.code_challenge,
+    codeChallengeMethod: query.code_challenge_method,
+    errorRedirectUrl: query.error_redirect_url ?? null,
+    afterCallbackRedirectUrl: query.after_callback_redirect_url ?? null,
+    responseMode,
+    expiresAt: new Date(now + OUTER_STATE_LIFETIME_MS),
+  });
+
+  const location = authorizationUrl(provider, {
+    callbackUrl,
+    state: innerState,
+    codeChallenge: await oauth.calculatePKCECodeChallenge(verifier),
+    extraScopes,
+  });
+  // A browser app that cannot follow a cross-origin redirect from fetch asks for the URL instead (and gets no
+  // cookie, so its callback is not cookie-checked).
+  if (responseMode === "json") return jsonResponse({ location });
+
+  const maxAgeSeconds = OUTER_STATE_LIFETIME_MS / 1000;
+  const cookie = [
+    `${INNER_COOKIE_PREFIX}${innerState}=true`,
+    "Path=/",
+    `Expires=${new Date(now + OUTER_STATE_LIFETIME_MS).toUTCString()}`,
+    `Max-Age=${maxAgeSeconds}`,
+    ...(deps.env.isDevelopment ? [] : ["Secure"]),
+    "HttpOnly",
+  ].join("; ");
+  return new Response(null, { status: 307, headers: { location, "set-cookie": cookie } });
+}
+
+export const authorizeRoute = defineRoute({
+  method: "GET",
+  path: "/auth/oauth/authorize/:provider_id",
+  summary: "Start an OAuth sign-in or account link: redirects to the provider",
+  tags: ["OAuth"],
+  // The app authenticates with client_id/client_secret in the query, like at the token endpoint.
+  access: "public",
+  request: {
+    params: z.strictObject({ provider_id: z.string().min(1).max(100) }),
+    query: authorizeQuerySchema,
+  },
+  response: {
+    raw: true,
+    description:
+      "307 to the provider with the inner-state cookie, or 200 `{location}` with stack_response_mode=json",
+  },
+  handler: ({ deps, params, query }) => startAuthorization(deps, params.provider_id, query),
+});

@@ -1,0 +1,64 @@
+import { knownError } from "@gatehouse/shared";
+import type { RenderedConfig } from "../../config/index.ts";
+import type { AppDeps } from "../../deps.ts";
+import { isValidProjectKey } from "../project-keys/keys.ts";
+import { getRenderedConfig } from "../projects/config-store.ts";
+import type { ProjectRow } from "../projects/schema.ts";
+import { findProject } from "../projects/service.ts";
+import type { UserRow } from "../users/schema.ts";
+import { findUser } from "../users/service.ts";
+
+/** The value the official SDK sends for "no publishable key". */
+const NO_PUBLISHABLE_KEY_SENTINEL = "__stack_public_client__";
+
+/**
+ * The OAuth client of `/auth/oauth/authorize`: the project is the client id (optionally `<projectId>#<branchId>`),
+ * the client secret its publishable key or the sentinel. The same rules as the token endpoint.
+ */
+export async function authenticateOAuthClient(
+  deps: AppDeps,
+  clientId: string,
+  clientSecret: string | undefined,
+): Promise<{ project: ProjectRow; config: RenderedConfig }> {
+  const [projectId, branchId = "main"] = clientId.split("#");
+  const project = projectId ? await findProject(deps.db, projectId) : null;
+  if (!project || branchId !== "main")
+    throw knownError("INVALID_OAUTH_CLIENT_ID_OR_SECRET", { client_id: clientId });
+  const config = await getRenderedConfig(deps, project.id);
+  if (!clientSecret || clientSecret === NO_PUBLISHABLE_KEY_SENTINEL) {
+    if (config.project.requirePublishableClientKey) {
+      throw knownError("PUBLISHABLE_CLIENT_KEY_REQUIRED_FOR_PROJECT", { project_id: project.id });
+    }
+  } else if (!(await isValidProjectKey(deps.db, project.id, "publishable_client_key", clientSecret))) {
+    throw knownError("INVALID_OAUTH_CLIENT_ID_OR_SECRET", { client_id: clientId });
+  }
+  return { project, config };
+}
+
+/**
+ * The user behind the `token` parameter of the authorize request (the app's current access token), checked like
+ * `x-stack-access-token` with anonymous users allowed: linking needs it, and anonymous users get upgraded.
+ */
+export async function userOfAccessToken(deps: AppDeps, projectId: string, token: string): Promise<UserRow> {
+  const result = await deps.keyring.verifyAccessToken(token, { allowAnonymous: true, allowRestricted: true });
+  if (!result.ok) {
+    if (result.reason === "expired") {
+      throw knownError("ACCESS_TOKEN_EXPIRED", {
+        expired_at_millis: result.expiredAtMillis,
+        project_id: result.decoded.projectId,
+        user_id: result.decoded.userId,
+        refresh_token_id: result.decoded.refreshTokenId,
+      });
+    }
+    throw knownError("UNPARSABLE_ACCESS_TOKEN");
+  }
+  if (result.claims.project_id !== projectId) {
+    throw knownError("INVALID_PROJECT_FOR_ACCESS_TOKEN", {
+      expected_project_id: projectId,
+      actual_project_id: result.claims.project_id,
+    });
+  }
+  const user = await findUser(deps.db, projectId, result.claims.sub);
+  if (!user) throw knownError("USER_NOT_FOUND");
+  return user;
+}

@@ -1,0 +1,14 @@
+import type { AnyRoute } from "../../http/route.ts";
+import { authorizeRoute } from "./authorize.ts";
+import { callbackRoutes } from "./callback.ts";
+// Registers the authorization_code grant with the token endpoint.
+import "./code-grant.ts";
+import { connectedAccountRoutes } from "./connected-accounts.ts";
+import { providerAccountRoutes } from "./provider-accounts.ts";
+
+export const oauthRoutes: AnyRoute[] = [
+  authorizeRoute,
+  ...callbackRoutes,
+  ...connectedAccountRoutes,
+  ...providerAccountRoutes,
+];

@@ -1,0 +1,214 @@
+/**
+ * Who an OAuth callback signs in (PROTOCOL.md §4.7 step 3): the user the provider account is linked to, or a user
+ * it gets linked to (by `type=link`, or by a verified email under `link_method`), an upgraded anonymous user, or a
+ * new user. Runs in one transaction with the storing of the provider tokens.
+ */
+import { knownError } from "@gatehouse/shared";
+import { and, eq } from "drizzle-orm";
+import type { RenderedConfig } from "../../config/index.ts";
+import { randomUuid } from "../../crypto/index.ts";
+import { isUniqueViolation } from "../../db/errors.ts";
+import type { Database } from "../../db/index.ts";
+import type { AppDeps } from "../../deps.ts";
+import { StatusError } from "../../http/status-error.ts";
+import { contactChannels } from "../contact-channels/schema.ts";
+import { type UserRow, users } from "../users/schema.ts";
+import { createUser, findUser, findUserByAuthEmail, normalizeEmail } from "../users/service.ts";
+import { upgradeAnonymousUser } from "../users/upgrade.ts";
+import {
+  findAccountByProviderAccount,
+  insertAccount,
+  storeProviderTokens,
+  updateAccountEmail,
+} from "./accounts.ts";
+import type { ProviderTokens } from "./client.ts";
+import type { ProviderProfile } from "./providers.ts";
+import type { OAuthAccountRow, OAuthOuterStateRow } from "./schema.ts";
+
+export type CallbackSignIn = {
+  projectId: string;
+  config: RenderedConfig;
+  flow: OAuthOuterStateRow;
+  profile: ProviderProfile;
+  tokens: ProviderTokens;
+};
+
+function alreadyConnected() {
+  return knownError("OAUTH_CONNECTION_ALREADY_CONNECTED_TO_ANOTHER_USER");
+}
+
+export async function signInWithProviderAccount(
+  deps: AppDeps,
+  input: CallbackSignIn,
+): Promise<{ user: UserRow; isNewUser: boolean }> {
+  try {
+    return await deps.db.transaction(async (raw) => {
+      const tx = raw as unknown as Database;
+      const { user, isNewUser, account } = await resolveUser(tx, input);
+      await storeProviderTokens(tx, deps.env, account, input.tokens);
+      return { user, isNewUser };
+    });
+  } catch (error) {
+    // A concurrent sign-in linked the same provider account, or took the email for sign-in, first.
+    if (!isUniqueViolation(error)) throw error;
+    const email = input.profile.email ? normalizeEmail(input.profile.email) : null;
+    if (email && !violatedConstraint(error)?.startsWith("oauth_accounts")) {
+      throw knownError("USER_EMAIL_ALREADY_EXISTS", { email, would_work_if_email_was_verified: false });
+    }
+    throw alreadyConnected();
+  }
+}
+
+/** The constraint a database error names (node-postgres and PGlite both report it), possibly wrapped by Drizzle. */
+function violatedConstraint(error: unknown): string | undefined {
+  for (let current: unknown = error, depth = 0; current && depth < 5; depth++) {
+    const constraint = (current as { constraint?: unknown }).constraint;
+    if (typeof constraint === "string") return constraint;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+async function resolveUser(
+  tx: Database,
+  input: CallbackSignIn,
+): Promise<{ user: UserRow; isNewUser: boolean; account: OAuthAccountRow }> {
+  const { projectId, flow, profile } = input;
+  const email = profile.email ? normalizeEmail(profile.email) : null;
+  const existing = await findAccountByProviderAccount(
+    tx,
+    projectId,
+    flow.providerConfigId,
+    profile.accountId,
+  );
+  const tokenUser = flow.userId ? await findUser(tx, projectId, flow.userId) : null;
+  if (flow.userId && !tokenUser) throw knownError("USER_NOT_FOUND");
+  // Linking always names its user (the authorize step required the token).
+  const linkTarget = flow.type === "link" ? tokenUser : null;
+  if (flow.type === "link" && !linkTarget) throw knownError("USER_AUTHENTICATION_REQUIRED");
+
+  if (existing) {
+    if (linkTarget && existing.userId !== linkTarget.id) throw alreadyConnected();
+    if (flow.type === "authenticate" && !existing.allowSignIn) {
+      throw knownError(
+        "OAUTH_CONNECTION_ALREADY_CONNECTED_TO_ANOTHER_USER",
+        undefined,
+        "This OAuth account is connected to a user, but not enabled for signing in.",
+      );
+    }
+    const user = await findUser(tx, projectId, existing.userId);
+    if (!user) throw knownError("USER_NOT_FOUND");
+    await updateAccountEmail(tx, existing, email);
+    return { user, isNewUser: false, account: existing };
+  }
+
+  const link = (userId: string) =>
+    insertAccount(tx, {
+      projectId,
+      userId,
+      providerConfigId: flow.providerConfigId,
+      providerAccountId: profile.accountId,
+      email,
+    });
+
+  if (linkTarget && !linkTarget.isAnonymous) {
+    return { user: linkTarget, isNewUser: false, account: await link(linkTarget.id) };
+  }
+
+  // A new provider account. Does its email already sign someone in?
+  let emailSignsIn = profile.emailVerified;
+  const owner = email ? await findUserByAuthEmail(tx, projectId, email) : null;
+  if (owner && email) {
+    const strategy = input.config.auth.oauth.accountMergeStrategy;
+    if (strategy === "allow_duplicates") {
+      emailSignsIn = false;
+    } else if (strategy === "link_method" && profile.emailVerified && owner.channel.isVerified) {
+      // Both sides proved the address, so it is the same person.
+      return { user: owner.user, isNewUser: false, account: await link(owner.user.id) };
+    } else {
+      throw knownError("CONTACT_CHANNEL_ALREADY_USED_FOR_AUTH_BY_SOMEONE_ELSE", {
+        type: "email",
+        contact_channel_value: email,
+        // Under link_method, only the existing account's unverified address stood in the way.
+        would_work_if_email_was_verified:
+          strategy === "link_method" && profile.emailVerified && !owner.channel.isVerified,
+      });
+    }
+  }
+
+  if (!input.config.auth.allowSignUp) throw knownError("SIGN_UP_NOT_ENABLED");
+  const newEmail = email ? { email, verified: profile.emailVerified, usedForAuth: emailSignsIn } : null;
+  const user = tokenUser?.isAnonymous
+    ? await upgradeAnonymous(tx, input, tokenUser, newEmail)
+    : await createUser(tx, projectId, input.config, {
+        primaryEmail: email,
+        primaryEmailVerified: profile.emailVerified,
+        primaryEmailAuthEnabled: emailSignsIn,
+        displayName: profile.displayName,
+        profileImageUrl: profile.profileImageUrl,
+      });
+  return { user, isNewUser: true, account: await link(user.id) };
+}
+
+/**
+ * An anonymous user who signs in with a provider becomes a full account in place: same id, so what they did while
+ * anonymous stays theirs. With an address that signs in, that is the common upgrade (personal team and all); the
+ * provider's name and picture fill what the user has not set.
+ */
+async function upgradeAnonymous(
+  tx: Database,
+  input: CallbackSignIn,
+  anonymous: UserRow,
+  email: { email: string; verified: boolean; usedForAuth: boolean } | null,
+): Promise<UserRow> {
+  const { projectId, profile } = input;
+  const where = and(eq(users.projectId, projectId), eq(users.id, anonymous.id));
+  if (email?.usedForAuth) {
+    await upgradeAnonymousUser(tx, {
+      projectId,
+      userId: anonymous.id,
+      config: input.config,
+      email: email.email,
+      emailVerified: email.verified,
+    });
+  } else {
+    const [claimed] = await tx
+      .update(users)
+      .set({ isAnonymous: false })
+      .where(and(where, eq(users.isAnonymous, true)))
+      .returning({ id: users.id });
+    if (!claimed) throw new StatusError(409, "This anonymous user has just been upgraded or deleted.");
+    if (email) {
+      // An address that must not sign in (unverified, or another account's under allow_duplicates) is only contact.
+      await tx
+        .update(contactChannels)
+        .set({ isPrimary: false })
+        .where(and(eq(contactChannels.projectId, projectId), eq(contactChannels.userId, anonymous.id)));
+      await tx
+        .insert(contactChannels)
+        .values({
+          projectId,
+          id: randomUuid(),
+          userId: anonymous.id,
+          type: "email",
+          value: email.email,
+          isVerified: email.verified,
+          isPrimary: true,
+          usedForAuth: false,
+        })
+        .onConflictDoUpdate({
+          target: [contactChannels.userId, contactChannels.type, contactChannels.value],
+          set: { isPrimary: true },
+        });
+    }
+  }
+  const [user] = await tx
+    .update(users)
+    .set({
+      displayName: anonymous.displayName ?? profile.displayName,
+      profileImageUrl: anonymous.profileImageUrl ?? profile.profileImageUrl,
+    })
+    .where(where)
+    .returning();
+  return user!;
+}

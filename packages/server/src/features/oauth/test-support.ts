@@ -1,0 +1,251 @@
+/**
+ * Drives the whole OAuth code flow the way a browser and an app do: authorize at Gatehouse, the development
+ * provider's sign-in page over real HTTP (following redirects by hand, with a cookie jar), the callback, and the
+ * code exchange with PKCE. Nothing is mocked.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { expect } from "vitest";
+import type { TestProject, TestServer } from "../../testing/harness.ts";
+
+type Reply = Awaited<ReturnType<TestServer["request"]>>;
+
+export const APP_REDIRECT_URI = "http://localhost:3000/handler/oauth-callback";
+
+/** Sets config keys on the project's environment level, as the dashboard does. */
+export async function configure(server: TestServer, project: TestProject, override: Record<string, unknown>) {
+  const response = await server.request("/api/v1/internal/config/override/environment", {
+    method: "PATCH",
+    headers: project.headers("admin"),
+    body: { config_override_string: JSON.stringify(override) },
+  });
+  expect(response.status, response.text).toBe(200);
+}
+
+/** A browser's cookies for one host, ignoring paths (the dev provider does not mind extra cookies). */
+class CookieJar {
+  private readonly cookies = new Map<string, string>();
+  store(response: Response) {
+    for (const header of response.headers.getSetCookie()) {
+      const pair = header.split(";")[0]!;
+      const eq = pair.indexOf("=");
+      const name = pair.slice(0, eq);
+      const value = pair.slice(eq + 1);
+      if (/max-age=0/i.test(header) || value === "") this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+  }
+  header(): string {
+    return [...this.cookies].map(([name, value]) => `${name}=${value}`).join("; ");
+  }
+}
+
+export type FlowOptions = {
+  providerId?: string;
+  codeChallengeMethod?: "S256" | "plain";
+  redirectUri?: string;
+  type?: "authenticate" | "link";
+  token?: string;
+  providerScope?: string;
+  /** null leaves the parameter out, so errors go to the redirect URI. */
+  errorRedirectUrl?: string | null;
+  afterCallbackRedirectUrl?: string;
+  clientSecret?: string;
+  json?: boolean;
+};
+
+export type StartedFlow = {
+  state: string;
+  verifier: string;
+  redirectUri: string;
+  /** Where Gatehouse sends the browser (the provider's authorization URL). */
+  providerUrl: string;
+  /** The inner-state cookie Gatehouse set, as a `cookie` header value. */
+  innerCookie: string;
+};
+
+export function authorizeQuery(project: TestProject, options: FlowOptions = {}) {
+  const verifier = randomBytes(32).toString("base64url");
+  const method = options.codeChallengeMethod ?? "S256";
+  const challenge = method === "S256" ? createHash("sha256").update(verifier).digest("base64url") : verifier;
+  const state = randomBytes(16).toString("hex");
+  const query = new URLSearchParams({
+    client_id: project.id,
+    client_secret: options.clientSecret ?? project.keys.publishableClientKey,
+    redirect_uri: options.redirectUri ?? APP_REDIRECT_URI,
+    scope: "legacy",
+    state,
+    grant_type: "authorization_code",
+    code_challenge: challenge,
+    code_challenge_method: method,
+    response_type: "code",
+    type: options.type ?? "authenticate",
+  });
+  if (options.errorRedirectUrl !== null) {
+    query.set("error_redirect_url", options.errorRedirectUrl ?? "http://localhost:3000/handler/error");
+  }
+  if (options.token) query.set("token", options.token);
+  if (options.providerScope) query.set("provider_scope", options.providerScope);
+  if (options.afterCallbackRedirectUrl)
+    query.set("after_callback_redirect_url", options.afterCallbackRedirectUrl);
+  if (options.json) query.set("stack_response_mode", "json");
+  return { query, verifier, state, redirectUri: query.get("redirect_uri")! };
+}
+
+export async function startFlow(
+  server: TestServer,
+  project: TestProject,
+  options: FlowOptions = {},
+): Promise<StartedFlow> {
+  const { query, verifier, state, redirectUri } = authorizeQuery(project, options);
+  const response = await server.request(
+    `/api/v1/auth/oauth/authorize/${options.providerId ?? "github"}?${query}`,
+  );
+  if (options.json) {
+    expect(response.status, response.text).toBe(200);
+    return { state, verifier, redirectUri, providerUrl: response.body.location, innerCookie: "" };
+  }
+  expect(response.status, response.text).toBe(307);
+  const cookie = response.headers.get("set-cookie") ?? "";
+  expect(cookie).toMatch(
+    /^stack-oauth-inner-[0-9a-f]{64}=true; Path=\/; Expires=[^;]+; Max-Age=600; HttpOnly$/,
+  );
+  return {
+    state,
+    verifier,
+    redirectUri,
+    providerUrl: response.headers.get("location")!,
+    innerCookie: cookie.split(";")[0]!,
+  };
+}
+
+/**
+ * At the dev provider: open the authorization URL, type `email` on the sign-in page (or press Cancel), and follow
+ * redirects until the provider sends the browser back to Gatehouse. Returns that callback URL.
+ */
+export async function signInAtDevProvider(providerUrl: string, email: string | "cancel"): Promise<URL> {
+  const jar = new CookieJar();
+  const go = async (url: string, init: RequestInit = {}) => {
+    const headers = new Headers(init.headers);
+    headers.set("cookie", jar.header());
+    const response = await fetch(url, { ...init, headers, redirect: "manual" });
+    jar.store(response);
+    return response;
+  };
+  let response = await go(providerUrl);
+  expect(response.status).toBe(303);
+  const interaction = new URL(response.headers.get("location")!, providerUrl).toString();
+  response = await go(interaction);
+  expect(response.status).toBe(200);
+  expect(await response.text()).toContain('name="email"');
+  const form = email === "cancel" ? "action=cancel" : `action=sign-in&email=${encodeURIComponent(email)}`;
+  response = await go(interaction, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: form,
+  });
+  expect(response.status).toBe(303);
+  response = await go(new URL(response.headers.get("location")!, providerUrl).toString());
+  expect(response.status).toBe(303);
+  return new URL(response.headers.get("location")!);
+}
+
+/** The browser arriving at Gatehouse's callback (with the inner cookie unless told otherwise). */
+export function deliverCallback(server: TestServer, callback: URL, cookie: string | null) {
+  return server.request(`${callback.pathname}${callback.search}`, { headers: cookie ? { cookie } : {} });
+}
+
+export function exchangeCode(
+  server: TestServer,
+  project: TestProject,
+  input: { code: string; verifier: string; redirectUri: string },
+) {
+  return server.request("/api/v1/auth/oauth/token", {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({
+      grant_type: "authorization_code",
+      code: input.code,
+      redirect_uri: input.redirectUri,
+      code_verifier: input.verifier,
+      client_id: project.id,
+      client_secret: project.keys.publishableClientKey,
+    }).toString(),
+  });
+}
+
+/** The app's side after the callback: the redirect to its redirect_uri, with our code and its own state. */
+export function appRedirect(response: { status: number; headers: Headers; text: string }, flow: StartedFlow) {
+  expect(response.status, response.text).toBe(303);
+  const location = new URL(response.headers.get("location")!);
+  expect(`${location.origin}${location.pathname}`).toBe(flow.redirectUri);
+  return location;
+}
+
+/** The whole flow up to the app's redirect. */
+export async function runFlow(
+  server: TestServer,
+  project: TestProject,
+  email: string | "cancel",
+  options: FlowOptions = {},
+) {
+  const flow = await startFlow(server, project, options);
+  const callback = await signInAtDevProvider(flow.providerUrl, email);
+  const response = await deliverCallback(server, callback, flow.innerCookie || null);
+  expect(response.status, response.text).toBe(303);
+  return { flow, callback, location: new URL(response.headers.get("location")!) };
+}
+
+export type CodeGrantResponse = {
+  access_token: string;
+  refresh_token: string;
+  token_type: string;
+  expires_in: number;
+  scope: string;
+  is_new_user: boolean;
+  newUser: boolean;
+  afterCallbackRedirectUrl: string | null;
+  after_callback_redirect_url: string | null;
+};
+
+/** The whole flow through the token exchange; expects success. */
+export async function signInWithDevProvider(
+  server: TestServer,
+  project: TestProject,
+  email: string,
+  options: FlowOptions = {},
+) {
+  const { flow, location } = await runFlow(server, project, email, options);
+  expect(location.searchParams.get("errorCode"), location.toString()).toBeNull();
+  expect(location.searchParams.get("state")).toBe(flow.state);
+  const code = location.searchParams.get("code")!;
+  expect(code).toMatch(/^[0-9a-f]{64}$/);
+  const tokens = await exchangeCode(server, project, {
+    code,
+    verifier: flow.verifier,
+    redirectUri: flow.redirectUri,
+  });
+  expect(tokens.status, tokens.text).toBe(200);
+  return { flow, code, tokens: tokens.body as CodeGrantResponse };
+}
+
+let emailCounter = 0;
+export function uniqueEmail(prefix = "oauth"): string {
+  emailCounter += 1;
+  return `${prefix}-${process.pid}-${emailCounter}-${randomBytes(3).toString("hex")}@example.com`;
+}
+
+/** Asserts a known-error response by status and code. */
+export function expectKnownError(response: Reply, status: number, code: string) {
+  expect({ status: response.status, code: response.body?.code }, response.text).toEqual({ status, code });
+  expect(response.headers.get("x-stack-known-error")).toBe(code);
+}
+
+/** The known error an error redirect carries (PROTOCOL.md §4.7). */
+export function redirectError(location: URL) {
+  expect(location.searchParams.get("error")).toBe("server_error");
+  expect(location.searchParams.get("message")).toBe(location.searchParams.get("error_description"));
+  return {
+    code: location.searchParams.get("errorCode"),
+    details: JSON.parse(location.searchParams.get("details") ?? "null") as unknown,
+  };
+}
