@@ -1,0 +1,15 @@
+import { GatehouseClientApp } from "@gatehouse/js";
+import { navigate } from "@gatehouse/react";
+import { demoConfig } from "./config.ts";
+
+const config = demoConfig();
+
+/** The demo's one client app: cookies keep the session across reloads, and redirects stay in the page. */
+export const gatehouse = new GatehouseClientApp({
+  projectId: config.projectId,
+  baseUrl: config.baseUrl,
+  ...(config.publishableClientKey ? { publishableClientKey: config.publishableClientKey } : {}),
+  tokenStore: "cookie",
+  redirectMethod: { navigate: (to) => navigate(to) },
+  urls: { handler: "/handler", afterSignOut: "/" },
+});

@@ -1,0 +1,60 @@
+import { type FormEvent, useState } from "react";
+import { useStrings } from "../../context.ts";
+import { useGatehouseApp, useUser } from "../../hooks.ts";
+import { describeError, reportUnexpected } from "../../internal/errors.ts";
+import { appNavigate } from "../../internal/router.ts";
+import { Alert, Button, Section, TextField } from "../../internal/ui.tsx";
+import { useAction } from "../../internal/use-action.ts";
+
+export function DeleteAccountSection() {
+  const s = useStrings();
+  const app = useGatehouseApp();
+  const user = useUser({ or: "throw", includeRestricted: true });
+  const [confirm, setConfirm] = useState("");
+  const [open, setOpen] = useState(false);
+  const [error, setError] = useState<string>();
+  const [run, pending] = useAction();
+  const word = s.deleteAccountConfirmWord;
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    if (confirm.trim() !== word) {
+      setError(s.deleteAccountConfirmLabel(word));
+      return;
+    }
+    void run(async () => {
+      try {
+        await user.delete();
+        appNavigate(app, app.urls.afterSignOut, { replace: true });
+      } catch (caught) {
+        reportUnexpected(caught);
+        setError(describeError(caught, s).message);
+      }
+    });
+  };
+  return (
+    <Section id="delete-account" title={s.sectionDangerZone} description={s.deleteAccountDescription} danger>
+      {open ? (
+        <form className="gh-inline-form" onSubmit={onSubmit} noValidate>
+          <TextField
+            label={s.deleteAccountConfirmLabel(word)}
+            name="confirmDelete"
+            autoComplete="off"
+            value={confirm}
+            onValueChange={setConfirm}
+            error={error}
+          />
+          <Button type="submit" variant="danger" loading={pending} style={{ marginTop: 25 }}>
+            {s.deleteAccount}
+          </Button>
+        </form>
+      ) : (
+        <div>
+          {error ? <Alert>{error}</Alert> : null}
+          <Button variant="danger-outline" onClick={() => setOpen(true)}>
+            {s.deleteAccount}
+          </Button>
+        </div>
+      )}
+    </Section>
+  );
+}

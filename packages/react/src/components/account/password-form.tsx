@@ -1,0 +1,127 @@
+import { type FormEvent, useState } from "react";
+import { useStrings } from "../../context.ts";
+import { useUser } from "../../hooks.ts";
+import { describeError, reportUnexpected } from "../../internal/errors.ts";
+import { Alert, Button, PasswordField } from "../../internal/ui.tsx";
+import { useAction } from "../../internal/use-action.ts";
+import {
+  type Errors,
+  hasErrors,
+  PASSWORD_MIN_LENGTH,
+  required,
+  validateNewPassword,
+  validateRepeat,
+} from "../../internal/validation.ts";
+
+type Field = "current" | "password" | "passwordRepeat";
+
+/** Changes the password (asking for the current one), or sets a first one for users who have none. */
+export function PasswordForm() {
+  const s = useStrings();
+  const user = useUser({ or: "throw", includeRestricted: true });
+  const hasPassword = user.hasPassword;
+  const [open, setOpen] = useState(false);
+  const [current, setCurrent] = useState("");
+  const [password, setPassword] = useState("");
+  const [repeat, setRepeat] = useState("");
+  const [errors, setErrors] = useState<Errors<Field>>({});
+  const [done, setDone] = useState(false);
+  const [run, pending] = useAction();
+
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    const found: Errors<Field> = {
+      current: hasPassword ? required(current, s) : undefined,
+      password: validateNewPassword(password, s),
+      passwordRepeat: validateRepeat(password, repeat, s),
+    };
+    setErrors(found);
+    if (hasErrors(found)) return;
+    void run(async () => {
+      try {
+        const error = hasPassword
+          ? await user.updatePassword({ oldPassword: current, newPassword: password })
+          : await user.setPassword({ password });
+        if (error) {
+          const described = describeError(error, s);
+          setErrors(
+            error.code === "PASSWORD_CONFIRMATION_MISMATCH"
+              ? { current: described.message }
+              : { [described.field === "password" ? "password" : "form"]: described.message },
+          );
+          return;
+        }
+        setCurrent("");
+        setPassword("");
+        setRepeat("");
+        setOpen(false);
+        setDone(true);
+      } catch (caught) {
+        reportUnexpected(caught);
+        setErrors({ form: describeError(caught, s).message });
+      }
+    });
+  };
+
+  return (
+    <div className="gh-subsection">
+      <div className="gh-subsection-text">
+        <span className="gh-subsection-title">{s.passwordSection}</span>
+        <span className="gh-muted">
+          {hasPassword ? s.passwordDescriptionSet : s.passwordDescriptionUnset}
+        </span>
+        {done ? <Alert tone="success">{s.passwordChanged}</Alert> : null}
+      </div>
+      {open ? (
+        <form className="gh-form" style={{ width: "100%", maxWidth: 420 }} onSubmit={onSubmit} noValidate>
+          {errors.form ? <Alert>{errors.form}</Alert> : null}
+          {hasPassword ? (
+            <PasswordField
+              label={s.currentPassword}
+              name="currentPassword"
+              autoComplete="current-password"
+              value={current}
+              onValueChange={setCurrent}
+              error={errors.current}
+            />
+          ) : null}
+          <PasswordField
+            label={s.newPassword}
+            name="newPassword"
+            autoComplete="new-password"
+            value={password}
+            onValueChange={setPassword}
+            error={errors.password}
+            hint={s.passwordHint(PASSWORD_MIN_LENGTH)}
+          />
+          <PasswordField
+            label={s.repeatPassword}
+            name="newPasswordRepeat"
+            autoComplete="new-password"
+            value={repeat}
+            onValueChange={setRepeat}
+            error={errors.passwordRepeat}
+          />
+          <div className="gh-row-actions gh-row-actions-end">
+            <Button variant="secondary" onClick={() => setOpen(false)}>
+              {s.cancel}
+            </Button>
+            <Button type="submit" loading={pending}>
+              {hasPassword ? s.changePassword : s.setPassword}
+            </Button>
+          </div>
+        </form>
+      ) : (
+        <Button
+          variant="secondary"
+          onClick={() => {
+            setOpen(true);
+            setDone(false);
+          }}
+        >
+          {hasPassword ? s.changePassword : s.setPassword}
+        </Button>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,55 @@
+import { type FormEvent, useState } from "react";
+import { useStrings } from "../../context.ts";
+import { useUser } from "../../hooks.ts";
+import { describeError, reportUnexpected } from "../../internal/errors.ts";
+import { Avatar, Button, Section, TextField } from "../../internal/ui.tsx";
+import { useAction } from "../../internal/use-action.ts";
+
+export function ProfileSection() {
+  const s = useStrings();
+  const user = useUser({ or: "throw", includeRestricted: true });
+  const [name, setName] = useState(user.displayName ?? "");
+  const [status, setStatus] = useState<{ error?: string; saved?: boolean }>({});
+  const [run, pending] = useAction();
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    void run(async () => {
+      try {
+        await user.setDisplayName(name.trim() === "" ? null : name.trim());
+        setStatus({ saved: true });
+      } catch (caught) {
+        reportUnexpected(caught);
+        setStatus({ error: describeError(caught, s).message });
+      }
+    });
+  };
+  return (
+    <Section id="profile" title={s.sectionProfile} description={s.profileDescription}>
+      <div className="gh-row-actions" style={{ gap: 16 }}>
+        <Avatar name={user.displayName ?? user.primaryEmail} imageUrl={user.profileImageUrl} large />
+        <div className="gh-list-main">
+          <strong>{user.displayName ?? user.primaryEmail}</strong>
+          {user.primaryEmail ? <span className="gh-muted">{user.primaryEmail}</span> : null}
+        </div>
+      </div>
+      <form className="gh-inline-form" onSubmit={onSubmit} noValidate>
+        <TextField
+          label={s.displayName}
+          name="displayName"
+          autoComplete="name"
+          placeholder={s.displayNamePlaceholder}
+          value={name}
+          onValueChange={(value) => {
+            setName(value);
+            setStatus({});
+          }}
+          error={status.error}
+          maxLength={256}
+        />
+        <Button type="submit" loading={pending} style={{ marginTop: 25 }}>
+          {status.saved ? s.saved : s.save}
+        </Button>
+      </form>
+    </Section>
+  );
+}

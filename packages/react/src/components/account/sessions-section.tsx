@@ -1,0 +1,83 @@
+import { useState } from "react";
+import { useStrings } from "../../context.ts";
+import { useSessions, useUser } from "../../hooks.ts";
+import { SectionBoundary } from "../../internal/boundary.tsx";
+import { describeError, reportUnexpected } from "../../internal/errors.ts";
+import { MonitorIcon } from "../../internal/icons.tsx";
+import { Alert, Button, formatDate, Loading, Section } from "../../internal/ui.tsx";
+import { useAction } from "../../internal/use-action.ts";
+
+export function SessionsSection() {
+  const s = useStrings();
+  return (
+    <Section id="sessions" title={s.sectionSessions} description={s.sessionsDescription}>
+      <SectionBoundary fallback={<Loading />}>
+        <SessionList />
+      </SectionBoundary>
+    </Section>
+  );
+}
+
+function place(
+  geo: { cityName?: string | null; countryCode?: string | null; ip: string } | undefined,
+  fallback: string,
+) {
+  if (!geo) return fallback;
+  const where = [geo.cityName, geo.countryCode].filter(Boolean).join(", ");
+  return where ? `${where} · ${geo.ip}` : geo.ip;
+}
+
+function SessionList() {
+  const s = useStrings();
+  const user = useUser({ or: "throw", includeRestricted: true });
+  const sessions = useSessions();
+  const [error, setError] = useState<string>();
+  const [run, pending] = useAction();
+  return (
+    <div className="gh-stack-sm">
+      {error ? <Alert>{error}</Alert> : null}
+      <ul className="gh-list" aria-label={s.sectionSessions}>
+        {sessions.map((session) => (
+          <li className="gh-list-item" key={session.id} data-session-id={session.id}>
+            <span className="gh-avatar gh-avatar-team" aria-hidden="true">
+              <MonitorIcon />
+            </span>
+            <div className="gh-list-main">
+              <span className="gh-list-title">
+                {place(session.geoInfo, s.sessionUnknownPlace)}
+                {session.isCurrentSession ? (
+                  <span className="gh-badge gh-badge-primary">{s.currentSession}</span>
+                ) : null}
+                {session.isImpersonation ? <span className="gh-badge">{s.impersonation}</span> : null}
+              </span>
+              <span className="gh-list-meta">
+                {s.sessionCreated(formatDate(session.createdAt))}
+                {session.lastUsedAt ? ` · ${s.sessionLastUsed(formatDate(session.lastUsedAt))}` : ""}
+              </span>
+            </div>
+            {session.isCurrentSession ? null : (
+              <Button
+                small
+                variant="secondary"
+                disabled={pending}
+                aria-label={s.revokeSession}
+                onClick={() =>
+                  run(async () => {
+                    try {
+                      await user.revokeSession(session.id);
+                    } catch (caught) {
+                      reportUnexpected(caught);
+                      setError(describeError(caught, s).message);
+                    }
+                  })
+                }
+              >
+                {s.revoke}
+              </Button>
+            )}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}

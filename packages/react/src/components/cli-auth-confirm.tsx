@@ -1,0 +1,108 @@
+import { useState } from "react";
+import { useStrings } from "../context.ts";
+import { useGatehouseApp, useUser } from "../hooks.ts";
+import { PageBoundary } from "../internal/boundary.tsx";
+import { describeError, reportUnexpected } from "../internal/errors.ts";
+import { AlertIcon, CheckCircleIcon, TerminalIcon } from "../internal/icons.tsx";
+import { useQueryParam } from "../internal/once.ts";
+import { Alert, Avatar, Button, CardHeader, CardPage } from "../internal/ui.tsx";
+import { useAction } from "../internal/use-action.ts";
+
+/** `/handler/cli-auth-confirm?login_code=…`: the signed-in user hands a command-line login their session. */
+export function CliAuthConfirm({ loginCode }: { loginCode?: string }) {
+  return (
+    <PageBoundary>
+      <CliAuthConfirmInner {...(loginCode !== undefined ? { loginCode } : {})} />
+    </PageBoundary>
+  );
+}
+
+function CliAuthConfirmInner({ loginCode: givenCode }: { loginCode?: string }) {
+  const s = useStrings();
+  const app = useGatehouseApp();
+  const user = useUser();
+  const code = useQueryParam("login_code", givenCode);
+  const [state, setState] = useState<"ask" | "done" | "cancelled">("ask");
+  const [error, setError] = useState<string>();
+  const [run, pending] = useAction();
+
+  if (!code) {
+    return (
+      <CardPage>
+        <CardHeader title={s.cliTitle} subtitle={s.cliMissingCode} icon={<AlertIcon />} tone="danger" />
+      </CardPage>
+    );
+  }
+  if (state === "done") {
+    return (
+      <CardPage>
+        <CardHeader title={s.cliTitle} subtitle={s.cliDone} icon={<CheckCircleIcon />} tone="success" />
+      </CardPage>
+    );
+  }
+  if (state === "cancelled") {
+    return (
+      <CardPage>
+        <CardHeader title={s.cliTitle} subtitle={s.cliCancelled} icon={<TerminalIcon />} tone="muted" />
+      </CardPage>
+    );
+  }
+  if (!user) {
+    return (
+      <CardPage>
+        <CardHeader title={s.cliTitle} subtitle={s.cliSignIn} icon={<TerminalIcon />} />
+        <Button block onClick={() => app.redirectToSignIn()}>
+          {s.signIn}
+        </Button>
+      </CardPage>
+    );
+  }
+  return (
+    <CardPage>
+      <CardHeader title={s.cliTitle} subtitle={s.cliQuestion} icon={<TerminalIcon />} />
+      <div className="gh-stack">
+        <div className="gh-list">
+          <div className="gh-list-item">
+            <Avatar name={user.displayName ?? user.primaryEmail} imageUrl={user.profileImageUrl} />
+            <div className="gh-list-main">
+              <span className="gh-list-title">{user.displayName ?? user.primaryEmail}</span>
+              {user.displayName && user.primaryEmail ? (
+                <span className="gh-list-meta">{user.primaryEmail}</span>
+              ) : null}
+            </div>
+          </div>
+        </div>
+        {error ? <Alert>{error}</Alert> : null}
+        <div className="gh-stack-sm">
+          <Button
+            block
+            loading={pending}
+            onClick={() =>
+              run(async () => {
+                setError(undefined);
+                try {
+                  await app.completeCliLogin(code);
+                  setState("done");
+                } catch (caught) {
+                  reportUnexpected(caught);
+                  const described = describeError(caught, s);
+                  // The server answers a plain 400 for unknown, expired and used login codes.
+                  setError(
+                    described.code === null && /login code/i.test(described.message)
+                      ? s.cliInvalid
+                      : described.message,
+                  );
+                }
+              })
+            }
+          >
+            {s.cliAuthorize}
+          </Button>
+          <Button block variant="secondary" disabled={pending} onClick={() => setState("cancelled")}>
+            {s.cancel}
+          </Button>
+        </div>
+      </div>
+    </CardPage>
+  );
+}

@@ -1,0 +1,140 @@
+import { type FormEvent, useState } from "react";
+import { useStrings } from "../context.ts";
+import { useGatehouseApp } from "../hooks.ts";
+import { describeError, reportUnexpected } from "../internal/errors.ts";
+import { Alert, Button, TextField } from "../internal/ui.tsx";
+import { useAction } from "../internal/use-action.ts";
+import { type Errors, hasErrors, OTP_LENGTH, validateEmail } from "../internal/validation.ts";
+import type { SignInFormProps } from "./sign-in.tsx";
+
+/**
+ * Sign-in with a one-time code by e-mail: first the address, then the 6 characters from the e-mail (the rest of
+ * the code, the nonce, came back when it was sent). The e-mail's link works as well, on the magic-link page.
+ */
+export function EmailCodeForm({ noRedirect, track, onSuccess }: SignInFormProps) {
+  const s = useStrings();
+  const app = useGatehouseApp();
+  const [email, setEmail] = useState("");
+  const [sent, setSent] = useState<{ email: string; nonce: string } | null>(null);
+  const [code, setCode] = useState("");
+  const [errors, setErrors] = useState<Errors<"email" | "code">>({});
+  const [run, pending] = useAction();
+
+  const send = (address: string) =>
+    run(async () => {
+      try {
+        const result = await app.sendMagicLinkEmail(address);
+        if (result.status === "error") {
+          const described = describeError(result.error, s);
+          setErrors({ [described.field === "email" ? "email" : "form"]: described.message });
+          return;
+        }
+        setSent({ email: address, nonce: result.data.nonce });
+        setCode("");
+        setErrors({});
+      } catch (error) {
+        reportUnexpected(error);
+        const described = describeError(error, s);
+        setErrors({ [described.field === "email" ? "email" : "form"]: described.message });
+      }
+    });
+
+  const onSendSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    const found = { email: validateEmail(email, s) };
+    setErrors(found);
+    if (hasErrors(found)) return;
+    void send(email.trim());
+  };
+
+  const onCodeSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    if (!sent) return;
+    const typed = code.replace(/\s+/g, "");
+    const found = {
+      code: typed === "" ? s.required : typed.length !== OTP_LENGTH ? s.codeLength(OTP_LENGTH) : undefined,
+    };
+    setErrors(found);
+    if (hasErrors(found)) return;
+    void run(async () => {
+      track(true);
+      try {
+        // The SDK moves on by itself: to after-sign-up for a new user, after-sign-in otherwise.
+        const result = await app.signInWithMagicLink(typed.toLowerCase() + sent.nonce, {
+          noRedirect: noRedirect ?? false,
+        });
+        if (result.status === "error") {
+          if (result.error.code === "MULTI_FACTOR_AUTHENTICATION_REQUIRED") return;
+          track(false);
+          const described = describeError(result.error, s);
+          setErrors({ [described.field === "code" ? "code" : "form"]: described.message });
+          return;
+        }
+        onSuccess();
+      } catch (error) {
+        track(false);
+        reportUnexpected(error);
+        setErrors({ form: describeError(error, s).message });
+      }
+    });
+  };
+
+  if (!sent) {
+    return (
+      <form className="gh-form" onSubmit={onSendSubmit} noValidate>
+        {errors.form ? <Alert>{errors.form}</Alert> : null}
+        <TextField
+          label={s.email}
+          type="email"
+          name="email"
+          autoComplete="email"
+          placeholder={s.emailPlaceholder}
+          value={email}
+          onValueChange={setEmail}
+          error={errors.email}
+        />
+        <Button type="submit" block loading={pending}>
+          {s.sendCode}
+        </Button>
+      </form>
+    );
+  }
+
+  return (
+    <form className="gh-form" onSubmit={onCodeSubmit} noValidate>
+      <Alert tone="info" title={s.codeSentTitle}>
+        {s.codeSentTo(sent.email)}
+      </Alert>
+      {errors.form ? <Alert>{errors.form}</Alert> : null}
+      <TextField
+        label={s.codeLabel}
+        name="code"
+        autoComplete="one-time-code"
+        autoCapitalize="characters"
+        spellCheck={false}
+        maxLength={OTP_LENGTH}
+        inputClassName="gh-input-code"
+        value={code}
+        onValueChange={(value) => setCode(value.toUpperCase())}
+        error={errors.code}
+        autoFocus
+      />
+      <Button type="submit" block loading={pending}>
+        {s.signInButton}
+      </Button>
+      <div className="gh-row-actions" style={{ justifyContent: "space-between" }}>
+        <button type="button" className="gh-link gh-link-muted" onClick={() => setSent(null)}>
+          {s.useAnotherEmail}
+        </button>
+        <button
+          type="button"
+          className="gh-link gh-link-muted"
+          disabled={pending}
+          onClick={() => send(sent.email)}
+        >
+          {s.resendCode}
+        </button>
+      </div>
+    </form>
+  );
+}

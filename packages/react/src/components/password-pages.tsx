@@ -1,0 +1,240 @@
+import { type FormEvent, useState } from "react";
+import { useStrings } from "../context.ts";
+import { useGatehouseApp } from "../hooks.ts";
+import { PageBoundary } from "../internal/boundary.tsx";
+import { describeError, reportUnexpected } from "../internal/errors.ts";
+import { AlertIcon, CheckCircleIcon, LockIcon, MailIcon } from "../internal/icons.tsx";
+import { useOnce, useQueryParam } from "../internal/once.ts";
+import { withCurrentReturnTo } from "../internal/router.ts";
+import {
+  Alert,
+  AppLink,
+  Brand,
+  Button,
+  CardHeader,
+  CardPage,
+  Loading,
+  PasswordField,
+  TextField,
+} from "../internal/ui.tsx";
+import { useAction } from "../internal/use-action.ts";
+import {
+  type Errors,
+  hasErrors,
+  PASSWORD_MIN_LENGTH,
+  validateEmail,
+  validateNewPassword,
+  validateRepeat,
+} from "../internal/validation.ts";
+
+/** Asks for an e-mail and sends the password-reset link. */
+export function ForgotPassword() {
+  const s = useStrings();
+  const app = useGatehouseApp();
+  const [email, setEmail] = useState("");
+  const [errors, setErrors] = useState<Errors<"email">>({});
+  const [sentTo, setSentTo] = useState<string | null>(null);
+  const [run, pending] = useAction();
+
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    const found = { email: validateEmail(email, s) };
+    setErrors(found);
+    if (hasErrors(found)) return;
+    void run(async () => {
+      try {
+        const result = await app.sendForgotPasswordEmail(email.trim());
+        if (result.status === "error") {
+          setErrors({ email: describeError(result.error, s).message });
+          return;
+        }
+        setSentTo(email.trim());
+      } catch (error) {
+        reportUnexpected(error);
+        const described = describeError(error, s);
+        setErrors({ [described.field === "email" ? "email" : "form"]: described.message });
+      }
+    });
+  };
+
+  if (sentTo !== null) {
+    return (
+      <CardPage>
+        <CardHeader title={s.resetLinkSentTitle} subtitle={s.resetLinkSent(sentTo)} icon={<MailIcon />} />
+        <p className="gh-center">
+          <AppLink href={withCurrentReturnTo(app.urls.signIn)}>{s.backToSignIn}</AppLink>
+        </p>
+      </CardPage>
+    );
+  }
+  return (
+    <CardPage>
+      <CardHeader title={s.forgotPasswordTitle} subtitle={s.forgotPasswordSubtitle} icon={<LockIcon />} />
+      <form className="gh-form" onSubmit={onSubmit} noValidate>
+        {errors.form ? <Alert>{errors.form}</Alert> : null}
+        <TextField
+          label={s.email}
+          type="email"
+          name="email"
+          autoComplete="email"
+          placeholder={s.emailPlaceholder}
+          value={email}
+          onValueChange={setEmail}
+          error={errors.email}
+        />
+        <Button type="submit" block loading={pending}>
+          {s.sendResetLink}
+        </Button>
+      </form>
+      <p className="gh-card-footer">
+        <AppLink href={withCurrentReturnTo(app.urls.signIn)}>{s.backToSignIn}</AppLink>
+      </p>
+      <Brand />
+    </CardPage>
+  );
+}
+
+/** Where a link e-mail's code is missing, wrong or spent: say so, and offer the way to get a new one. */
+export function BadLinkCard({
+  message,
+  retryHref,
+  retryLabel,
+}: {
+  message: string;
+  retryHref?: string;
+  retryLabel?: string;
+}) {
+  const s = useStrings();
+  const app = useGatehouseApp();
+  return (
+    <CardPage>
+      <CardHeader title={s.errorTitle} subtitle={message} icon={<AlertIcon />} tone="danger" />
+      <p className="gh-center">
+        <AppLink href={retryHref ?? app.urls.signIn}>{retryLabel ?? s.backToSignIn}</AppLink>
+      </p>
+    </CardPage>
+  );
+}
+
+/** The page of the password-reset link: checks the code, then takes the new password. */
+export function PasswordReset({ code: givenCode }: { code?: string }) {
+  const s = useStrings();
+  const code = useQueryParam("code", givenCode);
+  if (!code) return <BadLinkCard message={s.linkMissingCode} />;
+  return (
+    <PageBoundary
+      fallback={
+        <CardPage>
+          <Loading label={s.checkingLink} />
+        </CardPage>
+      }
+    >
+      <PasswordResetForm code={code} />
+    </PageBoundary>
+  );
+}
+
+function PasswordResetForm({ code }: { code: string }) {
+  const s = useStrings();
+  const app = useGatehouseApp();
+  const checkKey = `password-reset:${code}`;
+  const check = useOnce(checkKey, async () => app.verifyPasswordResetCode(code));
+  const [password, setPassword] = useState("");
+  const [repeat, setRepeat] = useState("");
+  const [errors, setErrors] = useState<Errors<"password" | "passwordRepeat" | "code">>({});
+  const [done, setDone] = useState(false);
+  const [run, pending] = useAction();
+
+  const forgot = app.urls.forgotPassword;
+  if (!check.ok)
+    return (
+      <BadLinkCard
+        message={describeError(check.error, s, { link: true }).message}
+        retryHref={forgot}
+        retryLabel={s.sendResetLink}
+      />
+    );
+  if (check.value.status === "error" && !done) {
+    return (
+      <BadLinkCard
+        message={describeError(check.value.error, s, { link: true }).message}
+        retryHref={forgot}
+        retryLabel={s.sendResetLink}
+      />
+    );
+  }
+  if (done) {
+    return (
+      <CardPage>
+        <CardHeader
+          title={s.passwordResetDoneTitle}
+          subtitle={s.passwordResetDone}
+          icon={<CheckCircleIcon />}
+          tone="success"
+        />
+        <AppLink href={app.urls.signIn} className="gh-button gh-button-block">
+          {s.signInLink}
+        </AppLink>
+      </CardPage>
+    );
+  }
+
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    const found = {
+      password: validateNewPassword(password, s),
+      passwordRepeat: validateRepeat(password, repeat, s),
+    };
+    setErrors(found);
+    if (hasErrors(found)) return;
+    void run(async () => {
+      try {
+        const result = await app.resetPassword({ code, password });
+        if (result.status === "error") {
+          const described = describeError(result.error, s, { link: true });
+          setErrors({ [described.field === "password" ? "password" : "code"]: described.message });
+          return;
+        }
+        setDone(true);
+      } catch (error) {
+        reportUnexpected(error);
+        setErrors({ code: describeError(error, s).message });
+      }
+    });
+  };
+
+  return (
+    <CardPage>
+      <CardHeader title={s.passwordResetTitle} subtitle={s.passwordResetSubtitle} icon={<LockIcon />} />
+      <form className="gh-form" onSubmit={onSubmit} noValidate>
+        {errors.code ? (
+          <Alert>
+            {errors.code} <AppLink href={forgot}>{s.sendResetLink}</AppLink>
+          </Alert>
+        ) : null}
+        <PasswordField
+          label={s.newPassword}
+          name="password"
+          autoComplete="new-password"
+          value={password}
+          onValueChange={setPassword}
+          error={errors.password}
+          hint={s.passwordHint(PASSWORD_MIN_LENGTH)}
+          autoFocus
+        />
+        <PasswordField
+          label={s.repeatPassword}
+          name="passwordRepeat"
+          autoComplete="new-password"
+          value={repeat}
+          onValueChange={setRepeat}
+          error={errors.passwordRepeat}
+        />
+        <Button type="submit" block loading={pending}>
+          {s.resetPasswordButton}
+        </Button>
+      </form>
+      <Brand />
+    </CardPage>
+  );
+}

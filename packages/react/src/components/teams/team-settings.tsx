@@ -1,0 +1,314 @@
+import type { Team } from "@gatehouse/js";
+import { type FormEvent, Suspense, useState } from "react";
+import { useStrings } from "../../context.ts";
+import {
+  useGatehouseApp,
+  usePermissions,
+  useTeamInvitations,
+  useTeamMembers,
+  useTeams,
+  useUser,
+} from "../../hooks.ts";
+import { PageBoundary, SectionBoundary } from "../../internal/boundary.tsx";
+import { invalidateLists, preloadTeamLists } from "../../internal/caches.ts";
+import { describeError, reportUnexpected } from "../../internal/errors.ts";
+import { appNavigate } from "../../internal/router.ts";
+import { Alert, Avatar, Button, formatDate, Loading, Root, Section, TextField } from "../../internal/ui.tsx";
+import { useAction } from "../../internal/use-action.ts";
+import { required, validateEmail } from "../../internal/validation.ts";
+
+export type TeamSettingsProps = {
+  /** The team to manage; the user's selected team by default. */
+  teamId?: string;
+};
+
+/** Settings of one of the user's teams: name, the user's profile in it, members, invitations, leave and delete. */
+export function TeamSettings(props: TeamSettingsProps) {
+  return (
+    <PageBoundary>
+      <Root>
+        <div className="gh-page gh-page-wide">
+          <div className="gh-settings-main" style={{ width: "100%", maxWidth: 720 }}>
+            <TeamSettingsSections {...props} />
+          </div>
+        </div>
+      </Root>
+    </PageBoundary>
+  );
+}
+
+export function TeamSettingsSections({ teamId }: TeamSettingsProps) {
+  const s = useStrings();
+  const app = useGatehouseApp();
+  const user = useUser({ or: "redirect", includeRestricted: true });
+  const teams = useTeams();
+  const team = teams.find((candidate) => candidate.id === (teamId ?? user.selectedTeamId));
+  if (!team) return <Alert tone="info">{s.teamNotFound}</Alert>;
+  // Everything the sections read, started together.
+  preloadTeamLists(app, user.id, team.id, ["teamPermissions", "teamUsers", "teamInvitations"]);
+  return (
+    <>
+      <h1 className="gh-title">{s.teamSettingsOf(team.displayName)}</h1>
+      <Suspense fallback={<Loading />}>
+        <TeamSections team={team} />
+      </Suspense>
+    </>
+  );
+}
+
+function TeamSections({ team }: { team: Team }) {
+  const s = useStrings();
+  const permissions = new Set(usePermissions(team).map((permission) => permission.id));
+  return (
+    <>
+      {permissions.has("$update_team") ? <TeamNameSection team={team} /> : null}
+      <TeamProfileSection team={team} />
+      {permissions.has("$read_members") ? (
+        <Section title={s.teamMembers}>
+          <SectionBoundary fallback={<Loading />}>
+            <MembersList team={team} />
+          </SectionBoundary>
+        </Section>
+      ) : null}
+      {permissions.has("$invite_members") ? (
+        <Section title={s.inviteMember}>
+          <InviteForm team={team} />
+          <SectionBoundary fallback={<Loading />}>
+            <InvitationsList team={team} />
+          </SectionBoundary>
+        </Section>
+      ) : null}
+      <LeaveOrDeleteSection team={team} canDelete={permissions.has("$delete_team")} />
+    </>
+  );
+}
+
+function TeamNameSection({ team }: { team: Team }) {
+  const s = useStrings();
+  const [name, setName] = useState(team.displayName);
+  const [status, setStatus] = useState<{ error?: string; saved?: boolean }>({});
+  const [run, pending] = useAction();
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    const error = required(name, s);
+    if (error) return setStatus({ error });
+    void run(async () => {
+      try {
+        await team.update({ displayName: name.trim() });
+        setStatus({ saved: true });
+      } catch (caught) {
+        reportUnexpected(caught);
+        setStatus({ error: describeError(caught, s).message });
+      }
+    });
+  };
+  return (
+    <Section title={s.teamGeneral}>
+      <form className="gh-inline-form" onSubmit={onSubmit} noValidate>
+        <TextField
+          label={s.teamName}
+          name="teamName"
+          value={name}
+          onValueChange={setName}
+          error={status.error}
+        />
+        <Button type="submit" loading={pending} style={{ marginTop: 25 }}>
+          {status.saved && name === team.displayName ? s.saved : s.save}
+        </Button>
+      </form>
+    </Section>
+  );
+}
+
+function TeamProfileSection({ team }: { team: Team }) {
+  const s = useStrings();
+  const app = useGatehouseApp();
+  const user = useUser({ or: "throw", includeRestricted: true });
+  const members = useTeamMembers(team);
+  const mine = members.find((member) => member.id === user.id);
+  const [name, setName] = useState(mine?.teamProfile.displayName ?? user.displayName ?? "");
+  const [status, setStatus] = useState<{ error?: string; saved?: boolean }>({});
+  const [run, pending] = useAction();
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    void run(async () => {
+      try {
+        const profile = await user.getTeamProfile(team);
+        await profile.update({ displayName: name.trim() });
+        invalidateLists(app, "teamUsers");
+        setStatus({ saved: true });
+      } catch (caught) {
+        reportUnexpected(caught);
+        setStatus({ error: describeError(caught, s).message });
+      }
+    });
+  };
+  return (
+    <Section title={s.yourTeamProfile}>
+      <form className="gh-inline-form" onSubmit={onSubmit} noValidate>
+        <TextField
+          label={s.teamDisplayName}
+          name="teamDisplayName"
+          value={name}
+          onValueChange={setName}
+          error={status.error}
+        />
+        <Button type="submit" loading={pending} style={{ marginTop: 25 }}>
+          {status.saved ? s.saved : s.save}
+        </Button>
+      </form>
+    </Section>
+  );
+}
+
+function MembersList({ team }: { team: Team }) {
+  const s = useStrings();
+  const user = useUser({ or: "throw", includeRestricted: true });
+  const members = useTeamMembers(team);
+  return (
+    <ul className="gh-list" aria-label={s.teamMembers}>
+      {members.map((member) => (
+        <li className="gh-list-item" key={member.id}>
+          <Avatar name={member.teamProfile.displayName} imageUrl={member.teamProfile.profileImageUrl} />
+          <div className="gh-list-main">
+            <span className="gh-list-title">
+              {member.teamProfile.displayName ?? s.unnamedMember}
+              {member.id === user.id ? <span className="gh-badge">{s.you}</span> : null}
+            </span>
+          </div>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function InviteForm({ team }: { team: Team }) {
+  const s = useStrings();
+  const app = useGatehouseApp();
+  const [email, setEmail] = useState("");
+  const [status, setStatus] = useState<{ error?: string; sentTo?: string }>({});
+  const [run, pending] = useAction();
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    const error = validateEmail(email, s);
+    if (error) return setStatus({ error });
+    void run(async () => {
+      try {
+        await team.inviteUser({ email: email.trim() });
+        invalidateLists(app, "teamInvitations");
+        setStatus({ sentTo: email.trim() });
+        setEmail("");
+      } catch (caught) {
+        reportUnexpected(caught);
+        setStatus({ error: describeError(caught, s).message });
+      }
+    });
+  };
+  return (
+    <form className="gh-stack-sm" onSubmit={onSubmit} noValidate>
+      {status.sentTo ? <Alert tone="success">{s.invitationSent(status.sentTo)}</Alert> : null}
+      <div className="gh-inline-form">
+        <TextField
+          label={s.inviteEmail}
+          type="email"
+          name="inviteEmail"
+          placeholder={s.emailPlaceholder}
+          value={email}
+          onValueChange={setEmail}
+          error={status.error}
+        />
+        <Button type="submit" loading={pending} style={{ marginTop: 25 }}>
+          {s.sendInvitation}
+        </Button>
+      </div>
+    </form>
+  );
+}
+
+function InvitationsList({ team }: { team: Team }) {
+  const s = useStrings();
+  const app = useGatehouseApp();
+  const invitations = useTeamInvitations(team);
+  const [run, pending] = useAction();
+  return (
+    <div className="gh-stack-sm">
+      <h3 className="gh-subsection-title">{s.teamInvitations}</h3>
+      {invitations.length === 0 ? (
+        <p className="gh-empty">{s.noInvitations}</p>
+      ) : (
+        <ul className="gh-list">
+          {invitations.map((invitation) => (
+            <li className="gh-list-item" key={invitation.id}>
+              <div className="gh-list-main">
+                <span className="gh-list-title">{invitation.recipientEmail}</span>
+                <span className="gh-list-meta">{s.invitationExpires(formatDate(invitation.expiresAt))}</span>
+              </div>
+              <Button
+                small
+                variant="secondary"
+                disabled={pending}
+                onClick={() =>
+                  run(async () => {
+                    await invitation.revoke();
+                    invalidateLists(app, "teamInvitations");
+                  })
+                }
+              >
+                {s.revokeInvitation}
+              </Button>
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+function LeaveOrDeleteSection({ team, canDelete }: { team: Team; canDelete: boolean }) {
+  const s = useStrings();
+  const app = useGatehouseApp();
+  const user = useUser({ or: "throw", includeRestricted: true });
+  const [error, setError] = useState<string>();
+  const [run, pending] = useAction();
+  const act = (action: () => Promise<void>) =>
+    run(async () => {
+      try {
+        await action();
+        appNavigate(app, app.urls.accountSettings);
+      } catch (caught) {
+        reportUnexpected(caught);
+        setError(describeError(caught, s).message);
+      }
+    });
+  return (
+    <Section
+      title={canDelete ? s.leaveOrDeleteTeam : s.leaveTeamTitle}
+      description={canDelete ? s.deleteTeamDescription : undefined}
+      danger
+    >
+      {error ? <Alert>{error}</Alert> : null}
+      <div className="gh-row-actions">
+        <Button
+          variant="danger-outline"
+          disabled={pending}
+          onClick={() => {
+            if (window.confirm(s.leaveTeamConfirm(team.displayName))) void act(() => user.leaveTeam(team));
+          }}
+        >
+          {s.leaveTeam}
+        </Button>
+        {canDelete ? (
+          <Button
+            variant="danger"
+            disabled={pending}
+            onClick={() => {
+              if (window.confirm(s.deleteTeamDescription)) void act(() => team.delete());
+            }}
+          >
+            {s.deleteTeam}
+          </Button>
+        ) : null}
+      </div>
+    </Section>
+  );
+}

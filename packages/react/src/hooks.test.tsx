@@ -1,0 +1,177 @@
+// @vitest-environment happy-dom
+import { gatehouseInternals } from "@gatehouse/js";
+import { act, Component, type ReactNode, Suspense } from "react";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { fakeAccessToken } from "../../js/src/testing/tokens.ts";
+import { GatehouseHandler } from "./components/handler.tsx";
+import { SignIn } from "./components/sign-in.tsx";
+import { useTeams, useUser } from "./hooks.ts";
+import { STYLE_ELEMENT_ID } from "./styles.ts";
+import { fakeApi, PROJECT_ID, USER_ID } from "./testing/fake-api.ts";
+import { cleanup, findText, render, waitFor } from "./testing/render.tsx";
+
+beforeEach(() => window.history.replaceState(null, "", "/"));
+afterEach(cleanup);
+
+function Name() {
+  const user = useUser();
+  return <p>{user ? `user:${user.displayName}` : "signed out"}</p>;
+}
+
+class Catch extends Component<{ children: ReactNode }, { error: unknown }> {
+  override state = { error: null as unknown };
+  static getDerivedStateFromError(error: unknown) {
+    return { error };
+  }
+  override render() {
+    return this.state.error ? (
+      <p>caught:{(this.state.error as { code?: string }).code}</p>
+    ) : (
+      this.props.children
+    );
+  }
+}
+
+describe("the provider", () => {
+  it("puts the stylesheet in the page once, and themes and words components as told", async () => {
+    const { app } = fakeApi();
+    const page = await render(app, <SignIn />, { theme: "dark", strings: { signInTitle: "Anmelden" } });
+    await render(app, <SignIn />);
+    await findText(page, "Anmelden");
+    expect(document.querySelectorAll(`#${STYLE_ELEMENT_ID}`).length).toBe(1);
+    expect(document.getElementById(STYLE_ELEMENT_ID)?.textContent).toContain("--gh-primary");
+    expect(page.querySelector(".gh-root")?.getAttribute("data-gh-theme")).toBe("dark");
+  });
+});
+
+describe("useUser", () => {
+  it("follows sign-in and sign-out without showing the loading state again", async () => {
+    let fallbacks = 0;
+    function Fallback() {
+      fallbacks++;
+      return <p>loading</p>;
+    }
+    const { app } = fakeApi({ "DELETE /auth/sessions/current": () => ({ body: { success: true } }) });
+    const page = await render(
+      app,
+      <Suspense fallback={<Fallback />}>
+        <Name />
+      </Suspense>,
+    );
+    await findText(page, "signed out");
+    await act(async () => {
+      await app[gatehouseInternals].signInWithTokens({
+        accessToken: fakeAccessToken({ project_id: PROJECT_ID, sub: USER_ID }),
+        refreshToken: "refresh-token",
+      });
+    });
+    await findText(page, "user:Sam Rivera");
+    const before = fallbacks;
+    await act(async () => {
+      await app.signOut({ redirectUrl: "/" });
+    });
+    await findText(page, "signed out");
+    expect(fallbacks).toBe(before);
+  });
+
+  it("sends a signed-out visitor to sign-in with the way back, for or: redirect", async () => {
+    window.history.replaceState(null, "", "/protected?tab=2");
+    const { app, navigated } = fakeApi();
+    function Protected() {
+      const user = useUser({ or: "redirect" });
+      return <p>{user.displayName}</p>;
+    }
+    await render(
+      app,
+      <Suspense fallback={<p>loading</p>}>
+        <Protected />
+      </Suspense>,
+    );
+    await waitFor(() => navigated.length > 0);
+    expect(navigated).toEqual(["/handler/sign-in?after_auth_return_to=%2Fprotected%3Ftab%3D2"]);
+  });
+
+  it("throws USER_AUTHENTICATION_REQUIRED for or: throw", async () => {
+    // React reports the error it hands to the boundary; that report is expected here.
+    const quiet = vi.spyOn(console, "error").mockImplementation(() => {});
+    const { app } = fakeApi();
+    function Strict() {
+      useUser({ or: "throw" });
+      return <p>never</p>;
+    }
+    const page = await render(
+      app,
+      <Catch>
+        <Suspense fallback={<p>loading</p>}>
+          <Strict />
+        </Suspense>
+      </Catch>,
+    );
+    await findText(page, "caught:USER_AUTHENTICATION_REQUIRED");
+    quiet.mockRestore();
+  });
+});
+
+describe("useTeams", () => {
+  it("lists the user's teams and shows a new one after the SDK's write, without flicker", async () => {
+    const teams = [{ id: "t1", display_name: "First", profile_image_url: null }];
+    const { app } = fakeApi(
+      {
+        "GET /teams": () => ({ body: { items: teams, is_paginated: false } }),
+        "POST /teams": (body) => {
+          const team = { id: "t2", display_name: body.display_name, profile_image_url: null };
+          teams.push(team);
+          return { status: 201, body: team };
+        },
+      },
+      { signedIn: true },
+    );
+    let fallbacks = 0;
+    function Fallback() {
+      fallbacks++;
+      return <p>loading</p>;
+    }
+    function Teams() {
+      return (
+        <p>
+          {useTeams()
+            .map((team) => team.displayName)
+            .join(",") || "none"}
+        </p>
+      );
+    }
+    const page = await render(
+      app,
+      <Suspense fallback={<Fallback />}>
+        <Teams />
+      </Suspense>,
+    );
+    await findText(page, "First");
+    const before = fallbacks;
+    await act(async () => {
+      await (await app.getUser({ or: "throw" })).createTeam({ displayName: "Second" });
+    });
+    await findText(page, "First,Second");
+    expect(fallbacks).toBe(before);
+  });
+});
+
+describe("GatehouseHandler", () => {
+  it("shows the page the address names and follows pushState", async () => {
+    window.history.replaceState(null, "", "/handler/forgot-password");
+    const { app } = fakeApi();
+    const page = await render(app, <GatehouseHandler />);
+    await findText(page, "Reset your password");
+    await act(async () => window.history.pushState(null, "", "/handler/sign-up"));
+    await findText(page, "Create your account");
+    await act(async () => window.history.pushState(null, "", "/handler/nope"));
+    await findText(page, "This page does not exist.");
+  });
+
+  it("works under another base path", async () => {
+    window.history.replaceState(null, "", "/auth/mfa");
+    const { app } = fakeApi();
+    const page = await render(app, <GatehouseHandler basePath="/auth/" />);
+    await findText(page, "This sign-in attempt has expired. Sign in again.");
+  });
+});
