@@ -29,6 +29,8 @@ export function Menu({
     if (refocus) button.current?.focus();
   };
 
+  // Runs when the menu opens or closes only; `items` reads the live DOM each time it is called.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: see above
   useEffect(() => {
     if (!open) return;
     items()[0]?.focus();

@@ -1,7 +1,6 @@
-import { and, eq, isNull, ne } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import { hashPassword, verifyPassword, verifyPasswordAgainstDummy } from "../../crypto/index.ts";
 import type { Database } from "../../db/index.ts";
-import { sessions } from "../sessions/schema.ts";
 import type { UserRow } from "../users/schema.ts";
 import { users } from "../users/schema.ts";
 import { findUserByAuthEmail } from "../users/service.ts";
