@@ -4,6 +4,7 @@ import {
   adminAppOf,
   type DashboardEnv,
   ownerApi,
+  PASSWORD,
   screenshot,
   signUpInBrowser,
   startDashboard,
@@ -29,10 +30,12 @@ describe("dashboard: first run", () => {
   });
 
   it("refuses a wrong password with a message", async () => {
-    await page.locator('input[name="email"]').fill("nobody@example.com");
-    await page.locator('input[name="password"]').fill("wrong password 123");
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await expect.poll(() => page.getByRole("alert").textContent()).toContain("Wrong email or password");
+    await page.getByRole("heading", { name: "Sign in" }).waitFor();
+    await page.getByLabel("E-mail", { exact: true }).fill("nobody@example.com");
+    await page.getByRole("textbox", { name: "Password", exact: true }).fill("wrong password 123");
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.getByText("Wrong e-mail or password").waitFor();
+    expect(new URL(page.url()).pathname).toBe("/handler/sign-in");
   });
 
   it("goes from sign-up to the first project's keys", async () => {
@@ -85,6 +88,20 @@ describe("dashboard: first run", () => {
     await page.getByTestId("project-switcher").click();
     await screenshot(page, "05-project-switcher");
     await page.getByRole("menuitem", { name: "Acme web" }).click();
+    await page.getByRole("heading", { name: "Acme web" }).waitFor();
+  });
+
+  it("signs out from the user button and comes back through sign-in to the page asked for", async () => {
+    const projectPath = new URL(page.url()).pathname;
+    await page.getByRole("button", { name: "Account menu" }).click();
+    await page.getByRole("menuitem", { name: "Sign out" }).click();
+    await page.waitForURL(/\/handler\/sign-in/);
+    await page.goto(`${env.baseUrl}${projectPath}`);
+    await page.waitForURL(/\/handler\/sign-in\?after_auth_return_to=/);
+    await page.getByLabel("E-mail", { exact: true }).fill("first-run@example.com");
+    await page.getByRole("textbox", { name: "Password", exact: true }).fill(PASSWORD);
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.waitForURL(`${env.baseUrl}${projectPath}`);
     await page.getByRole("heading", { name: "Acme web" }).waitFor();
   });
 });

@@ -42,14 +42,19 @@ describe("dashboard pages", () => {
     await go("users");
     await page.getByTestId("users-table").waitFor();
     await page.getByRole("button", { name: "Create user" }).click();
-    await page.locator('.modal input[name="email"]').fill("ada@example.com");
-    await page.locator('.modal input[name="displayName"]').fill("Ada Lovelace");
-    await page.locator(".modal").getByRole("button", { name: "Create user" }).click();
+    const dialog = page.getByRole("dialog").filter({ hasText: "Create user" });
+    await dialog.waitFor();
+    await dialog.locator('input[name="email"]').fill("ada@example.com");
+    await dialog.locator('input[name="displayName"]').fill("Ada Lovelace");
+    await dialog.getByRole("button", { name: "Create user" }).click();
     await page.waitForURL(/\/users\/[^/]+$/);
     const userId = new URL(page.url()).pathname.split("/").pop()!;
     expect((await admin.getUser(userId))?.displayName).toBe("Ada Lovelace");
 
-    const editor = page.locator('textarea[name="serverMetadata"]');
+    // The user page fetches the user after the address changes: wait for it to show (the heading names the
+    // user, rendered together with the editors) instead of giving the editor only fill's own timeout.
+    await page.getByRole("heading", { name: /Ada Lovelace/ }).waitFor({ timeout: 30_000 });
+    const editor = page.getByTestId("json-serverMetadata").locator("textarea");
     await editor.fill("{ not json");
     await page
       .getByTestId("json-serverMetadata")
@@ -88,6 +93,7 @@ describe("dashboard pages", () => {
     await expect.poll(async () => (await admin.getUser(userId))?.restrictedByAdmin).toBe(false);
 
     await go("users");
+    await page.getByTestId("users-table").waitFor({ timeout: 30_000 });
     await page.locator('input[name="search"]').fill("Ada");
     await expect.poll(() => page.getByTestId("users-table").locator("tbody tr").count()).toBe(1);
     await page.locator('input[name="search"]').fill("");

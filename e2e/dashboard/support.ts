@@ -71,14 +71,22 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 
 export const PASSWORD = "correct horse battery staple";
 
-/** Signs a new owner up through the dashboard's own sign-up page; ends on the first-run page. */
+/**
+ * Signs a new owner up through the handler's sign-up page (@gatehouse/react's SignUp); ends on the first-run
+ * page.
+ */
 export async function signUpInBrowser(env: DashboardEnv, page: Page, email: string): Promise<void> {
   await page.goto(`${env.baseUrl}/`);
   await page.waitForURL(/\/handler\/sign-in/);
-  await page.getByRole("link", { name: "Create an account" }).click();
-  await page.locator('input[name="email"]').fill(email);
-  await page.locator('input[name="password"]').fill(PASSWORD);
+  await page.getByRole("link", { name: "Sign up", exact: true }).click();
+  await page.waitForURL(/\/handler\/sign-up/);
+  await page.getByRole("heading", { name: "Create your account" }).waitFor();
+  await page.getByLabel("E-mail", { exact: true }).fill(email);
+  await page.getByRole("textbox", { name: "Password", exact: true }).fill(PASSWORD);
+  await page.getByLabel("Repeat password").fill(PASSWORD);
   await page.getByRole("button", { name: "Create account" }).click();
+  // Signed up once the handler has handed over to the dashboard's own pages.
+  await page.waitForURL((url) => !url.pathname.startsWith("/handler"));
 }
 
 /** The same owner over the SDK, to check through the API what the browser changed. */

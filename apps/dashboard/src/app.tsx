@@ -1,6 +1,6 @@
 import type { AdminProject, CurrentUser } from "@gatehouse/js";
+import { GatehouseHandler, GatehouseProvider } from "@gatehouse/react";
 import { type ReactNode, useCallback, useEffect, useState, useSyncExternalStore } from "react";
-import { PasswordAuthPage, SignOutPage } from "./auth/auth-pages.tsx";
 import { adminAppOf, dashboardApp, type OwnedProject, ownerMethods } from "./gatehouse.ts";
 import { Shell } from "./layout.tsx";
 import { AuthMethodsPage } from "./pages/auth-methods.tsx";
@@ -19,6 +19,7 @@ import { ProjectContext } from "./project-context.tsx";
 import { matchPath, Redirect, useLocation } from "./router.tsx";
 import { Empty, ErrorAlert } from "./ui/components.tsx";
 import { errorMessage } from "./ui/hooks.ts";
+import { useTheme } from "./ui/theme.tsx";
 
 const userWatch = dashboardApp.watchUser({ includeRestricted: true });
 
@@ -30,16 +31,19 @@ function FullPageSpinner() {
   );
 }
 
+/** Owners sign in to the dashboard with the same handler pages any app of Gatehouse gets from @gatehouse/react. */
 export function App() {
   const { pathname } = useLocation();
-  if (pathname.startsWith("/handler")) return <HandlerPages pathname={pathname} />;
-  return <SignedInArea pathname={pathname} />;
-}
-
-function HandlerPages({ pathname }: { pathname: string }) {
-  if (pathname.startsWith("/handler/sign-up")) return <PasswordAuthPage mode="sign-up" />;
-  if (pathname.startsWith("/handler/sign-out")) return <SignOutPage />;
-  return <PasswordAuthPage mode="sign-in" />;
+  const theme = useTheme();
+  return (
+    <GatehouseProvider app={dashboardApp} theme={theme}>
+      {pathname === "/handler" || pathname.startsWith("/handler/") ? (
+        <GatehouseHandler basePath="/handler" />
+      ) : (
+        <SignedInArea pathname={pathname} />
+      )}
+    </GatehouseProvider>
+  );
 }
 
 function SignedInArea({ pathname }: { pathname: string }) {

@@ -1,8 +1,8 @@
+import { UserButton } from "@gatehouse/react";
 import { type ReactNode, useEffect, useRef, useState } from "react";
-import { dashboardApp } from "./gatehouse.ts";
 import { projectPath, useProjectContext } from "./project-context.tsx";
 import { Link, navigate, useLocation } from "./router.tsx";
-import { Avatar, colorFor } from "./ui/components.tsx";
+import { colorFor } from "./ui/components.tsx";
 import { BrandMark, Icon, type IconName } from "./ui/icons.tsx";
 import { ThemeToggle } from "./ui/theme.tsx";
 
@@ -113,42 +113,6 @@ function ProjectSwitcher() {
   );
 }
 
-function UserMenu() {
-  const { user } = useProjectContext();
-  const [open, setOpen] = useState(false);
-  const ref = useClickOutside(() => setOpen(false));
-  return (
-    <div className="menu-wrap" ref={ref}>
-      <button
-        type="button"
-        className="btn ghost"
-        aria-label="Account"
-        data-testid="user-button"
-        onClick={() => setOpen(!open)}
-      >
-        <Avatar name={user.displayName ?? user.primaryEmail} seed={user.id} image={user.profileImageUrl} />
-      </button>
-      {open ? (
-        <div className="menu right" role="menu">
-          <div style={{ padding: "8px 10px" }}>
-            <strong>{user.displayName ?? "Signed in"}</strong>
-            <div className="muted small">{user.primaryEmail}</div>
-          </div>
-          <div className="menu-sep" />
-          <button
-            type="button"
-            role="menuitem"
-            className="menu-item"
-            onClick={() => dashboardApp.signOut({ redirectUrl: "/handler/sign-in" })}
-          >
-            <Icon name="logout" /> Sign out
-          </button>
-        </div>
-      ) : null}
-    </div>
-  );
-}
-
 export function Shell({ children }: { children: ReactNode }) {
   const { project } = useProjectContext();
   const { pathname } = useLocation();
@@ -195,7 +159,7 @@ export function Shell({ children }: { children: ReactNode }) {
         <header className="topbar">
           <ProjectSwitcher />
           <span className="spacer" />
-          <UserMenu />
+          <UserButton />
         </header>
         <main className="content">
           <div className="page">{children}</div>

@@ -5,7 +5,12 @@ const listeners = new Set<() => void>();
 const notify = () => {
   for (const listener of listeners) listener();
 };
-if (typeof window !== "undefined") window.addEventListener("popstate", notify);
+if (typeof window !== "undefined") {
+  window.addEventListener("popstate", notify);
+  // @gatehouse/react moves between its handler pages with pushState and announces it with this event; the
+  // dashboard has to follow when such a move leaves the handler (e.g. "go home" on the already-signed-in card).
+  window.addEventListener("gatehouse:locationchange", notify);
+}
 
 export function navigate(to: string, options: { replace?: boolean } = {}): void {
   if (options.replace) window.history.replaceState(null, "", to);

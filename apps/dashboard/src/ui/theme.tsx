@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { useState, useSyncExternalStore } from "react";
 import { Icon } from "./icons.tsx";
 
 const KEY = "gatehouse-dashboard-theme";
@@ -9,8 +9,22 @@ export function initialTheme(): "light" | "dark" {
   return window.matchMedia?.("(prefers-color-scheme: dark)").matches ? "dark" : "light";
 }
 
+const listeners = new Set<() => void>();
+
 export function applyTheme(theme: "light" | "dark") {
   document.documentElement.dataset.theme = theme;
+  for (const listener of listeners) listener();
+}
+
+/** The applied theme, so that the Gatehouse components (which theme themselves) follow the toggle. */
+export function useTheme(): "light" | "dark" {
+  return useSyncExternalStore(
+    (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    () => (document.documentElement.dataset.theme === "dark" ? "dark" : "light"),
+  );
 }
 
 export function ThemeToggle() {
