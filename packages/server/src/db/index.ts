@@ -33,6 +33,11 @@ export async function openDatabase(options: {
 }): Promise<DatabaseHandle> {
   if (options.databaseUrl) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
+    // An idle connection can be cut by the server (restart, failover, admin termination). Without a listener that
+    // 'error' event would crash the process; the pool simply opens a new connection on the next query.
+    pool.on("error", (error) => {
+      console.warn(`[database] an idle connection was closed: ${error.message}`);
+    });
     const db = drizzlePg(pool, { schema }) as unknown as Database;
     // Several instances may start at once; the advisory lock makes them migrate one after another.
     const client = await pool.connect();
