@@ -54,6 +54,8 @@ export function UsersPage() {
         orderBy: "signedUpAt",
         desc,
         includeAnonymous,
+        // Owners must see every account, including restricted ones, to manage them.
+        includeRestricted: true,
         ...(search ? { query: search } : {}),
         ...(cursor ? { cursor } : {}),
       }),

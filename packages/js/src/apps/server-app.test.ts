@@ -68,6 +68,17 @@ describe("users", () => {
     expect(descending.nextCursor).toBeNull();
   });
 
+  itIf("GET /users")("lists restricted users only when asked", async () => {
+    const server = apps.server();
+    const marker = `restricted${Date.now()}`;
+    const user = await server.createUser({ primaryEmail: uniqueEmail(marker), displayName: marker });
+    await user.update({ restrictedByAdmin: true, restrictedByAdminReason: "spam" });
+    expect((await server.listUsers({ query: marker })).map((u) => u.id)).toEqual([]);
+    expect((await server.listUsers({ query: marker, includeRestricted: true })).map((u) => u.id)).toEqual([
+      user.id,
+    ]);
+  });
+
   itIf("GET /users/:user_id")("getUser of an unknown id is null", async () => {
     expect(await apps.server().getUser(crypto.randomUUID())).toBeNull();
   });

@@ -18,6 +18,8 @@ export type ListUsersOptions = {
   /** Free text over display name and email, and an exact id match. */
   query?: string;
   includeAnonymous?: boolean;
+  /** Also list restricted users (e.g. email not verified when required, or restricted by an admin). */
+  includeRestricted?: boolean;
   teamId?: string;
 };
 
@@ -112,6 +114,7 @@ export class GatehouseServerApp extends GatehouseClientApp {
         desc: options.desc,
         query: options.query,
         include_anonymous: options.includeAnonymous,
+        include_restricted: options.includeRestricted,
         team_id: options.teamId,
       }),
     );
