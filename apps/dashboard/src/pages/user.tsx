@@ -23,7 +23,12 @@ import { useAsync } from "../ui/hooks.ts";
 import { UserActivity } from "./user-sections.tsx";
 import { UserStatus } from "./users.tsx";
 
+/** Keyed by user so that moving from one user to another starts every card (and its loaded lists) afresh. */
 export function UserPage({ userId }: { userId: string }) {
+  return <UserPageContent key={userId} userId={userId} />;
+}
+
+function UserPageContent({ userId }: { userId: string }) {
   const { app, project } = useProjectContext();
   const user = useAsync(() => app.getUser(userId), [app, userId]);
   const crumb = <Link to={projectPath(project.id, "users")}>← Users</Link>;
