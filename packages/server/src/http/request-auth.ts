@@ -141,7 +141,7 @@ const keyRules: Record<
 };
 
 /** The value the official SDK sends for "no publishable key". */
-const NO_PUBLISHABLE_KEY_SENTINEL = "__stack_public_client__";
+export const NO_PUBLISHABLE_KEY_SENTINEL = "__stack_public_client__";
 
 async function checkProjectKey(
   deps: AppDeps,

@@ -1,13 +1,13 @@
 import { knownError } from "@gatehouse/shared";
 import { and, eq } from "drizzle-orm";
 import type { RenderedConfig } from "../../config/index.ts";
+import { assertTrustedCallbackUrl, withCode } from "../../config/trusted-urls.ts";
 import { isUniqueViolation } from "../../db/errors.ts";
 import type { Database } from "../../db/index.ts";
 import type { AppDeps } from "../../deps.ts";
 import type { RequestAuth } from "../../http/request-auth.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { consumeRateLimit, RATE_LIMITS } from "../../rate-limit/limiter.ts";
-import { assertTrustedCallbackUrl, withCode } from "../contact-channels/callback-url.ts";
 import { sendBuiltInEmail } from "../emails/built-in.ts";
 import { completeSignIn, type SignInResult } from "../sessions/sign-in.ts";
 import { type UserRow, users } from "../users/schema.ts";

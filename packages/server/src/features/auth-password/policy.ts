@@ -1,4 +1,4 @@
-import { isRedirectUrlTrusted, knownError } from "@gatehouse/shared";
+import { knownError } from "@gatehouse/shared";
 import type { RenderedConfig } from "../../config/index.ts";
 
 /** PROTOCOL.md §4.1 and SPEC.md §5. The limits are the reference platform's, which the SDK also checks. */
@@ -20,23 +20,4 @@ export function assertPasswordRequirements(password: string): void {
 
 export function assertPasswordAuthEnabled(config: RenderedConfig): void {
   if (!config.auth.password.allowSignIn) throw knownError("PASSWORD_AUTHENTICATION_NOT_ENABLED");
-}
-
-/** REDIRECT_URL_NOT_WHITELISTED unless emailed links may point at `url` (PROTOCOL.md §4.3). */
-export function assertCallbackUrlTrusted(config: RenderedConfig, url: string): void {
-  const trusted = isRedirectUrlTrusted(url, {
-    allowLocalhost: config.domains.allowLocalhost,
-    trustedDomains: Object.values(config.domains.trustedDomains).map((d) => d.baseUrl),
-  });
-  if (!trusted) throw knownError("REDIRECT_URL_NOT_WHITELISTED");
-}
-
-/**
- * The emailed link: the callback URL with `code` set in its query, keeping whatever query and fragment it already
- * has. Only called with URLs that passed `assertCallbackUrlTrusted`, which are absolute http(s) URLs.
- */
-export function linkWithCode(callbackUrl: string, code: string): string {
-  const url = new URL(callbackUrl);
-  url.searchParams.set("code", code);
-  return url.toString();
 }

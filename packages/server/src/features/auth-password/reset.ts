@@ -1,5 +1,6 @@
 import { knownError } from "@gatehouse/shared";
 import { and, eq } from "drizzle-orm";
+import { withCode } from "../../config/trusted-urls.ts";
 import { hashPassword } from "../../crypto/index.ts";
 import type { AppDeps } from "../../deps.ts";
 import { contactChannels } from "../contact-channels/schema.ts";
@@ -13,7 +14,6 @@ import {
   createVerificationCode,
   revokeCodes,
 } from "../verification-codes/service.ts";
-import { linkWithCode } from "./policy.ts";
 
 /** What a reset code stands for; the same shape as email verification codes. */
 type ResetCodeData = { user_id: string; email: string };
@@ -39,7 +39,7 @@ export async function sendPasswordResetCode(
     kind: "password_reset",
     to: found.channel.value,
     userId: found.user.id,
-    variables: { link: linkWithCode(input.callbackUrl, code) },
+    variables: { link: withCode(input.callbackUrl, code) },
   });
 }
 

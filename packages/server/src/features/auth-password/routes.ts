@@ -1,5 +1,6 @@
 import { knownError } from "@gatehouse/shared";
 import { z } from "zod";
+import { assertTrustedCallbackUrl } from "../../config/trusted-urls.ts";
 import { hashPassword, SECURE_TOKEN_LENGTH } from "../../crypto/index.ts";
 import { requireUser } from "../../http/current-user.ts";
 import { readProtocolHeader } from "../../http/protocol-headers.ts";
@@ -15,7 +16,7 @@ import {
   storePasswordHash,
   verifyEmailAndPassword,
 } from "./credentials.ts";
-import { assertCallbackUrlTrusted, assertPasswordAuthEnabled, assertPasswordRequirements } from "./policy.ts";
+import { assertPasswordAuthEnabled, assertPasswordRequirements } from "./policy.ts";
 import { checkPasswordResetCode, resetPassword, sendPasswordResetCode } from "./reset.ts";
 import { createPasswordAccount, sendVerificationEmail } from "./sign-up.ts";
 
@@ -59,7 +60,7 @@ export const passwordRoutes: AnyRoute[] = [
       const { project, config } = auth;
       assertPasswordAuthEnabled(config);
       const callback = body.verification_callback_url;
-      if (callback !== undefined) assertCallbackUrlTrusted(config, callback);
+      if (callback !== undefined) assertTrustedCallbackUrl(config, callback);
       // Upgrading an anonymous user makes a real account too; otherwise sign-up could be switched off in name only.
       if (!config.auth.allowSignUp) throw knownError("SIGN_UP_NOT_ENABLED");
       assertPasswordRequirements(body.password);
@@ -130,7 +131,7 @@ export const passwordRoutes: AnyRoute[] = [
     response: { body: z.object({ success: z.literal(RESET_CODE_SENT) }) },
     handler: async ({ deps, auth, body, clientIp }) => {
       assertPasswordAuthEnabled(auth.config);
-      assertCallbackUrlTrusted(auth.config, body.callback_url);
+      assertTrustedCallbackUrl(auth.config, body.callback_url);
       // Counted whether or not the account exists, so that the limits do not reveal it either.
       await consumeRateLimit(deps.db, RATE_LIMITS.emailPerIp, auth.project.id, clientIp);
       await consumeRateLimit(

@@ -1,5 +1,6 @@
 import { knownError } from "@gatehouse/shared";
 import type { RenderedConfig } from "../../config/index.ts";
+import { withCode } from "../../config/trusted-urls.ts";
 import { hashPassword } from "../../crypto/index.ts";
 import { isUniqueViolation } from "../../db/errors.ts";
 import type { Database } from "../../db/index.ts";
@@ -10,7 +11,6 @@ import type { UserRow } from "../users/schema.ts";
 import { createUser, findUserByAuthEmail, normalizeEmail } from "../users/service.ts";
 import { upgradeAnonymousUser } from "../users/upgrade.ts";
 import { createVerificationCode } from "../verification-codes/service.ts";
-import { linkWithCode } from "./policy.ts";
 
 function emailTaken(email: string, wouldWorkIfVerified: boolean) {
   return knownError("USER_EMAIL_ALREADY_EXISTS", {
@@ -84,6 +84,6 @@ export async function sendVerificationEmail(
     kind: "email_verification",
     to: input.email,
     userId: input.userId,
-    variables: { link: linkWithCode(input.callbackUrl, code) },
+    variables: { link: withCode(input.callbackUrl, code) },
   });
 }

@@ -1,12 +1,12 @@
 import { knownError } from "@gatehouse/shared";
 import type { RenderedConfig } from "../../config/index.ts";
+import { assertTrustedCallbackUrl, withCode } from "../../config/trusted-urls.ts";
 import type { AppDeps } from "../../deps.ts";
 import { consumeRateLimit, RATE_LIMITS } from "../../rate-limit/limiter.ts";
 import { sendBuiltInEmail } from "../emails/built-in.ts";
 import type { ProjectRow } from "../projects/schema.ts";
 import { normalizeEmail } from "../users/service.ts";
 import { consumeVerificationCode, createVerificationCode } from "../verification-codes/service.ts";
-import { assertTrustedCallbackUrl, withCode } from "./callback-url.ts";
 import { markContactChannelVerified } from "./service.ts";
 
 /**

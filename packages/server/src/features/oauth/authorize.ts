@@ -2,11 +2,12 @@
  * `GET /auth/oauth/authorize/:provider_id` (PROTOCOL.md §4.7 steps 1-2): checks the app's request, remembers it
  * under a fresh inner state, and sends the browser to the provider with our own state and PKCE challenge.
  */
-import { isRedirectUrlTrusted, knownError } from "@gatehouse/shared";
+import { knownError } from "@gatehouse/shared";
 import { lt } from "drizzle-orm";
 import * as oauth from "oauth4webapi";
 import { z } from "zod";
 import type { RenderedConfig } from "../../config/index.ts";
+import { assertTrustedCallbackUrl } from "../../config/trusted-urls.ts";
 import { encryptSecret, randomHex, sha256Hex } from "../../crypto/index.ts";
 import type { AppDeps } from "../../deps.ts";
 import { jsonResponse } from "../../http/responses.ts";
@@ -56,11 +57,7 @@ export type AuthorizeQuery = z.output<typeof authorizeQuerySchema>;
 
 function assertTrustedRedirect(config: RenderedConfig, url: string | undefined): void {
   if (url === undefined) return;
-  const trusted = isRedirectUrlTrusted(url, {
-    allowLocalhost: config.domains.allowLocalhost,
-    trustedDomains: Object.values(config.domains.trustedDomains).map((domain) => domain.baseUrl),
-  });
-  if (!trusted) throw knownError("REDIRECT_URL_NOT_WHITELISTED");
+  assertTrustedCallbackUrl(config, url);
 }
 
 /** Our callback URL for a provider, as registered with it. */

@@ -1,15 +1,13 @@
 import { knownError } from "@gatehouse/shared";
 import type { RenderedConfig } from "../../config/index.ts";
 import type { AppDeps } from "../../deps.ts";
+import { NO_PUBLISHABLE_KEY_SENTINEL } from "../../http/request-auth.ts";
 import { isValidProjectKey } from "../project-keys/keys.ts";
 import { getRenderedConfig } from "../projects/config-store.ts";
 import type { ProjectRow } from "../projects/schema.ts";
 import { findProject } from "../projects/service.ts";
 import type { UserRow } from "../users/schema.ts";
 import { findUser } from "../users/service.ts";
-
-/** The value the official SDK sends for "no publishable key". */
-const NO_PUBLISHABLE_KEY_SENTINEL = "__stack_public_client__";
 
 /**
  * The OAuth client of `/auth/oauth/authorize`: the project is the client id (optionally `<projectId>#<branchId>`),

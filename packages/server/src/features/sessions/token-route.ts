@@ -4,10 +4,8 @@ import type { RenderedConfig } from "../../config/index.ts";
 import type { AppDeps } from "../../deps.ts";
 import { jsonResponse } from "../../http/responses.ts";
 import { defineRoute } from "../../http/route.ts";
-import { isValidProjectKey } from "../project-keys/keys.ts";
-import { getRenderedConfig } from "../projects/config-store.ts";
+import { authenticateOAuthClient } from "../oauth/client-auth.ts";
 import type { ProjectRow } from "../projects/schema.ts";
-import { findProject } from "../projects/service.ts";
 import { refreshSession } from "./service.ts";
 
 /**
@@ -43,8 +41,6 @@ registerGrant("refresh_token", async ({ deps, project, config, params, clientIp 
     after_callback_redirect_url: null,
   };
 });
-
-const NO_PUBLISHABLE_KEY_SENTINEL = "__stack_public_client__";
 
 function oauthError(error: string, description: string, status = 400): Response {
   return jsonResponse({ error, error_description: description }, status, { pragma: "no-cache" });
@@ -95,19 +91,7 @@ export const tokenRoutes = [
         return oauthError("unsupported_grant_type", `Unsupported grant_type "${params.grant_type}".`);
       if (!clientId) throw knownError("INVALID_OAUTH_CLIENT_ID_OR_SECRET", { client_id: null });
 
-      // client_id is the project id, optionally with a branch: `<projectId>#<branchId>`.
-      const [projectId, branchId = "main"] = clientId.split("#");
-      const project = projectId ? await findProject(deps.db, projectId) : null;
-      if (!project || branchId !== "main")
-        throw knownError("INVALID_OAUTH_CLIENT_ID_OR_SECRET", { client_id: clientId });
-      const config = await getRenderedConfig(deps, project.id);
-      if (!clientSecret || clientSecret === NO_PUBLISHABLE_KEY_SENTINEL) {
-        if (config.project.requirePublishableClientKey) {
-          throw knownError("PUBLISHABLE_CLIENT_KEY_REQUIRED_FOR_PROJECT", { project_id: project.id });
-        }
-      } else if (!(await isValidProjectKey(deps.db, project.id, "publishable_client_key", clientSecret))) {
-        throw knownError("INVALID_OAUTH_CLIENT_ID_OR_SECRET", { client_id: clientId });
-      }
+      const { project, config } = await authenticateOAuthClient(deps, clientId, clientSecret);
 
       const result = await handler({ deps, project, config, params, clientIp });
       return jsonResponse(result, 200, { "cache-control": "no-store", pragma: "no-cache" });

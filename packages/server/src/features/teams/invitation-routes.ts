@@ -1,6 +1,6 @@
-import { isRedirectUrlTrusted, knownError } from "@gatehouse/shared";
+import { knownError } from "@gatehouse/shared";
 import { z } from "zod";
-import type { RenderedConfig } from "../../config/index.ts";
+import { isUrlTrustedByProject } from "../../config/trusted-urls.ts";
 import type { Database } from "../../db/index.ts";
 import { requireUser, resolveUserId } from "../../http/current-user.ts";
 import type { RequestAuth } from "../../http/request-auth.ts";
@@ -29,13 +29,6 @@ const tags = ["Team invitations"];
 const all = ["client", "server", "admin"] as const;
 /** PROTOCOL.md §4.3: a code is exactly 45 characters, anything else is a SCHEMA_ERROR. */
 const codeBody = z.strictObject({ code: z.string().length(45) });
-
-function isCallbackTrusted(url: string, config: RenderedConfig): boolean {
-  return isRedirectUrlTrusted(url, {
-    allowLocalhost: config.domains.allowLocalhost,
-    trustedDomains: Object.values(config.domains.trustedDomains).map((domain) => domain.baseUrl),
-  });
-}
 
 /** Clients manage a team's invitations as a member holding `$invite_members`; servers may for any team. */
 async function teamForInviting(db: Database, auth: RequestAuth, teamId: string) {
@@ -75,7 +68,7 @@ export const invitationRoutes = [
     response: { body: z.object({ success: z.literal(true), id: z.string() }) },
     handler: async ({ deps, auth, body, clientIp }) => {
       const team = await teamForInviting(deps.db, auth, body.team_id);
-      if (!isCallbackTrusted(body.callback_url, auth.config))
+      if (!isUrlTrustedByProject(auth.config, body.callback_url))
         throw knownError("REDIRECT_URL_NOT_WHITELISTED");
       const email = normalizeEmail(body.email);
       if (auth.accessType === "client") {
