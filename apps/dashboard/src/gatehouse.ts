@@ -24,10 +24,7 @@ export const dashboardApp = new GatehouseClientApp({
   },
 });
 
-/**
- * The admin app of an owned project. Using GatehouseAdminApp at run time also keeps its module in the bundle:
- * @gatehouse/js is marked side-effect free, and that module registers the factory owned projects need.
- */
+/** The admin app of an owned project, typed as such (the SDK types `app` loosely for non-internal projects). */
 export function adminAppOf(project: { app: unknown }): GatehouseAdminApp {
   if (!(project.app instanceof GatehouseAdminApp)) throw new Error("The project came without an admin app.");
   return project.app;

@@ -122,37 +122,39 @@ export function Shell({ children }: { children: ReactNode }) {
   return (
     <div className="shell">
       <aside className="sidebar">
-        <div className="brand">
-          <BrandMark /> Gatehouse
-        </div>
-        <nav className="nav" aria-label="Project">
-          {NAV.map((group) => (
-            <div key={group.section}>
-              <div className="nav-section">{group.section}</div>
-              {group.items.map((item) =>
-                item.soon || item.path === undefined ? (
-                  <span key={item.label} className="nav-item disabled" aria-disabled="true">
-                    <Icon name={item.icon} /> {item.label} <span className="soon">Soon</span>
-                  </span>
-                ) : (
-                  <Link
-                    key={item.label}
-                    to={projectPath(project.id, item.path)}
-                    className={`nav-item${current === item.path ? " active" : ""}`}
-                  >
-                    <Icon name={item.icon} /> {item.label}
-                  </Link>
-                ),
-              )}
-            </div>
-          ))}
-        </nav>
-        <div className="sidebar-foot">
-          <a className="btn ghost sm" href="/api/v1/docs" target="_blank" rel="noreferrer">
-            API reference
-          </a>
-          <span style={{ flex: 1 }} />
-          <ThemeToggle />
+        <div className="sidebar-inner">
+          <div className="brand">
+            <BrandMark /> Gatehouse
+          </div>
+          <nav className="nav" aria-label="Project">
+            {NAV.map((group) => (
+              <div key={group.section}>
+                <div className="nav-section">{group.section}</div>
+                {group.items.map((item) =>
+                  item.soon || item.path === undefined ? (
+                    <span key={item.label} className="nav-item disabled" aria-disabled="true">
+                      <Icon name={item.icon} /> {item.label} <span className="soon">Soon</span>
+                    </span>
+                  ) : (
+                    <Link
+                      key={item.label}
+                      to={projectPath(project.id, item.path)}
+                      className={`nav-item${current === item.path ? " active" : ""}`}
+                    >
+                      <Icon name={item.icon} /> {item.label}
+                    </Link>
+                  ),
+                )}
+              </div>
+            ))}
+          </nav>
+          <div className="sidebar-foot">
+            <a className="btn ghost sm" href="/api/v1/docs" target="_blank" rel="noreferrer">
+              API reference
+            </a>
+            <span style={{ flex: 1 }} />
+            <ThemeToggle />
+          </div>
         </div>
       </aside>
       <div className="main">

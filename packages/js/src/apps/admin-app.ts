@@ -6,13 +6,14 @@ import {
   type InternalApiKeyFirstView,
   internalApiKeyFromJson,
 } from "../objects/api-keys.ts";
-import { registerOwnedProjectAppFactory } from "../objects/owned-projects.ts";
 import { permissionDefinitions } from "../objects/permissions.ts";
 import { type AdminProject, adminProjectFromJson } from "../objects/projects.ts";
 import { call, defined, type Scope, seg } from "../objects/scope.ts";
+import type { Session } from "../session/session.ts";
 import { Result } from "../utils/result.ts";
 import type { Wire } from "../utils/wire.ts";
 import { gatehouseInternals } from "./client-app.ts";
+import type { AppContext } from "./context.ts";
 import type { AdminAppOptions } from "./options.ts";
 import { GatehouseServerApp } from "./server-app.ts";
 
@@ -188,8 +189,12 @@ export class GatehouseAdminApp extends GatehouseServerApp {
   }
 }
 
-// A project created or listed by an internal-project user comes with an admin app acting as that user.
-registerOwnedProjectAppFactory((parent, projectId, ownerSession) => {
+/** The admin app of a project created or listed by an internal-project user, acting as that user. */
+export function ownedProjectAdminApp(
+  parent: AppContext,
+  projectId: string,
+  ownerSession: Session,
+): { app: GatehouseAdminApp; scope: Scope } {
   const app = new GatehouseAdminApp({
     projectId,
     baseUrl: parent.baseUrl,
@@ -202,4 +207,4 @@ registerOwnedProjectAppFactory((parent, projectId, ownerSession) => {
     ...(parent.options.runtime ? { runtime: parent.options.runtime } : {}),
   });
   return { app, scope: { ctx: app[gatehouseInternals].context, accessType: "admin", session: null } };
-});
+}

@@ -23,6 +23,7 @@ describe("handler URLs (SPEC.md §2)", () => {
       teamInvitation: "/handler/team-invitation",
       mfa: "/handler/mfa",
       cliAuthConfirm: "/handler/cli-auth-confirm",
+      impersonate: "/handler/impersonate",
       afterSignIn: "/",
       afterSignUp: "/",
       afterSignOut: "/",

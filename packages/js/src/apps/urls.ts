@@ -13,6 +13,8 @@ export const HANDLER_PAGES = {
   teamInvitation: "team-invitation",
   mfa: "mfa",
   cliAuthConfirm: "cli-auth-confirm",
+  /** Opened by the dashboard with an impersonation session's tokens in the fragment. */
+  impersonate: "impersonate",
 } as const;
 
 export type HandlerPageName = keyof typeof HANDLER_PAGES;

@@ -1,4 +1,3 @@
-import type { AppContext } from "../apps/context.ts";
 import type { Session } from "../session/session.ts";
 import type { Wire } from "../utils/wire.ts";
 import {
@@ -9,22 +8,6 @@ import {
 } from "./projects.ts";
 import { call, type Scope } from "./scope.ts";
 
-/**
- * Builds an admin app for a project owned by the user of `ownerSession` (PROTOCOL.md §6). The admin app module
- * registers it; going through this hook keeps users from importing the app classes they are part of.
- */
-export type OwnedProjectAppFactory = (
-  parent: AppContext,
-  projectId: string,
-  ownerSession: Session,
-) => { app: unknown; scope: Scope };
-
-let ownedProjectAppFactory: OwnedProjectAppFactory | null = null;
-
-export function registerOwnedProjectAppFactory(factory: OwnedProjectAppFactory): void {
-  ownedProjectAppFactory = factory;
-}
-
 export type AdminOwnedProject<App = Wire> = AdminProject & { readonly app: App };
 
 export type ProjectOwnerMethods = {
@@ -33,15 +16,21 @@ export type ProjectOwnerMethods = {
   transferProject(projectId: string, newTeamId: string): Promise<void>;
 };
 
-function ownedProjectFromJson(scope: Scope, session: Session, json: Wire): AdminOwnedProject {
-  if (!ownedProjectAppFactory) {
-    // The package is side-effect free, so a bundle without GatehouseAdminApp leaves the admin app out entirely.
-    throw new Error(
-      "Import GatehouseAdminApp (or StackAdminApp) from @gatehouse/js to work with owned projects.",
-    );
-  }
-  const { app, scope: projectScope } = ownedProjectAppFactory(scope.ctx, json.id, session);
-  return { ...adminProjectFromJson(projectScope, json), app };
+/**
+ * Each owned project comes with an admin app acting as its owner (PROTOCOL.md §6). The admin app module is loaded
+ * on first use, so a browser app that never lists owned projects does not carry it, while one that does always
+ * gets it, whatever it imported and however its bundler treats side effects.
+ */
+async function ownedProjectsFromJson(
+  scope: Scope,
+  session: Session,
+  items: Wire[],
+): Promise<AdminOwnedProject[]> {
+  const { ownedProjectAdminApp } = await import("../apps/admin-app.ts");
+  return items.map((json) => {
+    const { app, scope: projectScope } = ownedProjectAdminApp(scope.ctx, json.id, session);
+    return { ...adminProjectFromJson(projectScope, json), app };
+  });
 }
 
 /** What a user of the `internal` project can do with the projects their teams own. */
@@ -54,11 +43,12 @@ export function projectOwnerMethods(scope: Scope, session: Session): ProjectOwne
         body: { ...projectUpdateToWire({ ...rest, displayName }), owner_team_id: teamId },
       });
       scope.ctx.invalidate("ownedProjects");
-      return ownedProjectFromJson(scope, session, json);
+      const [project] = await ownedProjectsFromJson(scope, session, [json]);
+      return project!;
     },
     async listOwnedProjects() {
       const result = await call(scope, "/internal/projects");
-      return (result.items as Wire[]).map((item) => ownedProjectFromJson(scope, session, item));
+      return ownedProjectsFromJson(scope, session, result.items as Wire[]);
     },
     async transferProject(projectId, newTeamId) {
       await call(scope, "/internal/projects/transfer", {
