@@ -44,6 +44,8 @@ export async function startDashboard() {
   });
   return {
     baseUrl: server.baseUrl,
+    /** The running server's own deps, to read what it stored (e.g. the email outbox). */
+    gatehouse: server.gatehouse,
     browser,
     async newPage(): Promise<Page> {
       const context = await browser.newContext({ viewport: { width: 1360, height: 860 } });

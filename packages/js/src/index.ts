@@ -26,6 +26,7 @@ export type { Runtime } from "./http/runtime.ts";
 export type { ApiKey, InternalApiKey, InternalApiKeyFirstView } from "./objects/api-keys.ts";
 export type { ContactChannel } from "./objects/contact-channels.ts";
 export type { CurrentServerUser, CurrentUser } from "./objects/current-user.ts";
+export type { PermissionDefinition } from "./objects/permissions.ts";
 export type { AdminProject, Project } from "./objects/projects.ts";
 export type { ServerUser } from "./objects/server-user.ts";
 export type { ActiveSession } from "./objects/sessions.ts";

@@ -6,20 +6,18 @@ import {
   ActionButton,
   Avatar,
   Badge,
-  Button,
   Card,
   ConfirmButton,
-  CopyField,
   Empty,
   ErrorAlert,
   Field,
   formatDate,
-  JsonEditor,
   Loading,
-  Modal,
   PageHead,
 } from "../ui/components.tsx";
 import { useAsync } from "../ui/hooks.ts";
+import { MetadataCard } from "../ui/metadata-card.tsx";
+import { Impersonate } from "./user-impersonate.tsx";
 import { UserActivity } from "./user-sections.tsx";
 import { UserStatus } from "./users.tsx";
 
@@ -69,43 +67,14 @@ function UserPageContent({ userId }: { userId: string }) {
         <ProfileCard user={u} reload={user.reload} />
         <DangerCard user={u} reload={user.reload} />
       </div>
-      <Card title="Metadata" description="JSON stored with the user. Invalid JSON cannot be saved.">
-        <div
-          className="grid3"
-          key={JSON.stringify([u.clientMetadata, u.clientReadOnlyMetadata, u.serverMetadata])}
-        >
-          <JsonEditor
-            name="clientMetadata"
-            label="Client metadata"
-            hint="Readable and writable by the user's own app."
-            value={u.clientMetadata}
-            onSave={async (value) => {
-              await u.update({ clientMetadata: value });
-              await user.reload();
-            }}
-          />
-          <JsonEditor
-            name="clientReadOnlyMetadata"
-            label="Client read-only metadata"
-            hint="Readable by the app, writable only by your server."
-            value={u.clientReadOnlyMetadata}
-            onSave={async (value) => {
-              await u.update({ clientReadOnlyMetadata: value });
-              await user.reload();
-            }}
-          />
-          <JsonEditor
-            name="serverMetadata"
-            label="Server metadata"
-            hint="Only your server sees it."
-            value={u.serverMetadata}
-            onSave={async (value) => {
-              await u.update({ serverMetadata: value });
-              await user.reload();
-            }}
-          />
-        </div>
-      </Card>
+      <MetadataCard
+        owner="user"
+        value={u}
+        save={async (update) => {
+          await u.update(update);
+          await user.reload();
+        }}
+      />
       <UserActivity user={u} />
     </>
   );
@@ -220,72 +189,5 @@ function DangerCard({ user, reload }: { user: ServerUser; reload: () => Promise<
         />
       </div>
     </Card>
-  );
-}
-
-const IMPERSONATION_MS = 60 * 60 * 1000;
-
-/**
- * Impersonation: a one-hour session marked as impersonation (POST /auth/sessions with is_impersonation). Apps
- * built on @gatehouse/js or @stackframe/js keep the refresh token in the `stack-refresh-<projectId>` cookie, so
- * setting that cookie on the app's site signs the browser in as the user.
- */
-function Impersonate({ user }: { user: ServerUser }) {
-  const { app, project } = useProjectContext();
-  const [tokens, setTokens] = useState<{ refreshToken: string } | null>(null);
-  const appUrl = project.config.domains[0]?.domain ?? null;
-  const snippet = tokens
-    ? `document.cookie = "stack-refresh-${project.id}=${tokens.refreshToken}; path=/; max-age=3600"; location.reload();`
-    : "";
-  return (
-    <>
-      <ActionButton
-        onClick={async () => {
-          setTokens(
-            await app.createSession({
-              userId: user.id,
-              isImpersonation: true,
-              expiresInMillis: IMPERSONATION_MS,
-            }),
-          );
-        }}
-      >
-        Impersonate
-      </ActionButton>
-      {tokens ? (
-        <Modal
-          wide
-          title={`Impersonate ${user.displayName ?? user.primaryEmail ?? "this user"}`}
-          description="A one-hour session marked as impersonation was created. It appears in the user's sessions and can be revoked there."
-          onClose={() => setTokens(null)}
-          footer={<Button onClick={() => setTokens(null)}>Done</Button>}
-        >
-          <Field
-            label="1. Open your app"
-            hint={appUrl ? undefined : "Add a trusted domain on the Domains page to get a link here."}
-          >
-            {appUrl ? (
-              <a
-                className="btn"
-                href={appUrl}
-                target="_blank"
-                rel="noreferrer"
-                data-testid="impersonate-link"
-              >
-                Open {appUrl} ↗
-              </a>
-            ) : (
-              <span className="muted">No trusted domain configured.</span>
-            )}
-          </Field>
-          <Field
-            label="2. Run this in the browser console there"
-            hint="It stores the session where the SDK reads it."
-          >
-            <CopyField value={snippet} label="impersonation-snippet" />
-          </Field>
-        </Modal>
-      ) : null}
-    </>
   );
 }

@@ -370,6 +370,7 @@ export function JsonEditor(props: {
           name={props.name}
           className={parsed.error ? "invalid" : ""}
           rows={props.rows ?? 6}
+          placeholder={'Nothing stored. Type JSON, e.g. { "plan": "pro" }'}
           value={text}
           spellCheck={false}
           onChange={(event) => setText(event.target.value)}

@@ -1,0 +1,231 @@
+import type { PermissionDefinition, ServerTeam } from "@gatehouse/js";
+import { useMemo, useState } from "react";
+import { projectPath, useProjectContext } from "../project-context.tsx";
+import { Link } from "../router.tsx";
+import {
+  ActionButton,
+  Avatar,
+  Card,
+  ConfirmButton,
+  ErrorAlert,
+  formatDate,
+  Loading,
+} from "../ui/components.tsx";
+import { useAsync } from "../ui/hooks.ts";
+import { useToast } from "../ui/toast.tsx";
+import { UserPicker } from "../ui/user-picker.tsx";
+
+/** Where invitation links point: the app's own handler on its first trusted domain, else this site. */
+function invitationCallbackUrl(domains: readonly { domain: string; handlerPath: string }[]): string {
+  const first = domains[0];
+  if (!first) return `${window.location.origin}/handler/team-invitation`;
+  return new URL(`${first.handlerPath.replace(/\/$/, "")}/team-invitation`, first.domain).toString();
+}
+
+/** The team's members (add, remove) beside the permissions of the one selected. */
+export function Members({ team }: { team: ServerTeam }) {
+  const { project } = useProjectContext();
+  const toast = useToast();
+  const members = useAsync(() => team.listUsers(), [team]);
+  const [selected, setSelected] = useState<string | null>(null);
+  const memberIds = useMemo(() => new Set((members.data ?? []).map((member) => member.id)), [members.data]);
+  return (
+    <div className="grid2">
+      <Card title="Members" description="Click a member to edit their permissions in this team.">
+        {members.error ? (
+          <ErrorAlert error={members.error} retry={members.reload} />
+        ) : !members.data ? (
+          <Loading rows={3} />
+        ) : members.data.length === 0 ? (
+          <p className="muted">No members yet. Add users of the project below, or invite people by email.</p>
+        ) : (
+          <table className="table" data-testid="members">
+            <tbody>
+              {members.data.map((member) => (
+                <tr
+                  key={member.id}
+                  className="clickable"
+                  onClick={() => setSelected(member.id)}
+                  aria-selected={member.id === selected}
+                  style={member.id === selected ? { background: "var(--accent-soft)" } : undefined}
+                >
+                  <td>
+                    <div className="user-cell">
+                      <Avatar name={member.teamProfile.displayName} seed={member.id} />
+                      <div>
+                        <div className="name">{member.teamProfile.displayName ?? "Unnamed"}</div>
+                        <Link to={projectPath(project.id, `users/${member.id}`)}>
+                          <span className="small mono">{member.id}</span>
+                        </Link>
+                      </div>
+                    </div>
+                  </td>
+                  <td style={{ textAlign: "right" }}>
+                    <ConfirmButton
+                      size="sm"
+                      label="Remove"
+                      title="Remove from team?"
+                      description="The user loses the team's permissions."
+                      confirmLabel="Remove"
+                      success="Member removed"
+                      onConfirm={async () => {
+                        await team.removeUser(member.id);
+                        if (selected === member.id) setSelected(null);
+                        await members.reload();
+                      }}
+                    />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        <UserPicker
+          name="addMember"
+          placeholder="Add a member: find a user by name, email or id"
+          exclude={memberIds}
+          onPick={async (user) => {
+            try {
+              await team.addUser(user.id);
+              toast.success(`${user.displayName ?? user.primaryEmail ?? "User"} added`);
+              setSelected(user.id);
+              await members.reload();
+            } catch (error) {
+              toast.error(error);
+            }
+          }}
+        />
+      </Card>
+      <MemberPermissions team={team} userId={selected} />
+    </div>
+  );
+}
+
+function MemberPermissions({ team, userId }: { team: ServerTeam; userId: string | null }) {
+  const { app } = useProjectContext();
+  const toast = useToast();
+  const definitions = useAsync(() => app.listTeamPermissionDefinitions(), [app]);
+  const user = useAsync(async () => (userId ? app.getUser(userId) : null), [app, userId]);
+  const held = useAsync(
+    async () =>
+      new Set(
+        (user.data ? await user.data.listPermissions(team, { recursive: false }) : []).map((p) => p.id),
+      ),
+    [user.data, team],
+  );
+  const [busy, setBusy] = useState<string | null>(null);
+
+  const toggle = async (definition: PermissionDefinition, grant: boolean) => {
+    if (!user.data) return;
+    setBusy(definition.id);
+    try {
+      if (grant) await user.data.grantPermission(team, definition.id);
+      else await user.data.revokePermission(team, definition.id);
+      toast.success(`${grant ? "Granted" : "Revoked"} ${definition.id}`);
+      await held.reload();
+    } catch (error) {
+      toast.error(error);
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  return (
+    <Card title="Member permissions" description="Team permissions granted directly to the selected member.">
+      {!userId ? (
+        <p className="muted">Select a member.</p>
+      ) : definitions.error || held.error ? (
+        <ErrorAlert error={definitions.error ?? held.error} retry={held.reload} />
+      ) : !held.data || !definitions.data ? (
+        <Loading rows={3} />
+      ) : (
+        <div className="stack" data-testid="member-permissions">
+          {definitions.data.map((definition) => (
+            <label key={definition.id} className="checkbox">
+              <input
+                type="checkbox"
+                name={`perm-${definition.id}`}
+                checked={held.data!.has(definition.id)}
+                disabled={busy !== null}
+                onChange={(event) => void toggle(definition, event.target.checked)}
+              />
+              <span className="perm-node">{definition.id}</span>
+              <span className="muted small">{definition.description}</span>
+            </label>
+          ))}
+        </div>
+      )}
+    </Card>
+  );
+}
+
+/** Pending invitations: send by email, revoke. */
+export function Invitations({ team }: { team: ServerTeam }) {
+  const { project } = useProjectContext();
+  const invitations = useAsync(() => team.listInvitations(), [team]);
+  const [email, setEmail] = useState("");
+  const emailLooksValid = /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email.trim());
+  return (
+    <Card
+      title="Invitations"
+      description="Pending invitations; the link in the email adds the person to the team."
+    >
+      {invitations.error ? (
+        <ErrorAlert error={invitations.error} retry={invitations.reload} />
+      ) : !invitations.data ? (
+        <Loading rows={2} />
+      ) : invitations.data.length === 0 ? (
+        <p className="muted">No pending invitations.</p>
+      ) : (
+        <table className="table" data-testid="invitations">
+          <tbody>
+            {invitations.data.map((invitation) => (
+              <tr key={invitation.id}>
+                <td>{invitation.recipientEmail}</td>
+                <td className="muted">expires {formatDate(invitation.expiresAt)}</td>
+                <td style={{ textAlign: "right" }}>
+                  <ConfirmButton
+                    size="sm"
+                    label="Revoke"
+                    title="Revoke this invitation?"
+                    description="The link in the email stops working."
+                    confirmLabel="Revoke"
+                    success="Invitation revoked"
+                    onConfirm={async () => {
+                      await invitation.revoke();
+                      await invitations.reload();
+                    }}
+                  />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <div className="row">
+        <input
+          type="email"
+          name="inviteEmail"
+          placeholder="teammate@example.com"
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+          style={{ flex: 1, width: "auto" }}
+        />
+        <ActionButton
+          disabled={!emailLooksValid}
+          success="Invitation sent"
+          onClick={async () => {
+            await team.inviteUser({
+              email: email.trim(),
+              callbackUrl: invitationCallbackUrl(project.config.domains),
+            });
+            setEmail("");
+            await invitations.reload();
+          }}
+        >
+          Invite
+        </ActionButton>
+      </div>
+    </Card>
+  );
+}

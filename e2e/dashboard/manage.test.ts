@@ -1,0 +1,157 @@
+import type { AdminOwnedProject } from "@gatehouse/js";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { emailsTo } from "../../packages/server/src/testing/outbox.ts";
+import { startTestSmtpServer } from "../../packages/server/src/testing/smtp-server.ts";
+import {
+  adminAppOf,
+  type DashboardEnv,
+  ownerApi,
+  ownerWithProject,
+  screenshot,
+  startDashboard,
+} from "./support.ts";
+
+/**
+ * The dashboard's second-level actions, each driven in the browser and checked through the API: team members and
+ * their permissions, invitations, deleting a team, revoking a session, a delivered test email, transferring the
+ * project to another team.
+ */
+let env: DashboardEnv;
+let page: Page;
+let projectId: string;
+let owner: Awaited<ReturnType<typeof ownerApi>>;
+let project: () => Promise<AdminOwnedProject>;
+const email = "manage-owner@example.com";
+
+const go = async (section: string) => {
+  await page.goto(`${env.baseUrl}/projects/${projectId}/${section}`);
+};
+const modal = () => page.locator(".modal");
+
+beforeAll(async () => {
+  env = await startDashboard();
+  page = await env.newPage();
+  projectId = await ownerWithProject(env, page, email, "Manage project");
+  owner = await ownerApi(env, email);
+  project = () => owner.project(projectId);
+});
+afterAll(() => env?.close());
+
+describe("dashboard management", () => {
+  it("team: adds a member by search, grants a team permission, invites, revokes, deletes the team", async () => {
+    const admin = adminAppOf(await project());
+    const grace = await admin.createUser({ primaryEmail: "grace@example.com", displayName: "Grace Hopper" });
+    await admin.createUser({ primaryEmail: "alan@example.com", displayName: "Alan Turing" });
+    const team = await admin.createTeam({ displayName: "Compilers" });
+    await go(`teams/${team.id}`);
+
+    // The picker finds users by what owners know (a name), not by id.
+    await page.locator('input[name="addMember"]').fill("Grace");
+    const option = page.getByRole("option", { name: /Grace Hopper/ });
+    await option.waitFor();
+    expect(await page.getByRole("option").count()).toBe(1);
+    await option.click();
+    await page.getByTestId("members").getByText("Grace Hopper").waitFor();
+    expect((await team.listUsers()).map((user) => user.id)).toEqual([grace.id]);
+
+    // Adding grace selected her: her direct permissions show; grant one and check it through the API.
+    const checkbox = page.getByTestId("member-permissions").locator('input[name="perm-$invite_members"]');
+    await checkbox.waitFor();
+    const before = await checkbox.isChecked();
+    await checkbox.click();
+    await expect
+      .poll(async () =>
+        (await grace.listPermissions(team, { recursive: false })).some((p) => p.id === "$invite_members"),
+      )
+      .toBe(!before);
+    await screenshot(page, "30-team-members");
+
+    // An invitation is refused until the address looks like one, then sent by email.
+    await page.locator('input[name="inviteEmail"]').fill("not-an-email");
+    expect(await page.getByRole("button", { name: "Invite" }).isDisabled()).toBe(true);
+    await page.locator('input[name="inviteEmail"]').fill("linus@example.com");
+    await page.getByRole("button", { name: "Invite" }).click();
+    await page.getByTestId("invitations").getByText("linus@example.com").waitFor();
+    expect((await team.listInvitations()).map((i) => i.recipientEmail)).toEqual(["linus@example.com"]);
+    const [invitationEmail] = await emailsTo(env.gatehouse, projectId, "linus@example.com");
+    expect(invitationEmail?.subject).toMatch(/Compilers/);
+    await screenshot(page, "31-team-invitations");
+
+    await page.getByTestId("invitations").getByRole("button", { name: "Revoke" }).click();
+    await modal().getByRole("button", { name: "Revoke" }).click();
+    await page.getByText("No pending invitations.").waitFor();
+    expect(await team.listInvitations()).toEqual([]);
+
+    // Deleting asks for the team's name first.
+    await page.getByRole("button", { name: "Delete team" }).click();
+    const confirm = modal().getByRole("button", { name: "Delete team" });
+    expect(await confirm.isDisabled()).toBe(true);
+    await screenshot(page, "32-team-delete-confirm");
+    await modal().locator('input[name="confirm"]').fill("Compilers");
+    await confirm.click();
+    await page.waitForURL(/\/teams$/);
+    expect(await admin.getTeam(team.id)).toBeNull();
+    // The member is still a user of the project.
+    expect((await admin.getUser(grace.id))?.id).toBe(grace.id);
+  });
+
+  it("user: revokes one session and leaves the others", async () => {
+    const admin = adminAppOf(await project());
+    const user = await admin.createUser({
+      primaryEmail: "sessions@example.com",
+      displayName: "Session Holder",
+    });
+    await user.createSession({});
+    await user.createSession({});
+    const sessions = await user.getActiveSessions();
+    expect(sessions).toHaveLength(2);
+    await go(`users/${user.id}`);
+    const rows = page.getByTestId("sessions").locator("tbody tr");
+    await expect.poll(() => rows.count()).toBe(2);
+    await rows.first().getByRole("button", { name: "Revoke" }).click();
+    await modal().getByRole("button", { name: "Revoke" }).click();
+    await expect.poll(() => rows.count()).toBe(1);
+    expect(await user.getActiveSessions()).toHaveLength(1);
+    await screenshot(page, "33-user-sessions");
+  });
+
+  it("email: a test email through a custom SMTP server arrives, and the result says so", async () => {
+    const smtp = await startTestSmtpServer();
+    try {
+      await go("email");
+      await page.locator('select[name="emailType"]').selectOption("standard");
+      await page.locator('input[name="smtpHost"]').fill("127.0.0.1");
+      await page.locator('input[name="smtpPort"]').fill(String(smtp.port));
+      await page.locator('input[name="smtpUsername"]').fill("mailer");
+      await page.locator('input[name="smtpPassword"]').fill("mail password");
+      await page.locator('input[name="senderEmail"]').fill("noreply@manage.example.com");
+      await page.locator('input[name="testRecipient"]').fill("owner-inbox@example.com");
+      await page.getByRole("button", { name: "Send test email" }).click();
+      const result = page.getByTestId("test-email-result");
+      await result.waitFor({ timeout: 20_000 });
+      expect(await result.textContent()).toContain("✓");
+      const received = await smtp.waitForMessageTo("owner-inbox@example.com");
+      expect(received.envelope.from).toBe("noreply@manage.example.com");
+      expect(received.authenticatedUser).toBe("mailer");
+      await screenshot(page, "34-email-test-sent");
+    } finally {
+      await smtp.close();
+    }
+  });
+
+  it("settings: transfers the project to another team of the owner", async () => {
+    const before = await project();
+    const otherTeam = await owner.user.createTeam({ displayName: "Platform team" });
+    await go("settings");
+    await page.locator('select[name="transferTeam"] option', { hasText: "Platform team" }).waitFor({
+      state: "attached",
+    });
+    await page.locator('select[name="transferTeam"]').selectOption(otherTeam.id);
+    await page.getByRole("button", { name: "Transfer", exact: true }).click();
+    await screenshot(page, "35-settings-transfer-confirm");
+    await modal().getByRole("button", { name: "Transfer" }).click();
+    await expect.poll(async () => (await project()).ownerTeamId).toBe(otherTeam.id);
+    expect(before.ownerTeamId).not.toBe(otherTeam.id);
+  });
+});
