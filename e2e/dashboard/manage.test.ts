@@ -96,6 +96,41 @@ describe("dashboard management", () => {
     expect((await admin.getUser(grace.id))?.id).toBe(grace.id);
   });
 
+  it("users: pages through more users than fit a page, and sorts by sign-up date both ways", async () => {
+    const admin = adminAppOf(await project());
+    const existing = (await admin.listUsers({ limit: 100, includeRestricted: true })).length;
+    // Enough for two full pages of 25 and a third one.
+    for (let i = 0; i < 52 - existing; i++) {
+      await admin.createUser({ primaryEmail: `paged${String(i).padStart(2, "0")}@example.com` });
+    }
+    await go("users");
+    const emails = () => page.getByTestId("users-table").locator("tbody tr .small").allTextContents();
+    await expect.poll(async () => (await emails()).length).toBe(25);
+    const firstPage = await emails();
+    await page.getByRole("button", { name: "Next" }).click();
+    await page.getByText("Page 2").waitFor();
+    await expect.poll(async () => (await emails())[0]).not.toBe(firstPage[0]);
+    const secondPage = await emails();
+    expect(secondPage).toHaveLength(25);
+    expect(secondPage.filter((email) => firstPage.includes(email))).toEqual([]);
+    await page.getByRole("button", { name: "Next" }).click();
+    await page.getByText("Page 3").waitFor();
+    await expect.poll(async () => (await emails()).length).toBe(2);
+    expect(await page.getByRole("button", { name: "Next" }).isDisabled()).toBe(true);
+
+    // Oldest first: the first page now starts where the newest-first listing ended.
+    await page.getByTestId("sort-signed-up").click();
+    await page.getByText("Page 1").waitFor();
+    const newestFirst = [
+      ...firstPage,
+      ...secondPage,
+      ...(await admin.listUsers({ limit: 100, includeRestricted: true, orderBy: "signedUpAt", desc: true }))
+        .slice(50)
+        .map((u) => u.primaryEmail ?? u.id),
+    ];
+    await expect.poll(async () => (await emails())[0]).toBe(newestFirst[newestFirst.length - 1]);
+  });
+
   it("user: revokes one session and leaves the others", async () => {
     const admin = adminAppOf(await project());
     const user = await admin.createUser({

@@ -73,6 +73,9 @@ describe("dashboard: first run", () => {
     await page.getByRole("button", { name: "Go to the project" }).click();
     await page.waitForURL(new RegExp(`/projects/${projectId}$`));
     await page.getByRole("heading", { name: "Acme web" }).waitFor();
+    // The overview hands over what an app needs: its project id and API URL in a ready-to-paste snippet.
+    expect(await page.getByTestId("setup-snippet").textContent()).toContain(`projectId: "${projectId}"`);
+    await page.getByText(/No users yet/).waitFor();
     await screenshot(page, "04-overview");
   });
 

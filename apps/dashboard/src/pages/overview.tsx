@@ -1,13 +1,48 @@
+import { productionModeChecks } from "@gatehouse/shared";
 import { projectPath, useProjectContext } from "../project-context.tsx";
 import { Link } from "../router.tsx";
-import { Badge, Card, CopyField, formatDay, PageHead } from "../ui/components.tsx";
+import {
+  Avatar,
+  Badge,
+  Card,
+  CopyField,
+  ErrorAlert,
+  formatDate,
+  formatDay,
+  Loading,
+  PageHead,
+} from "../ui/components.tsx";
 import { useAsync } from "../ui/hooks.ts";
+
+const RECENT_USERS = 5;
+
+/** The first lines of an app on @gatehouse/js (or @stackframe/js pointed here with `baseUrl`). */
+function setupSnippet(projectId: string, baseUrl: string): string {
+  return [
+    'import { GatehouseClientApp } from "@gatehouse/js";',
+    "",
+    "export const gatehouse = new GatehouseClientApp({",
+    `  projectId: "${projectId}",`,
+    `  baseUrl: "${baseUrl}",`,
+    "  publishableClientKey: import.meta.env.VITE_GATEHOUSE_PUBLISHABLE_CLIENT_KEY,",
+    '  tokenStore: "cookie",',
+    "});",
+  ].join("\n");
+}
 
 export function OverviewPage() {
   const { project, app } = useProjectContext();
-  const users = useAsync(() => app.listUsers({ limit: 1 }), [app]);
+  const recent = useAsync(
+    () => app.listUsers({ limit: RECENT_USERS, orderBy: "signedUpAt", desc: true }),
+    [app],
+  );
   const keys = useAsync(() => app.listInternalApiKeys(), [app]);
   const validKeys = keys.data?.filter((key) => key.isValid()).length;
+  const problems = productionModeChecks({
+    allowLocalhost: project.config.allowLocalhost,
+    trustedDomains: project.config.domains.map((domain) => domain.domain),
+  });
+  const baseUrl = window.location.origin;
   return (
     <>
       <PageHead
@@ -22,12 +57,6 @@ export function OverviewPage() {
         }
       />
       <div className="grid3">
-        <Card title="Users" description="Everyone who signed up">
-          <p style={{ fontSize: 13 }}>
-            {users.data ? (users.data.length > 0 ? "Your app has users." : "No users yet.") : "…"}{" "}
-            <Link to={projectPath(project.id, "users")}>Open users →</Link>
-          </p>
-        </Card>
         <Card title="API keys" description="Key sets your apps use">
           <p style={{ fontSize: 13 }}>
             {validKeys === undefined ? "…" : `${validKeys} active key set${validKeys === 1 ? "" : "s"}.`}{" "}
@@ -44,21 +73,66 @@ export function OverviewPage() {
                 {provider.id}
               </Badge>
             ))}
+            <Link to={projectPath(project.id, "auth-methods")}>Change →</Link>
           </div>
         </Card>
+        <Card title="Production readiness" description="Checks before going live">
+          <p style={{ fontSize: 13 }} data-testid="overview-production">
+            {project.isProductionMode
+              ? "Production mode is on."
+              : problems.length === 0
+                ? "All checks pass."
+                : `${problems.length} check${problems.length === 1 ? "" : "s"} to fix.`}{" "}
+            <Link to={projectPath(project.id, "settings")}>Settings →</Link>
+          </p>
+        </Card>
       </div>
-      <Card title="Connect your app" description="The values your app needs besides its keys.">
-        <div className="kv">
-          <dt>Project ID</dt>
-          <dd>
-            <CopyField value={project.id} label="project-id" />
-          </dd>
-          <dt>API URL</dt>
-          <dd>
-            <CopyField value={window.location.origin} label="api-url" />
-          </dd>
-        </div>
-      </Card>
+      <div className="grid2">
+        <Card
+          title="Connect your app"
+          description="Your app needs these values and a publishable client key."
+        >
+          <div className="kv">
+            <dt>Project ID</dt>
+            <dd>
+              <CopyField value={project.id} label="project-id" />
+            </dd>
+            <dt>API URL</dt>
+            <dd>
+              <CopyField value={baseUrl} label="api-url" />
+            </dd>
+          </div>
+          <pre className="snippet" data-testid="setup-snippet">
+            {setupSnippet(project.id, baseUrl)}
+          </pre>
+        </Card>
+        <Card title="Recent sign-ups" description="The newest users of your app.">
+          {recent.error ? (
+            <ErrorAlert error={recent.error} retry={recent.reload} />
+          ) : !recent.data ? (
+            <Loading rows={3} />
+          ) : recent.data.length === 0 ? (
+            <p className="muted">No users yet. They appear here as soon as someone signs up.</p>
+          ) : (
+            <div className="stack" data-testid="recent-users">
+              {recent.data.map((user) => (
+                <Link key={user.id} to={projectPath(project.id, `users/${user.id}`)} className="user-cell">
+                  <Avatar
+                    name={user.displayName ?? user.primaryEmail}
+                    seed={user.id}
+                    image={user.profileImageUrl}
+                  />
+                  <span>
+                    <div className="name">{user.displayName ?? user.primaryEmail ?? "Anonymous user"}</div>
+                    <div className="muted small">{formatDate(user.signedUpAt)}</div>
+                  </span>
+                </Link>
+              ))}
+              <Link to={projectPath(project.id, "users")}>All users →</Link>
+            </div>
+          )}
+        </Card>
+      </div>
     </>
   );
 }
