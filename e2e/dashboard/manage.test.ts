@@ -189,4 +189,47 @@ describe("dashboard management", () => {
     await expect.poll(async () => (await project()).ownerTeamId).toBe(otherTeam.id);
     expect(before.ownerTeamId).not.toBe(otherTeam.id);
   });
+
+  it("refuses bad input in forms and keeps what was stored", async () => {
+    const admin = adminAppOf(await project());
+
+    // A user with an email another user signs in with.
+    await admin.createUser({ primaryEmail: "taken@example.com", primaryEmailAuthEnabled: true });
+    const before = (await admin.listUsers({ limit: 100, includeRestricted: true })).length;
+    await go("users");
+    await page.getByRole("button", { name: "Create user" }).click();
+    const dialog = page.getByRole("dialog").filter({ hasText: "Create user" });
+    await dialog.locator('input[name="email"]').fill("taken@example.com");
+    await dialog.getByRole("button", { name: "Create user" }).click();
+    await dialog.getByRole("alert").waitFor();
+    expect(await dialog.getByRole("alert").textContent()).toMatch(/already/i);
+    await screenshot(page, "36-users-create-duplicate");
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    expect((await admin.listUsers({ limit: 100, includeRestricted: true })).length).toBe(before);
+
+    // A standard OAuth provider cannot be turned on without its client id and secret.
+    await go("auth-methods");
+    await page
+      .getByTestId("oauth-providers")
+      .locator("tr", { hasText: "github" })
+      .getByRole("button")
+      .click();
+    await page.locator('select[name="providerType"]').selectOption("standard");
+    await page.locator('input[name="clientId"]').fill("only-an-id");
+    expect(await modal().getByRole("button", { name: "Turn on" }).isDisabled()).toBe(true);
+    await modal().getByRole("button", { name: "Cancel" }).click();
+    expect((await project()).config.oauthProviders.find((p) => p.id === "github")).toBeUndefined();
+
+    // A config override the server's schema refuses: the owner sees why, and nothing changes.
+    await go("settings");
+    const overrideBefore = await (await project()).getConfigOverride("environment");
+    await page.locator('textarea[name="configOverride"]').fill('{ "auth.allowSignUp": "sometimes" }');
+    await page.getByTestId("json-configOverride").getByRole("button", { name: "Save" }).click();
+    const toast = page.locator('.toast[data-kind="error"]');
+    await toast.waitFor();
+    expect(await toast.textContent()).toMatch(/allowSignUp/);
+    await screenshot(page, "37-settings-override-refused");
+    expect(await (await project()).getConfigOverride("environment")).toEqual(overrideBefore);
+    expect((await project()).config.signUpEnabled).toBe(true);
+  });
 });

@@ -66,8 +66,18 @@ export async function startDashboard() {
 }
 
 export async function screenshot(page: Page, name: string): Promise<void> {
-  // Let toasts and spinners settle so the picture shows the page, not a transition.
-  await page.waitForTimeout(150);
+  // Let entrance animations (toasts, modals) finish so the picture shows the page, not a transition. Endless
+  // animations (spinners) are left running.
+  await page.waitForFunction(() =>
+    document
+      .getAnimations()
+      .every(
+        (animation) =>
+          animation.playState !== "running" || animation.effect?.getTiming().iterations === Infinity,
+      ),
+  );
+  // From the top: sticky bars would otherwise be drawn where the page happened to be scrolled.
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
 }
 

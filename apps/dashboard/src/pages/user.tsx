@@ -133,6 +133,12 @@ function ProfileCard({ user, reload }: { user: ServerUser; reload: () => Promise
           {user.oauthProviders.map((provider) => (
             <Badge key={provider.id}>{provider.id}</Badge>
           ))}
+          {!user.hasPassword &&
+          !user.otpAuthEnabled &&
+          !user.passkeyAuthEnabled &&
+          !user.oauthProviders.length ? (
+            <span className="muted">None yet</span>
+          ) : null}
         </dd>
       </dl>
     </Card>
