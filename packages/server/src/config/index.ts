@@ -12,15 +12,17 @@ export {
 export type { ConfigOverride, JsonObject, JsonPrimitive, JsonValue } from "./json.ts";
 export { CONFIG_KEY_SEGMENT_PATTERN, configKeyProblem, isValidConfigKey } from "./keys.ts";
 export {
-  type ClientProjectConfig,
   type LegacyConfigUpdate,
+  legacyConfigUpdateSchema,
+  legacyConfigUpdateToOverride,
+  parseLegacyConfigUpdate,
+} from "./legacy-update.ts";
+export {
+  type ClientProjectConfig,
   type LegacyConfigView,
   type LegacyDomainView,
   type LegacyEmailConfigView,
   type LegacyOAuthProviderView,
-  legacyConfigUpdateSchema,
-  legacyConfigUpdateToOverride,
-  parseLegacyConfigUpdate,
   toClientProjectConfig,
   toLegacyConfigView,
 } from "./legacy-view.ts";

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { escapeHtml } from "./html.ts";
 import { textResponse } from "./responses.ts";
 import { type AnyRoute, defineRoute } from "./route.ts";
 
@@ -86,10 +87,6 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[]) {
     servers: [{ url: "/api/v1" }],
     paths,
   };
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 }
 
 function docsPage(routes: readonly AnyRoute[]): string {

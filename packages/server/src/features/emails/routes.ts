@@ -1,5 +1,6 @@
 import { desc, eq } from "drizzle-orm";
 import { z } from "zod";
+import { escapeHtml } from "../../http/html.ts";
 import { defineRoute } from "../../http/route.ts";
 import { consumeRateLimit, RATE_LIMITS } from "../../rate-limit/limiter.ts";
 import { type SentEmailRow, sentEmails } from "./schema.ts";
@@ -104,7 +105,3 @@ export const emailRoutes = [
     },
   }),
 ];
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
-}

@@ -1,13 +1,5 @@
 /** The one page of the development OpenID provider: "sign in as any email address". */
-
-function escapeHtml(text: string): string {
-  return text
-    .replaceAll("&", "&amp;")
-    .replaceAll("<", "&lt;")
-    .replaceAll(">", "&gt;")
-    .replaceAll('"', "&quot;")
-    .replaceAll("'", "&#39;");
-}
+import { escapeHtml } from "../../http/html.ts";
 
 const STYLE = `
   body { font-family: system-ui, sans-serif; background: #f4f4f5; margin: 0; padding: 48px 16px; color: #18181b; }

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import type { RenderedConfig } from "../../config/index.ts";
+import type { Database } from "../../db/index.ts";
 import { resolveUserId } from "../../http/current-user.ts";
 import type { RequestAuth } from "../../http/request-auth.ts";
 import { type AnyRoute, defineRoute } from "../../http/route.ts";
@@ -16,13 +18,7 @@ import "./user-hooks.ts";
 
 const userIdOrMe = z.union([z.literal("me"), z.uuid({ error: 'must be a user id (a UUID) or "me"' })]);
 const recursiveFlag = z.enum(["true", "false"]).optional();
-
-const teamPermissionSchema = z.object({ id: z.string(), user_id: z.string(), team_id: z.string() });
-const projectPermissionSchema = z.object({ id: z.string(), user_id: z.string() });
 const success = z.object({ success: z.literal(true) });
-
-const teamTags = ["Team permissions"];
-const projectTags = ["Project permissions"];
 
 /** The user a list is about: clients always list their own permissions, servers may list anyone's or everyone's. */
 function listedUserId(auth: RequestAuth, value: string | undefined): string | undefined {
@@ -30,142 +26,142 @@ function listedUserId(auth: RequestAuth, value: string | undefined): string | un
   return resolveUserId(auth, value);
 }
 
-const teamGrantParams = z.strictObject({
-  team_id: z.uuid(),
-  user_id: userIdOrMe,
-  permission_id: permissionIdSchema,
+/** What every grant operation is given, whatever the scope; `base` comes from the request's auth. */
+type GrantBase = { projectId: string; config: RenderedConfig };
+type ListQuery = { user_id?: string | undefined; permission_id?: string | undefined; recursive?: string };
+type GrantParams = { user_id: string; permission_id: string };
+type ListOptions = GrantBase & {
+  userId?: string | undefined;
+  permissionId?: string | undefined;
+  recursive: boolean;
+};
+type GrantTarget = GrantBase & { userId: string; permissionId: string };
+
+/**
+ * What differs between team and project permission grants. `Query` and `Params` are the parsed forms of the
+ * scope's own list query and grant path (team grants also name the team); the operations read them.
+ */
+type GrantScope<Query extends ListQuery, Params extends GrantParams> = {
+  /** The path of the list. */
+  path: string;
+  tag: string;
+  listSummary: string;
+  grantSummary: string;
+  revokeSummary: string;
+  item: z.ZodType;
+  listQuery: z.ZodType<Query>;
+  /** The path of one grant, for granting and revoking. */
+  grantPath: string;
+  grantParams: z.ZodType<Params>;
+  list: (db: Database, options: ListOptions, query: Query) => Promise<unknown[]>;
+  grant: (db: Database, target: GrantTarget, params: Params) => Promise<unknown>;
+  revoke: (db: Database, target: GrantTarget, params: Params) => Promise<void>;
+};
+
+/** The list, grant and revoke routes of one scope, the same for both but for what `GrantScope` says. */
+function grantRoutes<Query extends ListQuery, Params extends GrantParams>(
+  scope: GrantScope<Query, Params>,
+): AnyRoute[] {
+  const tags = [scope.tag];
+  const target = (auth: RequestAuth, params: Params): GrantTarget => ({
+    projectId: auth.project.id,
+    config: auth.config,
+    userId: resolveUserId(auth, params.user_id),
+    permissionId: params.permission_id,
+  });
+  return [
+    defineRoute({
+      method: "GET",
+      path: scope.path,
+      summary: scope.listSummary,
+      tags,
+      access: ["client", "server", "admin"],
+      request: { query: scope.listQuery },
+      response: { body: z.object({ items: z.array(scope.item), is_paginated: z.literal(false) }) },
+      handler: async ({ deps, auth, query }) => {
+        const options: ListOptions = {
+          projectId: auth.project.id,
+          config: auth.config,
+          userId: listedUserId(auth, query.user_id),
+          permissionId: query.permission_id,
+          recursive: query.recursive !== "false",
+        };
+        return { body: { items: await scope.list(deps.db, options, query), is_paginated: false } };
+      },
+    }),
+    defineRoute({
+      method: "POST",
+      path: scope.grantPath,
+      summary: scope.grantSummary,
+      tags,
+      access: ["server", "admin"],
+      request: { params: scope.grantParams },
+      response: { status: 201, body: scope.item },
+      handler: async ({ deps, auth, params }) => ({
+        body: await scope.grant(deps.db, target(auth, params), params),
+      }),
+    }),
+    defineRoute({
+      method: "DELETE",
+      path: scope.grantPath,
+      summary: scope.revokeSummary,
+      tags,
+      access: ["server", "admin"],
+      request: { params: scope.grantParams },
+      response: { body: success },
+      handler: async ({ deps, auth, params }) => {
+        await scope.revoke(deps.db, target(auth, params), params);
+        return { body: { success: true } };
+      },
+    }),
+  ];
+}
+
+const listSummaryOf = (scope: string, holders: string) =>
+  `List ${scope} permissions of ${holders}; recursive (default true) adds contained permissions transitively. ` +
+  "Filter by permission_id to check one permission";
+
+const teamGrantRoutes = grantRoutes({
+  path: "/team-permissions",
+  tag: "Team permissions",
+  listSummary: listSummaryOf("team", "members"),
+  grantSummary: "Grant a team permission to a member of the team",
+  revokeSummary: "Revoke a directly granted team permission",
+  item: z.object({ id: z.string(), user_id: z.string(), team_id: z.string() }),
+  listQuery: z.strictObject({
+    team_id: z.uuid().optional(),
+    user_id: userIdOrMe.optional(),
+    permission_id: permissionIdSchema.optional(),
+    recursive: recursiveFlag,
+  }),
+  grantPath: "/team-permissions/:team_id/:user_id/:permission_id",
+  grantParams: z.strictObject({ team_id: z.uuid(), user_id: userIdOrMe, permission_id: permissionIdSchema }),
+  list: (db, options, query) => listTeamPermissions(db, { ...options, teamId: query.team_id }),
+  grant: (db, target, params) => grantTeamPermission(db, { ...target, teamId: params.team_id }),
+  revoke: (db, target, params) => revokeTeamPermission(db, { ...target, teamId: params.team_id }),
 });
-const projectGrantParams = z.strictObject({ user_id: userIdOrMe, permission_id: permissionIdSchema });
 
-const grantRoutes: AnyRoute[] = [
-  defineRoute({
-    method: "GET",
-    path: "/team-permissions",
-    summary:
-      "List team permissions of members; recursive (default true) adds contained permissions transitively. " +
-      "Filter by permission_id to check one permission",
-    tags: teamTags,
-    access: ["client", "server", "admin"],
-    request: {
-      query: z.strictObject({
-        team_id: z.uuid().optional(),
-        user_id: userIdOrMe.optional(),
-        permission_id: permissionIdSchema.optional(),
-        recursive: recursiveFlag,
-      }),
-    },
-    response: { body: z.object({ items: z.array(teamPermissionSchema), is_paginated: z.literal(false) }) },
-    handler: async ({ deps, auth, query }) => {
-      const items = await listTeamPermissions(deps.db, {
-        projectId: auth.project.id,
-        config: auth.config,
-        teamId: query.team_id,
-        userId: listedUserId(auth, query.user_id),
-        permissionId: query.permission_id,
-        recursive: query.recursive !== "false",
-      });
-      return { body: { items, is_paginated: false } };
-    },
+const projectGrantRoutes = grantRoutes({
+  path: "/project-permissions",
+  tag: "Project permissions",
+  listSummary: listSummaryOf("project", "users"),
+  grantSummary: "Grant a project permission to a user",
+  revokeSummary: "Revoke a directly granted project permission",
+  item: z.object({ id: z.string(), user_id: z.string() }),
+  listQuery: z.strictObject({
+    user_id: userIdOrMe.optional(),
+    permission_id: permissionIdSchema.optional(),
+    recursive: recursiveFlag,
   }),
-  defineRoute({
-    method: "POST",
-    path: "/team-permissions/:team_id/:user_id/:permission_id",
-    summary: "Grant a team permission to a member of the team",
-    tags: teamTags,
-    access: ["server", "admin"],
-    request: { params: teamGrantParams },
-    response: { status: 201, body: teamPermissionSchema },
-    handler: async ({ deps, auth, params }) => ({
-      body: await grantTeamPermission(deps.db, {
-        projectId: auth.project.id,
-        config: auth.config,
-        teamId: params.team_id,
-        userId: resolveUserId(auth, params.user_id),
-        permissionId: params.permission_id,
-      }),
-    }),
-  }),
-  defineRoute({
-    method: "DELETE",
-    path: "/team-permissions/:team_id/:user_id/:permission_id",
-    summary: "Revoke a directly granted team permission",
-    tags: teamTags,
-    access: ["server", "admin"],
-    request: { params: teamGrantParams },
-    response: { body: success },
-    handler: async ({ deps, auth, params }) => {
-      await revokeTeamPermission(deps.db, {
-        projectId: auth.project.id,
-        config: auth.config,
-        teamId: params.team_id,
-        userId: resolveUserId(auth, params.user_id),
-        permissionId: params.permission_id,
-      });
-      return { body: { success: true } };
-    },
-  }),
-  defineRoute({
-    method: "GET",
-    path: "/project-permissions",
-    summary:
-      "List project permissions of users; recursive (default true) adds contained permissions transitively. " +
-      "Filter by permission_id to check one permission",
-    tags: projectTags,
-    access: ["client", "server", "admin"],
-    request: {
-      query: z.strictObject({
-        user_id: userIdOrMe.optional(),
-        permission_id: permissionIdSchema.optional(),
-        recursive: recursiveFlag,
-      }),
-    },
-    response: { body: z.object({ items: z.array(projectPermissionSchema), is_paginated: z.literal(false) }) },
-    handler: async ({ deps, auth, query }) => {
-      const items = await listProjectPermissions(deps.db, {
-        projectId: auth.project.id,
-        config: auth.config,
-        userId: listedUserId(auth, query.user_id),
-        permissionId: query.permission_id,
-        recursive: query.recursive !== "false",
-      });
-      return { body: { items, is_paginated: false } };
-    },
-  }),
-  defineRoute({
-    method: "POST",
-    path: "/project-permissions/:user_id/:permission_id",
-    summary: "Grant a project permission to a user",
-    tags: projectTags,
-    access: ["server", "admin"],
-    request: { params: projectGrantParams },
-    response: { status: 201, body: projectPermissionSchema },
-    handler: async ({ deps, auth, params }) => ({
-      body: await grantProjectPermission(deps.db, {
-        projectId: auth.project.id,
-        config: auth.config,
-        userId: resolveUserId(auth, params.user_id),
-        permissionId: params.permission_id,
-      }),
-    }),
-  }),
-  defineRoute({
-    method: "DELETE",
-    path: "/project-permissions/:user_id/:permission_id",
-    summary: "Revoke a directly granted project permission",
-    tags: projectTags,
-    access: ["server", "admin"],
-    request: { params: projectGrantParams },
-    response: { body: success },
-    handler: async ({ deps, auth, params }) => {
-      await revokeProjectPermission(deps.db, {
-        projectId: auth.project.id,
-        config: auth.config,
-        userId: resolveUserId(auth, params.user_id),
-        permissionId: params.permission_id,
-      });
-      return { body: { success: true } };
-    },
-  }),
+  grantPath: "/project-permissions/:user_id/:permission_id",
+  grantParams: z.strictObject({ user_id: userIdOrMe, permission_id: permissionIdSchema }),
+  list: listProjectPermissions,
+  grant: grantProjectPermission,
+  revoke: revokeProjectPermission,
+});
+
+export const permissionRoutes: AnyRoute[] = [
+  ...permissionDefinitionRoutes,
+  ...teamGrantRoutes,
+  ...projectGrantRoutes,
 ];
-
-export const permissionRoutes: AnyRoute[] = [...permissionDefinitionRoutes, ...grantRoutes];

@@ -1,6 +1,5 @@
 import { knownError } from "@gatehouse/shared";
 import { z } from "zod";
-import type { Database } from "../../db/index.ts";
 import type { RequestAuth } from "../../http/request-auth.ts";
 import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
@@ -8,13 +7,7 @@ import type { UserRow } from "../users/schema.ts";
 import { getRenderedConfigs } from "./config-store.ts";
 import { userManagesProject } from "./ownership.ts";
 import { projectFieldsSchema } from "./routes.ts";
-import {
-  createOwnedProject,
-  findInternalTeamMembership,
-  findProject,
-  listManagedProjects,
-  transferProject,
-} from "./service.ts";
+import { createOwnedProject, findProject, listManagedProjects, transferProject } from "./service.ts";
 import { adminProjectSchema, toAdminProjectView } from "./views.ts";
 
 const tags = ["Projects"];
@@ -29,14 +22,6 @@ function requireInternalUser(auth: RequestAuth): UserRow {
   if (auth.project.id !== "internal") throw knownError("EXPECTED_INTERNAL_PROJECT");
   if (!auth.user || auth.user.isAnonymous) throw knownError("USER_AUTHENTICATION_REQUIRED");
   return auth.user;
-}
-
-/** TEAM_NOT_FOUND unless `teamId` is an internal team; TEAM_MEMBERSHIP_NOT_FOUND unless the user is in it. */
-async function requireInternalTeamMember(db: Database, teamId: string, user: UserRow) {
-  const membership = await findInternalTeamMembership(db, teamId, user.id);
-  if (!membership) throw knownError("TEAM_NOT_FOUND", { team_id: teamId });
-  if (!membership.isMember)
-    throw knownError("TEAM_MEMBERSHIP_NOT_FOUND", { team_id: teamId, user_id: user.id });
 }
 
 export const internalProjectRoutes = [
@@ -55,10 +40,10 @@ export const internalProjectRoutes = [
     response: { status: 201, body: adminProjectSchema },
     handler: async ({ deps, auth, body }) => {
       const user = requireInternalUser(auth);
-      await requireInternalTeamMember(deps.db, body.owner_team_id, user);
       // No keys are made here: the SDK creates them next with `createInternalApiKey`, authenticated by the admin
       // access token, so the full keys are shown once, to the caller who asked for them.
-      const project = await createOwnedProject(deps, body);
+      // The owner team is checked (TEAM_NOT_FOUND, TEAM_MEMBERSHIP_NOT_FOUND) and locked against deletion inside.
+      const project = await createOwnedProject(deps, body, user.id);
       const configs = await getRenderedConfigs(deps, [project.id]);
       return { body: toAdminProjectView(project, configs.get(project.id)!, deps.env.isDevelopment) };
     },
@@ -100,8 +85,7 @@ export const internalProjectRoutes = [
         // Its owner team is what makes dashboard users administrators of the dashboard itself.
         throw new StatusError(400, "The internal project cannot be transferred.");
       }
-      await requireInternalTeamMember(deps.db, body.new_team_id, user);
-      await transferProject(deps.db, project.id, body.new_team_id);
+      await transferProject(deps.db, project.id, body.new_team_id, user.id);
       return { body: { success: true as const } };
     },
   }),

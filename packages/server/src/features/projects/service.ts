@@ -1,3 +1,4 @@
+import { knownError } from "@gatehouse/shared";
 import { and, eq } from "drizzle-orm";
 import {
   type ConfigOverride,
@@ -69,11 +70,18 @@ export async function createProject(
     id?: string;
     display_name: string;
     owner_team_id: string | null;
+    /** An internal user who must be a member of the owner team; the team is locked as in `transferProject`. */
+    ownerMemberId?: string;
     projectOverride?: ConfigOverride;
   },
 ): Promise<ProjectRow> {
   const id = input.id ?? randomUuid();
   await store.db.transaction(async (tx) => {
+    if (input.ownerMemberId !== undefined && input.owner_team_id !== null) {
+      await requireInternalTeamMember(tx as Database, input.owner_team_id, input.ownerMemberId, {
+        lockTeam: true,
+      });
+    }
     await tx
       .insert(projects)
       .values({ id, displayName: input.display_name, ownerTeamId: input.owner_team_id, ...toColumns(input) });
@@ -104,12 +112,23 @@ export async function deleteProject(db: Database, projectId: string): Promise<vo
   await db.delete(projects).where(eq(projects.id, projectId));
 }
 
+/**
+ * Gives a project to another internal team, of which `internalUserId` must be a member. There is no foreign key from
+ * the owner to the team (the owner must be a team of the `internal` project, which a key cannot say), so the team
+ * row is locked FOR SHARE until the new owner is written. `deleteTeam` locks the row FOR UPDATE before it looks for
+ * owned projects: whichever comes second waits, then either finds the team gone (TEAM_NOT_FOUND) or the project
+ * owned (the deletion is refused). A project never ends up owned by a deleted team.
+ */
 export async function transferProject(
   db: Database,
   projectId: string,
   newOwnerTeamId: string,
+  internalUserId: string,
 ): Promise<void> {
-  await db.update(projects).set({ ownerTeamId: newOwnerTeamId }).where(eq(projects.id, projectId));
+  await db.transaction(async (tx) => {
+    await requireInternalTeamMember(tx as Database, newOwnerTeamId, internalUserId, { lockTeam: true });
+    await tx.update(projects).set({ ownerTeamId: newOwnerTeamId }).where(eq(projects.id, projectId));
+  });
 }
 
 /** The projects an internal user manages: those owned by any internal team they belong to, oldest first. */
@@ -129,8 +148,9 @@ export async function findInternalTeamMembership(
   db: Database,
   teamId: string,
   internalUserId: string,
+  options: { lockTeam?: boolean } = {},
 ): Promise<{ isMember: boolean } | null> {
-  const [row] = await db
+  const query = db
     .select({ teamId: teams.id, memberId: teamMembers.userId })
     .from(teams)
     .leftJoin(
@@ -143,8 +163,25 @@ export async function findInternalTeamMembership(
     )
     .where(and(eq(teams.projectId, INTERNAL_PROJECT), eq(teams.id, teamId)))
     .limit(1);
+  const [row] = await (options.lockTeam ? query.for("share", { of: teams }) : query);
   if (!row) return null;
   return { isMember: row.memberId !== null };
+}
+
+/**
+ * TEAM_NOT_FOUND unless `teamId` is an internal team; TEAM_MEMBERSHIP_NOT_FOUND unless the user is in it. With
+ * `lockTeam`, inside a transaction, the team cannot be deleted until that transaction ends.
+ */
+export async function requireInternalTeamMember(
+  db: Database,
+  teamId: string,
+  internalUserId: string,
+  options: { lockTeam?: boolean } = {},
+): Promise<void> {
+  const membership = await findInternalTeamMembership(db, teamId, internalUserId, options);
+  if (!membership) throw knownError("TEAM_NOT_FOUND", { team_id: teamId });
+  if (!membership.isMember)
+    throw knownError("TEAM_MEMBERSHIP_NOT_FOUND", { team_id: teamId, user_id: internalUserId });
 }
 
 /**
@@ -154,10 +191,11 @@ export async function findInternalTeamMembership(
 export async function createOwnedProject(
   store: ConfigStoreDeps,
   input: ProjectFieldsUpdate & { display_name: string; owner_team_id: string },
+  internalUserId: string,
 ): Promise<ProjectRow> {
   const id = randomUuid();
   try {
-    return await createProject(store, { ...input, id });
+    return await createProject(store, { ...input, id, ownerMemberId: internalUserId });
   } catch (error) {
     await deleteProject(store.db, id);
     throw error;

@@ -202,6 +202,15 @@ async function refuseIfOwnsProjects(tx: Database, teamId: string): Promise<void>
 export async function deleteTeam(db: Database, projectId: string, teamId: string): Promise<boolean> {
   if (!isUuid(teamId)) return false;
   return db.transaction(async (tx) => {
+    // Locked before looking for owned projects: a transfer or project creation naming this team holds the row FOR
+    // SHARE until its owner is written, so either it finishes first and its project is found below, or it waits
+    // and then finds the team gone (see transferProject).
+    const [team] = await tx
+      .select({ id: teams.id })
+      .from(teams)
+      .where(and(eq(teams.projectId, projectId), eq(teams.id, teamId)))
+      .for("update");
+    if (!team) return false;
     if (projectId === INTERNAL_PROJECT_ID) await refuseIfOwnsProjects(tx as Database, teamId);
     const codeIds = tx
       .select({ id: teamInvitations.codeId })
