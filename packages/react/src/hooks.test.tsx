@@ -1,15 +1,20 @@
 // @vitest-environment happy-dom
 import { gatehouseInternals } from "@gatehouse/js";
 import { act, Component, type ReactNode, Suspense } from "react";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { fakeAccessToken } from "../../js/src/testing/tokens.ts";
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { GatehouseHandler } from "./components/handler.tsx";
 import { SignIn } from "./components/sign-in.tsx";
 import { useTeams, useUser } from "./hooks.ts";
 import { STYLE_ELEMENT_ID } from "./styles.ts";
-import { fakeApi, PROJECT_ID, USER_ID } from "./testing/fake-api.ts";
+import { createTestProject, type TestProject, testServerForFile } from "./testing/gatehouse.ts";
 import { cleanup, findText, render, waitFor } from "./testing/render.tsx";
 
+const gatehouse = testServerForFile();
+let project: TestProject;
+
+beforeAll(async () => {
+  project = await createTestProject(gatehouse(), { clientTeamCreationEnabled: true });
+});
 beforeEach(() => window.history.replaceState(null, "", "/"));
 afterEach(cleanup);
 
@@ -34,7 +39,7 @@ class Catch extends Component<{ children: ReactNode }, { error: unknown }> {
 
 describe("the provider", () => {
   it("puts the stylesheet in the page once, and themes and words components as told", async () => {
-    const { app } = fakeApi();
+    const { app } = await project.client();
     const page = await render(app, <SignIn />, { theme: "dark", strings: { signInTitle: "Anmelden" } });
     await render(app, <SignIn />);
     await findText(page, "Anmelden");
@@ -51,7 +56,9 @@ describe("useUser", () => {
       fallbacks++;
       return <p>loading</p>;
     }
-    const { app } = fakeApi({ "DELETE /auth/sessions/current": () => ({ body: { success: true } }) });
+    const user = await project.createUser({ displayName: "Sam Rivera" });
+    const tokens = await project.server.createSession({ userId: user.id });
+    const { app } = await project.client();
     const page = await render(
       app,
       <Suspense fallback={<Fallback />}>
@@ -60,10 +67,7 @@ describe("useUser", () => {
     );
     await findText(page, "signed out");
     await act(async () => {
-      await app[gatehouseInternals].signInWithTokens({
-        accessToken: fakeAccessToken({ project_id: PROJECT_ID, sub: USER_ID }),
-        refreshToken: "refresh-token",
-      });
+      await app[gatehouseInternals].signInWithTokens(tokens);
     });
     await findText(page, "user:Sam Rivera");
     const before = fallbacks;
@@ -72,11 +76,14 @@ describe("useUser", () => {
     });
     await findText(page, "signed out");
     expect(fallbacks).toBe(before);
+    // The sign-out ended the session on the server too.
+    const sessions = await (await project.server.getUser(user.id))!.getActiveSessions();
+    expect(sessions).toEqual([]);
   });
 
   it("sends a signed-out visitor to sign-in with the way back, for or: redirect", async () => {
     window.history.replaceState(null, "", "/protected?tab=2");
-    const { app, navigated } = fakeApi();
+    const { app, navigated } = await project.client();
     function Protected() {
       const user = useUser({ or: "redirect" });
       return <p>{user.displayName}</p>;
@@ -94,7 +101,7 @@ describe("useUser", () => {
   it("throws USER_AUTHENTICATION_REQUIRED for or: throw", async () => {
     // React reports the error it hands to the boundary; that report is expected here.
     const quiet = vi.spyOn(console, "error").mockImplementation(() => {});
-    const { app } = fakeApi();
+    const { app } = await project.client();
     function Strict() {
       useUser({ or: "throw" });
       return <p>never</p>;
@@ -114,18 +121,10 @@ describe("useUser", () => {
 
 describe("useTeams", () => {
   it("lists the user's teams and shows a new one after the SDK's write, without flicker", async () => {
-    const teams = [{ id: "t1", display_name: "First", profile_image_url: null }];
-    const { app } = fakeApi(
-      {
-        "GET /teams": () => ({ body: { items: teams, is_paginated: false } }),
-        "POST /teams": (body) => {
-          const team = { id: "t2", display_name: body.display_name, profile_image_url: null };
-          teams.push(team);
-          return { status: 201, body: team };
-        },
-      },
-      { signedIn: true },
-    );
+    const user = await project.createUser();
+    const first = await project.server.createTeam({ displayName: "First" });
+    await first.addUser!(user.id);
+    const { app } = await project.client({ signedInAs: user });
     let fallbacks = 0;
     function Fallback() {
       fallbacks++;
@@ -159,7 +158,7 @@ describe("useTeams", () => {
 describe("GatehouseHandler", () => {
   it("shows the page the address names and follows pushState", async () => {
     window.history.replaceState(null, "", "/handler/forgot-password");
-    const { app } = fakeApi();
+    const { app } = await project.client();
     const page = await render(app, <GatehouseHandler />);
     await findText(page, "Reset your password");
     await act(async () => window.history.pushState(null, "", "/handler/sign-up"));
@@ -170,7 +169,7 @@ describe("GatehouseHandler", () => {
 
   it("works under another base path", async () => {
     window.history.replaceState(null, "", "/auth/mfa");
-    const { app } = fakeApi();
+    const { app } = await project.client();
     const page = await render(app, <GatehouseHandler basePath="/auth/" />);
     await findText(page, "This sign-in attempt has expired. Sign in again.");
   });

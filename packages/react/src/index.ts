@@ -5,6 +5,7 @@ export { EmailVerification, MagicLinkCallback, OAuthCallback } from "./component
 export { CliAuthConfirm } from "./components/cli-auth-confirm.tsx";
 export { ErrorPage } from "./components/error-page.tsx";
 export { GatehouseHandler, handlerPageFor } from "./components/handler.tsx";
+export { Impersonate } from "./components/impersonate.tsx";
 export { MfaCodeEntry } from "./components/mfa.tsx";
 export { ForgotPassword, PasswordReset } from "./components/password-pages.tsx";
 export { SignIn, type SignInProps } from "./components/sign-in.tsx";

@@ -295,6 +295,21 @@ export const defaultStrings = {
   cliMissingCode: "This page needs a login code. Open the link the command-line tool printed.",
   cliSignIn: "Sign in to authorize the command-line login.",
 
+  // --- Impersonation ---
+  impersonateTitle: "Act as another user",
+  impersonateQuestion: "A project administrator opened this page to act as this user:",
+  impersonateWarning: (name: string) =>
+    `This browser will be signed in as ${name}. Everything you do here is done as them until you sign out.`,
+  impersonateContinue: (name: string) => `Continue as ${name}`,
+  impersonateChecking: "Checking the impersonation link…",
+  impersonateRefusedTitle: "Impersonation link refused",
+  impersonateMalformed:
+    "This impersonation link is incomplete. Open it again from the dashboard; nobody was signed in.",
+  impersonateInvalid:
+    "This impersonation link is not valid here, or its session has expired or was revoked. Start again from the dashboard; nobody was signed in.",
+  impersonateNotImpersonation:
+    "This link does not carry an impersonation session, so it was refused and nobody was signed in. Only links made from the dashboard's Impersonate button work here.",
+
   // --- Error page ---
   errorTitle: "Something went wrong",
   errorNotFound: "This page does not exist.",

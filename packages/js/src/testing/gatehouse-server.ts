@@ -54,16 +54,44 @@ export function serverHasRoute(route: string): boolean {
   return featureRoutes.some((candidate) => candidate.method === method && candidate.path === path);
 }
 
-export async function startGatehouse(envOverrides: Partial<ServerEnv> = {}): Promise<RunningGatehouse> {
-  const database = await openTestDatabase();
-  const gatehouse = await bootGatehouse(testEnv(envOverrides), database, { emailWorker: false });
-  const { deps } = gatehouse;
+export async function startGatehouse(
+  envOverrides: Partial<ServerEnv> = {},
+  options: {
+    /**
+     * Make the server's public URL (GATEHOUSE_BASE_URL) its real listening address, for flows where a browser
+     * follows URLs the server builds from it (the OAuth callback registered with a provider).
+     */
+    baseUrlIsListeningAddress?: boolean;
+  } = {},
+): Promise<RunningGatehouse> {
+  // Listen first, so that the address is known before the server boots; requests wait for the boot.
+  let booted: Gatehouse | undefined;
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    const started = serve({ fetch: gatehouse.app.fetch, port: 0, hostname: "127.0.0.1" }, () =>
-      resolve(started),
+    const started = serve(
+      {
+        fetch: (request) => booted?.app.fetch(request) ?? new Response("Starting", { status: 503 }),
+        port: 0,
+        hostname: "127.0.0.1",
+      },
+      () => resolve(started),
     );
   });
   const { port } = server.address() as AddressInfo;
+  const listeningUrl = `http://127.0.0.1:${port}`;
+  let gatehouse: Gatehouse;
+  try {
+    const database = await openTestDatabase();
+    const env = testEnv({
+      ...(options.baseUrlIsListeningAddress ? { baseUrl: listeningUrl } : {}),
+      ...envOverrides,
+    });
+    gatehouse = await bootGatehouse(env, database, { emailWorker: false });
+  } catch (error) {
+    server.close();
+    throw error;
+  }
+  booted = gatehouse;
+  const { deps } = gatehouse;
 
   const createUserWithSession = async (projectId: string, input: NewUser = {}) => {
     const config = await getRenderedConfig(deps, projectId);
@@ -73,7 +101,7 @@ export async function startGatehouse(envOverrides: Partial<ServerEnv> = {}): Pro
   };
 
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl: listeningUrl,
     gatehouse,
     internalKeys: { ...TEST_INTERNAL_KEYS },
     async createProject(displayName = "SDK test project") {
@@ -100,10 +128,11 @@ export async function startGatehouse(envOverrides: Partial<ServerEnv> = {}): Pro
         userId: owner.userId,
         config,
       });
-      const project = await createOwnedProject(deps, {
-        display_name: "Owned project",
-        owner_team_id: INTERNAL_TEAM_ID,
-      });
+      const project = await createOwnedProject(
+        deps,
+        { display_name: "Owned project", owner_team_id: INTERNAL_TEAM_ID },
+        owner.userId,
+      );
       return { projectId: project.id, ...owner };
     },
     async latestEmailCode(projectId, address) {

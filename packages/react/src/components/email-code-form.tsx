@@ -2,7 +2,7 @@ import { type FormEvent, useState } from "react";
 import { useStrings } from "../context.ts";
 import { useGatehouseApp } from "../hooks.ts";
 import { describeError, reportUnexpected } from "../internal/errors.ts";
-import { Alert, Button, TextField } from "../internal/ui.tsx";
+import { Alert, Button, EmailField, Form, TextField } from "../internal/ui.tsx";
 import { useAction } from "../internal/use-action.ts";
 import { type Errors, hasErrors, OTP_LENGTH, validateEmail } from "../internal/validation.ts";
 import type { SignInFormProps } from "./sign-in.tsx";
@@ -39,8 +39,7 @@ export function EmailCodeForm({ noRedirect, track, onSuccess }: SignInFormProps)
       }
     });
 
-  const onSendSubmit = (event: FormEvent) => {
-    event.preventDefault();
+  const onSendSubmit = () => {
     const found = { email: validateEmail(email, s) };
     setErrors(found);
     if (hasErrors(found)) return;
@@ -81,22 +80,9 @@ export function EmailCodeForm({ noRedirect, track, onSuccess }: SignInFormProps)
 
   if (!sent) {
     return (
-      <form className="gh-form" onSubmit={onSendSubmit} noValidate>
-        {errors.form ? <Alert>{errors.form}</Alert> : null}
-        <TextField
-          label={s.email}
-          type="email"
-          name="email"
-          autoComplete="email"
-          placeholder={s.emailPlaceholder}
-          value={email}
-          onValueChange={setEmail}
-          error={errors.email}
-        />
-        <Button type="submit" block loading={pending}>
-          {s.sendCode}
-        </Button>
-      </form>
+      <Form onSubmit={onSendSubmit} error={errors.form} submitLabel={s.sendCode} pending={pending}>
+        <EmailField value={email} onValueChange={setEmail} error={errors.email} />
+      </Form>
     );
   }
 

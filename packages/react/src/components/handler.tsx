@@ -6,6 +6,7 @@ import { AccountSettings } from "./account/account-settings.tsx";
 import { EmailVerification, MagicLinkCallback, OAuthCallback } from "./callback-pages.tsx";
 import { CliAuthConfirm } from "./cli-auth-confirm.tsx";
 import { ErrorPage } from "./error-page.tsx";
+import { Impersonate } from "./impersonate.tsx";
 import { MfaCodeEntry } from "./mfa.tsx";
 import { ForgotPassword, PasswordReset } from "./password-pages.tsx";
 import { SignIn } from "./sign-in.tsx";
@@ -29,6 +30,7 @@ const PAGES: Record<Slug, () => ReactNode> = {
   "team-invitation": () => <TeamInvitation />,
   mfa: () => <MfaCodeEntry />,
   "cli-auth-confirm": () => <CliAuthConfirm />,
+  impersonate: () => <Impersonate />,
 };
 
 /** The page of the handler a path names, or null when it names none. */

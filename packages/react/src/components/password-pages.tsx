@@ -1,4 +1,4 @@
-import { type FormEvent, useState } from "react";
+import { useState } from "react";
 import { useStrings } from "../context.ts";
 import { useGatehouseApp } from "../hooks.ts";
 import { PageBoundary } from "../internal/boundary.tsx";
@@ -7,21 +7,19 @@ import { AlertIcon, CheckCircleIcon, LockIcon, MailIcon } from "../internal/icon
 import { useOnce, useQueryParam } from "../internal/once.ts";
 import { withCurrentReturnTo } from "../internal/router.ts";
 import {
-  Alert,
   AppLink,
   Brand,
-  Button,
   CardHeader,
   CardPage,
+  EmailField,
+  Form,
   Loading,
-  PasswordField,
-  TextField,
+  NewPasswordFields,
 } from "../internal/ui.tsx";
 import { useAction } from "../internal/use-action.ts";
 import {
   type Errors,
   hasErrors,
-  PASSWORD_MIN_LENGTH,
   validateEmail,
   validateNewPassword,
   validateRepeat,
@@ -36,8 +34,7 @@ export function ForgotPassword() {
   const [sentTo, setSentTo] = useState<string | null>(null);
   const [run, pending] = useAction();
 
-  const onSubmit = (event: FormEvent) => {
-    event.preventDefault();
+  const onSubmit = () => {
     const found = { email: validateEmail(email, s) };
     setErrors(found);
     if (hasErrors(found)) return;
@@ -70,22 +67,9 @@ export function ForgotPassword() {
   return (
     <CardPage>
       <CardHeader title={s.forgotPasswordTitle} subtitle={s.forgotPasswordSubtitle} icon={<LockIcon />} />
-      <form className="gh-form" onSubmit={onSubmit} noValidate>
-        {errors.form ? <Alert>{errors.form}</Alert> : null}
-        <TextField
-          label={s.email}
-          type="email"
-          name="email"
-          autoComplete="email"
-          placeholder={s.emailPlaceholder}
-          value={email}
-          onValueChange={setEmail}
-          error={errors.email}
-        />
-        <Button type="submit" block loading={pending}>
-          {s.sendResetLink}
-        </Button>
-      </form>
+      <Form onSubmit={onSubmit} error={errors.form} submitLabel={s.sendResetLink} pending={pending}>
+        <EmailField value={email} onValueChange={setEmail} error={errors.email} />
+      </Form>
       <p className="gh-card-footer">
         <AppLink href={withCurrentReturnTo(app.urls.signIn)}>{s.backToSignIn}</AppLink>
       </p>
@@ -179,8 +163,7 @@ function PasswordResetForm({ code }: { code: string }) {
     );
   }
 
-  const onSubmit = (event: FormEvent) => {
-    event.preventDefault();
+  const onSubmit = () => {
     const found = {
       password: validateNewPassword(password, s),
       passwordRepeat: validateRepeat(password, repeat, s),
@@ -206,34 +189,28 @@ function PasswordResetForm({ code }: { code: string }) {
   return (
     <CardPage>
       <CardHeader title={s.passwordResetTitle} subtitle={s.passwordResetSubtitle} icon={<LockIcon />} />
-      <form className="gh-form" onSubmit={onSubmit} noValidate>
-        {errors.code ? (
-          <Alert>
-            {errors.code} <AppLink href={forgot}>{s.sendResetLink}</AppLink>
-          </Alert>
-        ) : null}
-        <PasswordField
+      <Form
+        onSubmit={onSubmit}
+        error={
+          errors.code ? (
+            <>
+              {errors.code} <AppLink href={forgot}>{s.sendResetLink}</AppLink>
+            </>
+          ) : null
+        }
+        submitLabel={s.resetPasswordButton}
+        pending={pending}
+      >
+        <NewPasswordFields
           label={s.newPassword}
-          name="password"
-          autoComplete="new-password"
-          value={password}
-          onValueChange={setPassword}
-          error={errors.password}
-          hint={s.passwordHint(PASSWORD_MIN_LENGTH)}
+          password={password}
+          repeat={repeat}
+          onPasswordChange={setPassword}
+          onRepeatChange={setRepeat}
+          errors={errors}
           autoFocus
         />
-        <PasswordField
-          label={s.repeatPassword}
-          name="passwordRepeat"
-          autoComplete="new-password"
-          value={repeat}
-          onValueChange={setRepeat}
-          error={errors.passwordRepeat}
-        />
-        <Button type="submit" block loading={pending}>
-          {s.resetPasswordButton}
-        </Button>
-      </form>
+      </Form>
       <Brand />
     </CardPage>
   );

@@ -1,5 +1,5 @@
 import type { Project } from "@gatehouse/js";
-import { type FormEvent, type ReactNode, useState } from "react";
+import { type ReactNode, useState } from "react";
 import { useStrings } from "../context.ts";
 import { useGatehouseApp, useProject, useUser } from "../hooks.ts";
 import { PageBoundary } from "../internal/boundary.tsx";
@@ -15,8 +15,9 @@ import {
   CardHeader,
   CardPage,
   Divider,
+  EmailField,
+  Form,
   PasswordField,
-  TextField,
 } from "../internal/ui.tsx";
 import { useAction } from "../internal/use-action.ts";
 import { type Errors, hasErrors, required, validateEmail } from "../internal/validation.ts";
@@ -150,8 +151,7 @@ function PasswordSignInForm({ noRedirect, track, onSuccess }: SignInFormProps) {
   const [errors, setErrors] = useState<Errors<"email" | "password">>({});
   const [run, pending] = useAction();
 
-  const onSubmit = (event: FormEvent) => {
-    event.preventDefault();
+  const onSubmit = () => {
     const found = { email: validateEmail(email, s), password: required(password, s) };
     setErrors(found);
     if (hasErrors(found)) return;
@@ -181,18 +181,8 @@ function PasswordSignInForm({ noRedirect, track, onSuccess }: SignInFormProps) {
   };
 
   return (
-    <form className="gh-form" onSubmit={onSubmit} noValidate>
-      {errors.form ? <Alert>{errors.form}</Alert> : null}
-      <TextField
-        label={s.email}
-        type="email"
-        name="email"
-        autoComplete="email"
-        placeholder={s.emailPlaceholder}
-        value={email}
-        onValueChange={setEmail}
-        error={errors.email}
-      />
+    <Form onSubmit={onSubmit} error={errors.form} submitLabel={s.signInButton} pending={pending}>
+      <EmailField value={email} onValueChange={setEmail} error={errors.email} />
       <PasswordField
         label={s.password}
         name="password"
@@ -206,10 +196,7 @@ function PasswordSignInForm({ noRedirect, track, onSuccess }: SignInFormProps) {
           </AppLink>
         }
       />
-      <Button type="submit" block loading={pending}>
-        {s.signInButton}
-      </Button>
-    </form>
+    </Form>
   );
 }
 

@@ -1,4 +1,4 @@
-import { type FormEvent, useState } from "react";
+import { useState } from "react";
 import { useStrings } from "../context.ts";
 import { useGatehouseApp, useProject, useUser } from "../hooks.ts";
 import { PageBoundary } from "../internal/boundary.tsx";
@@ -8,18 +8,17 @@ import {
   Alert,
   AppLink,
   Brand,
-  Button,
   CardHeader,
   CardPage,
   Divider,
-  PasswordField,
-  TextField,
+  EmailField,
+  Form,
+  NewPasswordFields,
 } from "../internal/ui.tsx";
 import { useAction } from "../internal/use-action.ts";
 import {
   type Errors,
   hasErrors,
-  PASSWORD_MIN_LENGTH,
   validateEmail,
   validateNewPassword,
   validateRepeat,
@@ -107,8 +106,7 @@ function PasswordSignUpForm({ noRedirect, track, onSuccess }: SignInFormProps) {
     if (submitted) setErrors(validate(next));
   };
 
-  const onSubmit = (event: FormEvent) => {
-    event.preventDefault();
+  const onSubmit = () => {
     setSubmitted(true);
     const found = validate({ email, password, repeat });
     setErrors(found);
@@ -137,38 +135,16 @@ function PasswordSignUpForm({ noRedirect, track, onSuccess }: SignInFormProps) {
   };
 
   return (
-    <form className="gh-form" onSubmit={onSubmit} noValidate>
-      {errors.form ? <Alert>{errors.form}</Alert> : null}
-      <TextField
-        label={s.email}
-        type="email"
-        name="email"
-        autoComplete="email"
-        placeholder={s.emailPlaceholder}
-        value={email}
-        onValueChange={(value) => change("email", value)}
-        error={errors.email}
-      />
-      <PasswordField
+    <Form onSubmit={onSubmit} error={errors.form} submitLabel={s.signUpButton} pending={pending}>
+      <EmailField value={email} onValueChange={(value) => change("email", value)} error={errors.email} />
+      <NewPasswordFields
         label={s.password}
-        name="password"
-        autoComplete="new-password"
-        value={password}
-        onValueChange={(value) => change("password", value)}
-        error={errors.password}
-        hint={s.passwordHint(PASSWORD_MIN_LENGTH)}
+        password={password}
+        repeat={repeat}
+        onPasswordChange={(value) => change("password", value)}
+        onRepeatChange={(value) => change("repeat", value)}
+        errors={errors}
       />
-      <PasswordField
-        label={s.repeatPassword}
-        name="passwordRepeat"
-        autoComplete="new-password"
-        value={repeat}
-        onValueChange={(value) => change("repeat", value)}
-        error={errors.passwordRepeat}
-      />
-      <Button type="submit" block loading={pending}>
-        {s.signUpButton}
-      </Button>
-    </form>
+    </Form>
   );
 }

@@ -10,6 +10,7 @@ import {
 import { GatehouseContext, useStrings } from "../context.ts";
 import { AlertIcon, CheckCircleIcon, EyeIcon, EyeOffIcon, GateIcon, InfoIcon } from "./icons.tsx";
 import { appNavigate } from "./router.ts";
+import { PASSWORD_MIN_LENGTH } from "./validation.ts";
 
 /** The themed, scoped container every public component renders in. */
 export function Root({ children, className }: { children: ReactNode; className?: string }) {
@@ -147,6 +148,96 @@ export function PasswordField(props: Omit<TextFieldProps, "type" | "trailing">) 
         </button>
       }
     />
+  );
+}
+
+/** The e-mail input of the sign-in, sign-up and reset forms. */
+export function EmailField(props: Pick<TextFieldProps, "value" | "onValueChange" | "error">) {
+  const s = useStrings();
+  return (
+    <TextField
+      {...props}
+      label={s.email}
+      type="email"
+      name="email"
+      autoComplete="email"
+      placeholder={s.emailPlaceholder}
+    />
+  );
+}
+
+/** A new password (with the length hint) and its repeat, as sign-up and password reset ask for them. */
+export function NewPasswordFields({
+  label,
+  password,
+  repeat,
+  onPasswordChange,
+  onRepeatChange,
+  errors,
+  autoFocus,
+}: {
+  label: string;
+  password: string;
+  repeat: string;
+  onPasswordChange: (value: string) => void;
+  onRepeatChange: (value: string) => void;
+  errors: { password?: string | undefined; passwordRepeat?: string | undefined };
+  autoFocus?: boolean;
+}) {
+  const s = useStrings();
+  return (
+    <>
+      <PasswordField
+        label={label}
+        name="password"
+        autoComplete="new-password"
+        value={password}
+        onValueChange={onPasswordChange}
+        error={errors.password}
+        hint={s.passwordHint(PASSWORD_MIN_LENGTH)}
+        {...(autoFocus ? { autoFocus } : {})}
+      />
+      <PasswordField
+        label={s.repeatPassword}
+        name="passwordRepeat"
+        autoComplete="new-password"
+        value={repeat}
+        onValueChange={onRepeatChange}
+        error={errors.passwordRepeat}
+      />
+    </>
+  );
+}
+
+/** A card's form: the error about the whole attempt above the fields, one full-width submit button below. */
+export function Form({
+  onSubmit,
+  error,
+  submitLabel,
+  pending,
+  children,
+}: {
+  onSubmit: () => void;
+  error?: ReactNode;
+  submitLabel: string;
+  pending: boolean;
+  children: ReactNode;
+}) {
+  return (
+    <form
+      className="gh-form"
+      noValidate
+      onSubmit={(event) => {
+        event.preventDefault();
+        onSubmit();
+      }}
+    >
+      {error ? <Alert>{error}</Alert> : null}
+      {children}
+      <Button type="submit" block loading={pending}>
+        {submitLabel}
+      </Button>
+    </form>
   );
 }
 

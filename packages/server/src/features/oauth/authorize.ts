@@ -26,7 +26,7 @@ export const INNER_COOKIE_PREFIX = "stack-oauth-inner-";
 export const INNER_VERIFIER_PURPOSE = "oauth-inner-code-verifier";
 
 /** RFC 7636 §4.1-4.2: 43 to 128 unreserved characters, for a verifier and for a plain or S256 challenge alike. */
-const PKCE_VALUE = /^[A-Za-z0-9\-._~]{43,128}$/;
+export const PKCE_VALUE = /^[A-Za-z0-9\-._~]{43,128}$/;
 
 /** Optional text parameters: an empty value counts as absent, as the SDK sometimes sends `x=`. */
 const optionalText = z

@@ -19,6 +19,7 @@ beforeAll(async () => {
   await configure(server, project, {
     "auth.oauth.providers.github": { isShared: false, clientId: "MOCK", clientSecret: "MOCK" },
     "auth.oauth.providers.gitlab": { isShared: true },
+    "auth.oauth.providers.discord": { isShared: false, clientId: "MOCK", clientSecret: "MOCK" },
   });
 });
 afterAll(() => server.close());
@@ -182,5 +183,49 @@ describe("provider access tokens", () => {
       "USER_NOT_FOUND",
     );
     expectKnownError(await accessToken(user.client, { scope: 42 }), 400, "SCHEMA_ERROR");
+  });
+});
+
+describe("the legacy route POST /auth/oauth/connected-accounts/:provider/access-token", () => {
+  const legacy = (headers: Record<string, string>, provider: string, body: unknown = {}) =>
+    server.request(`/api/v1/auth/oauth/connected-accounts/${provider}/access-token`, {
+      method: "POST",
+      headers,
+      body,
+    });
+
+  it("answers for the signed-in user as the current route does, on client and server access", async () => {
+    const user = await connectedUser("dev:read");
+    const current = await accessToken(user.client, { scope: "dev:read" });
+    expect(current.status, current.text).toBe(201);
+    for (const headers of [user.client, user.server]) {
+      const response = await legacy(headers, "github", { scope: "dev:read" });
+      expect(response.status, response.text).toBe(201);
+      expect(response.body).toEqual({ access_token: current.body.access_token });
+    }
+    expect((await providerUser(user.issuer, current.body.access_token)).body.sub).toBe(user.email);
+    expect((await legacy(user.client, "github")).status).toBe(201);
+  });
+
+  it("gives the current route's known errors", async () => {
+    const user = await connectedUser();
+    expectKnownError(await legacy(user.client, "discord"), 400, "OAUTH_CONNECTION_NOT_CONNECTED_TO_USER");
+    expectKnownError(
+      await accessToken(user.client, {}, "me/discord"),
+      400,
+      "OAUTH_CONNECTION_NOT_CONNECTED_TO_USER",
+    );
+    expectKnownError(
+      await legacy(user.client, "github", { scope: "dev:write" }),
+      400,
+      "OAUTH_CONNECTION_DOES_NOT_HAVE_REQUIRED_SCOPE",
+    );
+    expectKnownError(await legacy(user.client, "google"), 400, "OAUTH_PROVIDER_NOT_FOUND_OR_NOT_ENABLED");
+    expectKnownError(
+      await legacy(project.headers("server"), "github"),
+      400,
+      "CANNOT_GET_OWN_USER_WITHOUT_USER",
+    );
+    expectKnownError(await legacy(user.client, "github", { scope: 42 }), 400, "SCHEMA_ERROR");
   });
 });

@@ -193,4 +193,20 @@ export const connectedAccountRoutes: AnyRoute[] = [
     response: accessTokenResponse,
     handler: accessTokenHandler(),
   }),
+  defineRoute({
+    method: "POST",
+    path: "/auth/oauth/connected-accounts/:provider_id/access-token",
+    summary:
+      "Legacy form of the connected-account access token, for the signed-in user's account of a provider",
+    tags,
+    access: ["client", "server", "admin"],
+    request: {
+      params: z.strictObject({ provider_id: z.string().min(1).max(100) }),
+      body: accessTokenBody,
+    },
+    response: accessTokenResponse,
+    // The current route for `me`, so both answer alike.
+    handler: ({ params, ...rest }) =>
+      accessTokenHandler()({ ...rest, params: { user_id: "me", provider_id: params.provider_id } }),
+  }),
 ];

@@ -4,11 +4,13 @@ import { callbackRoutes } from "./callback.ts";
 // Registers the authorization_code grant with the token endpoint.
 import "./code-grant.ts";
 import { connectedAccountRoutes } from "./connected-accounts.ts";
+import { crossDomainAuthorizeRoute } from "./cross-domain.ts";
 import { providerAccountRoutes } from "./provider-accounts.ts";
 
 export const oauthRoutes: AnyRoute[] = [
   authorizeRoute,
   ...callbackRoutes,
+  crossDomainAuthorizeRoute,
   ...connectedAccountRoutes,
   ...providerAccountRoutes,
 ];

@@ -212,6 +212,35 @@ describe("sessions", () => {
     expect(rows).toHaveLength(0);
   });
 
+  it("hides impersonation sessions from the user, except from the impersonation session itself", async () => {
+    const own = await createSignedInUser(server, project.id, { primaryEmail: "imp@example.com" });
+    const impersonation = await server.request("/api/v1/auth/sessions", {
+      method: "POST",
+      headers: project.headers("server"),
+      body: { user_id: own.user.id, is_impersonation: true },
+    });
+    expect(impersonation.status).toBe(200);
+    const list = async (accessToken: string, accessType: "client" | "admin" = "client") =>
+      (
+        await server.request(`/api/v1/auth/sessions?user_id=${own.user.id}`, {
+          headers: project.headers(accessType, { "x-stack-access-token": accessToken }),
+        })
+      ).body.items as { is_impersonation: boolean; is_current_session: boolean }[];
+
+    // The user's own sign-in sees only itself.
+    expect((await list(own.accessToken)).map((s) => [s.is_current_session, s.is_impersonation])).toEqual([
+      [true, false],
+    ]);
+    // The impersonating admin's browser sees its own session, marked, but never others' impersonations.
+    expect(
+      (await list(impersonation.body.access_token)).map((s) => [s.is_current_session, s.is_impersonation]),
+    ).toEqual([
+      [true, true],
+      [false, false],
+    ]);
+    expect(await list(own.accessToken, "admin")).toHaveLength(2);
+  });
+
   it("stores refresh tokens only as hashes", async () => {
     const { user, refreshToken } = await createSignedInUser(server, project.id);
     const [row] = await server.deps.db.select().from(sessions).where(eq(sessions.userId, user.id));

@@ -1,0 +1,143 @@
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { appsFor, uniqueEmail } from "../testing/apps.ts";
+import { type RunningGatehouse, serverHasRoute, startGatehouse } from "../testing/gatehouse-server.ts";
+import { tinyServer } from "../testing/tiny-server.ts";
+
+/**
+ * OAuth sign-in in a real browser (Debian's Chromium): the app's page (an esbuild bundle of the SDK on one local
+ * server) calls signInWithOAuth, the browser goes to Gatehouse (another local server), on to the development OpenID
+ * provider's sign-in form, back through Gatehouse's callback to the app's OAuth callback page, where the SDK
+ * exchanges the code with the verifier it kept in a cookie.
+ */
+const CHROMIUM = "/usr/bin/chromium";
+const FLAGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+const ENTRY = `
+import { GatehouseClientApp } from "@gatehouse/js";
+const config = JSON.parse(document.getElementById("config").textContent);
+const app = new GatehouseClientApp({ ...config, tokenStore: "cookie", redirectMethod: "window" });
+window.gatehouse = {
+  app,
+  callback: location.pathname === "/nowhere"
+    ? app.callOAuthCallback().then(() => "done", (error) => "failed: " + error)
+    : null,
+  async email() {
+    return (await app.getUser())?.primaryEmail ?? null;
+  },
+};
+`;
+
+let gh: RunningGatehouse | undefined;
+let site: Awaited<ReturnType<typeof tinyServer>> | undefined;
+let browser: Browser | undefined;
+
+const canRun = existsSync(CHROMIUM) && serverHasRoute("GET /auth/oauth/authorize/:provider_id");
+
+beforeAll(async () => {
+  if (!canRun) return;
+  // The provider sends the browser to the callback URL the server builds from its public URL.
+  gh = await startGatehouse({}, { baseUrlIsListeningAddress: true });
+  const project = await gh.createProject("OAuth in a browser");
+  await (await appsFor(gh, project).admin().getProject()).updateConfig({
+    "auth.oauth.providers.github": { isShared: true },
+  });
+
+  const bundle = await build({
+    stdin: {
+      contents: ENTRY,
+      resolveDir: fileURLToPath(new URL("../../../..", import.meta.url)),
+      loader: "js",
+    },
+    bundle: true,
+    format: "esm",
+    platform: "browser",
+    write: false,
+    logLevel: "silent",
+  });
+  const script = bundle.outputFiles[0]!.text;
+  const config = JSON.stringify({
+    projectId: project.id,
+    baseUrl: gh.baseUrl,
+    publishableClientKey: project.keys.publishableClientKey,
+  });
+  site = await tinyServer((request, response) => {
+    if (request.url === "/sdk.js") {
+      response.writeHead(200, { "content-type": "text/javascript" });
+      response.end(script);
+    } else {
+      // Every page of the app is the same shell; the script looks at the path.
+      response.writeHead(200, { "content-type": "text/html" });
+      response.end(
+        `<!doctype html><script id="config" type="application/json">${config}</script>` +
+          `<script type="module" src="/sdk.js"></script>`,
+      );
+    }
+  });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await site?.close();
+  await gh?.close();
+});
+
+const gatehouseOf = (page: Page) => page.waitForFunction(() => "gatehouse" in window);
+
+/** Starts signInWithOAuth on the app's home page and waits for the provider's sign-in form. */
+async function startAtProvider(page: Page, returnTo: string) {
+  await page.goto(`${site!.url}/`);
+  await gatehouseOf(page);
+  // The call navigates away and never settles on this page.
+  await page.evaluate((to) => {
+    void (window as any).gatehouse.app.signInWithOAuth("github", { returnTo: to });
+  }, returnTo);
+  await page.waitForSelector('input[name="email"]');
+}
+
+describe.skipIf(!canRun)("OAuth sign-in in Chromium", () => {
+  it("signs in through the provider and lands where the app asked", async () => {
+    const context = await browser!.newContext();
+    const page = await context.newPage();
+    await startAtProvider(page, `${site!.url}/after-sign-in`);
+    const email = uniqueEmail("oauth-browser");
+    await page.fill('input[name="email"]', email);
+    await page.click('button[value="sign-in"]');
+
+    await page.waitForURL(`${site!.url}/after-sign-in`);
+    await gatehouseOf(page);
+    expect(await page.evaluate(() => (window as any).gatehouse.email())).toBe(email);
+    // The verifier cookie was used up; the session is in the cookie store.
+    const names = (await context.cookies(site!.url)).map((cookie) => cookie.name);
+    expect(names.filter((name) => name.startsWith("stack-oauth-outer-"))).toEqual([]);
+    expect(names).toEqual(expect.arrayContaining(["stack-access", expect.stringMatching(/^stack-refresh-/)]));
+    await context.close();
+  });
+
+  it("comes back to the app's error page when the user cancels at the provider", async () => {
+    const context = await browser!.newContext();
+    const page = await context.newPage();
+    await startAtProvider(page, `${site!.url}/after-sign-in`);
+    await page.click('button[value="cancel"]');
+
+    await page.waitForURL((url) => url.pathname === "/handler/error");
+    const landed = new URL(page.url());
+    expect(landed.searchParams.get("errorCode")).toBe("OAUTH_PROVIDER_ACCESS_DENIED");
+    await gatehouseOf(page);
+    expect(await page.evaluate(() => (window as any).gatehouse.email())).toBeNull();
+    await context.close();
+  });
+});
