@@ -54,7 +54,8 @@ async function measure({ pkg, className }) {
   const visit = (path) => {
     if (upFront.has(path)) return;
     upFront.add(path);
-    for (const imported of outputs[path].imports) if (imported.kind === "import-statement") visit(imported.path);
+    for (const imported of outputs[path].imports)
+      if (imported.kind === "import-statement") visit(imported.path);
   };
   visit(entryChunk);
   const chunks = result.outputFiles.filter((file) => [...upFront].some((path) => file.path.endsWith(path)));
