@@ -124,7 +124,7 @@ async function createProjectThroughApi(apiUrl: string, settings: ProjectSettings
 }
 
 /** The demo app built into a temporary folder (built once per test file: the config is injected at serve time). */
-async function buildDemo(): Promise<string> {
+export async function buildDemo(): Promise<string> {
   const outDir = mkdtempSync(path.join(tmpdir(), "gatehouse-demo-"));
   await build({
     configFile: path.join(ROOT, "apps/demo/vite.config.ts"),
@@ -142,7 +142,7 @@ const TYPES: Record<string, string> = {
 };
 
 /** Serves the built demo, any unknown path answering with index.html (a single-page app), with the config inlined. */
-async function serveDemo(dir: string, config: unknown) {
+export async function serveDemo(dir: string, config: unknown) {
   const index = readFileSync(path.join(dir, "index.html"), "utf8").replace(
     "<!--gatehouse-demo-config-->",
     `<script>window.__GATEHOUSE_DEMO__ = ${JSON.stringify(config)};</script>`,

@@ -5,6 +5,7 @@
 import * as sdk102 from "@stackframe/js";
 import * as sdkLatest from "stackframe-js-latest";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { signInOverHttp } from "../features/oauth/test-support.ts";
 import { createKeySet } from "../features/project-keys/service.ts";
 import { createProject } from "../features/projects/service.ts";
 import { startListeningServer } from "../testing/listening-server.ts";
@@ -376,5 +377,35 @@ describe.each([
     vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 15 * 60 * 1000 });
     expect(await second.getUser()).toBeNull();
     expect((await app.getUser({ or: "throw" })).id).toBe(user.id);
+  });
+
+  // The cross-domain hand-off (POST /auth/oauth/cross-domain/authorize) has no case here: the SDK reaches it only
+  // from private, browser-only code (it reads window.location and keeps the verifier in a cookie).
+  it("gets a connected account's provider access token after an OAuth sign-in", async () => {
+    await (await adminApp().getProject()).updateConfig({
+      "auth.oauth.providers.github": { isShared: false, clientId: "MOCK", clientSecret: "MOCK" },
+    });
+    const email = uniqueEmail();
+    const session = await signInOverHttp(server.baseUrl, { id: projectId, keys }, email);
+    const app = new sdk.StackClientApp({
+      projectId,
+      baseUrl: server.baseUrl,
+      publishableClientKey: keys.publishableClientKey,
+      tokenStore: { accessToken: session.accessToken, refreshToken: session.refreshToken },
+      redirectMethod: "none",
+    });
+    const user = await app.getUser({ or: "throw" });
+    expect(user.primaryEmail).toBe(email);
+    const providerSubject = async (accessToken: string) => {
+      const response = await fetch(`${session.providerIssuer}/me`, {
+        headers: { authorization: `Bearer ${accessToken}` },
+      });
+      return response.ok ? ((await response.json()) as { sub: string }).sub : response.status;
+    };
+
+    const connection = await user.getConnectedAccount("github");
+    expect(connection).not.toBeNull();
+    expect(await providerSubject((await connection!.getAccessToken()).accessToken)).toBe(email);
+    expect(await user.getConnectedAccount("github", { scopes: ["dev:write"] })).toBeNull();
   });
 });

@@ -63,7 +63,10 @@ export type StartedFlow = {
   innerCookie: string;
 };
 
-export function authorizeQuery(project: TestProject, options: FlowOptions = {}) {
+/** The OAuth client the flow runs for: a project and its publishable key. */
+type OAuthClientProject = Pick<TestProject, "id"> & { keys: { publishableClientKey: string } };
+
+export function authorizeQuery(project: OAuthClientProject, options: FlowOptions = {}) {
   const verifier = randomBytes(32).toString("base64url");
   const method = options.codeChallengeMethod ?? "S256";
   const challenge = method === "S256" ? createHash("sha256").update(verifier).digest("base64url") : verifier;
@@ -171,6 +174,54 @@ export function exchangeCode(
       client_secret: project.keys.publishableClientKey,
     }).toString(),
   });
+}
+
+/**
+ * The whole flow against a server listening at `baseUrl`, over real HTTP as a browser and an app would make it,
+ * for SDK tests: authorize, the dev provider's form, the callback (the provider's redirect is followed to the same
+ * path on `baseUrl`, whatever public URL the server was told), and the code exchange. Expects success.
+ */
+export async function signInOverHttp(
+  baseUrl: string,
+  project: OAuthClientProject,
+  email: string,
+  options: Pick<FlowOptions, "providerId" | "providerScope"> = {},
+) {
+  const { query, verifier, state, redirectUri } = authorizeQuery(project, options);
+  const authorize = await fetch(
+    `${baseUrl}/api/v1/auth/oauth/authorize/${options.providerId ?? "github"}?${query}`,
+    { redirect: "manual" },
+  );
+  expect(authorize.status, await authorize.clone().text()).toBe(307);
+  const providerUrl = authorize.headers.get("location")!;
+  const innerCookie = (authorize.headers.get("set-cookie") ?? "").split(";")[0]!;
+
+  const callback = await signInAtDevProvider(providerUrl, email);
+  const delivered = await fetch(`${baseUrl}${callback.pathname}${callback.search}`, {
+    headers: { cookie: innerCookie },
+    redirect: "manual",
+  });
+  expect(delivered.status, await delivered.clone().text()).toBe(303);
+  const appRedirect = new URL(delivered.headers.get("location")!);
+  expect(appRedirect.searchParams.get("state"), appRedirect.toString()).toBe(state);
+
+  const exchanged = await fetch(`${baseUrl}/api/v1/auth/oauth/token`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({
+      grant_type: "authorization_code",
+      code: appRedirect.searchParams.get("code") ?? "",
+      redirect_uri: redirectUri,
+      code_verifier: verifier,
+      client_id: project.id,
+      client_secret: project.keys.publishableClientKey,
+    }),
+  });
+  const tokens = (await exchanged.json()) as CodeGrantResponse;
+  expect(exchanged.status, JSON.stringify(tokens)).toBe(200);
+  /** The provider's issuer, to ask its userinfo endpoint about the provider tokens Gatehouse hands out. */
+  const providerIssuer = new URL(providerUrl).origin;
+  return { accessToken: tokens.access_token, refreshToken: tokens.refresh_token, providerIssuer };
 }
 
 /** The app's side after the callback: the redirect to its redirect_uri, with our code and its own state. */

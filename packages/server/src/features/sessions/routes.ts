@@ -98,10 +98,10 @@ export const sessionRoutes = [
       const rows = await listSessions(deps.db, auth.project.id, userId);
       const currentId = auth.accessToken?.refresh_token_id;
       const items = rows
-        // Impersonation sessions are an admin's business; the user does not see them. The one exception is the
-        // caller's own current session: an impersonating admin may see (and a handler page must be able to check)
-        // that the session it holds is an impersonation one.
-        .filter((row) => auth.accessType === "admin" || !row.isImpersonation || row.id === currentId)
+        // Impersonation sessions are the business of whoever holds server keys (they create them); the user's own
+        // client does not see them. The one exception is the caller's own current session: an impersonating admin's
+        // browser may see (and a handler page must be able to check) that the session it holds is one.
+        .filter((row) => auth.accessType !== "client" || !row.isImpersonation || row.id === currentId)
         .map((row) => ({
           id: row.id,
           user_id: row.userId,

@@ -212,7 +212,7 @@ describe("sessions", () => {
     expect(rows).toHaveLength(0);
   });
 
-  it("hides impersonation sessions from the user, except from the impersonation session itself", async () => {
+  it("hides impersonation sessions from the user's client, except from the impersonation session itself", async () => {
     const own = await createSignedInUser(server, project.id, { primaryEmail: "imp@example.com" });
     const impersonation = await server.request("/api/v1/auth/sessions", {
       method: "POST",
@@ -220,7 +220,7 @@ describe("sessions", () => {
       body: { user_id: own.user.id, is_impersonation: true },
     });
     expect(impersonation.status).toBe(200);
-    const list = async (accessToken: string, accessType: "client" | "admin" = "client") =>
+    const list = async (accessToken: string, accessType: "client" | "server" | "admin" = "client") =>
       (
         await server.request(`/api/v1/auth/sessions?user_id=${own.user.id}`, {
           headers: project.headers(accessType, { "x-stack-access-token": accessToken }),
@@ -238,6 +238,8 @@ describe("sessions", () => {
       [true, true],
       [false, false],
     ]);
+    // The app's server and the project's admins see every session: they are the ones who create impersonations.
+    expect(await list(own.accessToken, "server")).toHaveLength(2);
     expect(await list(own.accessToken, "admin")).toHaveLength(2);
   });
 
