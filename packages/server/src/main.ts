@@ -31,6 +31,8 @@ const server = serve({ fetch: gatehouse.app.fetch, port: env.port }, (info) => {
     "",
     `  Gatehouse is running at ${env.baseUrl} (ready in ${seconds} s, port ${info.port})`,
     "",
+    `  → Open ${env.baseUrl}/ and sign up: the dashboard creates your first project and shows its keys.`,
+    "",
     `  Database     ${env.databaseUrl ? "PostgreSQL (DATABASE_URL)" : `embedded PGlite in ${path.join(env.dataDir, "pglite")}`}`,
     `  Dashboard    ${env.baseUrl}/  (sign up there: every dashboard user can create and manage projects)`,
     `  Health       ${env.baseUrl}/health`,
@@ -45,7 +47,7 @@ const server = serve({ fetch: gatehouse.app.fetch, port: env.port }, (info) => {
         ].join("\n")
       : "    (generated on first start; not stored here. Set GATEHOUSE_SEED_INTERNAL_* to fix them.)",
     "",
-    env.seed.adminEmail ? `  Seeded admin: sign in to the dashboard as ${env.seed.adminEmail}.\n` : "",
+    ...(env.seed.adminEmail ? [`  Seeded admin: sign in to the dashboard as ${env.seed.adminEmail}.`, ""] : []),
     "  Try it:",
     `    curl ${env.baseUrl}/api/v1/projects/current -H 'x-stack-project-id: internal' -H 'x-stack-access-type: client'`,
     `    curl ${env.baseUrl}/api/v1/internal/projects/current -H 'x-stack-project-id: internal' \\`,

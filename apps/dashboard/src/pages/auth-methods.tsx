@@ -4,6 +4,17 @@ import { useProjectContext } from "../project-context.tsx";
 import { ActionButton, Badge, Button, Card, Field, Modal, PageHead, Toggle } from "../ui/components.tsx";
 import { useToast } from "../ui/toast.tsx";
 
+/** Providers as their owners spell them. */
+const PROVIDER_NAMES: Record<string, string> = {
+  github: "GitHub",
+  gitlab: "GitLab",
+  linkedin: "LinkedIn",
+  x: "X (Twitter)",
+};
+function providerName(id: string): string {
+  return PROVIDER_NAMES[id] ?? `${id[0]!.toUpperCase()}${id.slice(1)}`;
+}
+
 type Flag =
   | "signUpEnabled"
   | "credentialEnabled"
@@ -103,7 +114,7 @@ function OAuthProviders() {
             const provider = providers.find((p) => p.id === id);
             return (
               <tr key={id}>
-                <td style={{ textTransform: "capitalize", fontWeight: 550 }}>{id}</td>
+                <td style={{ fontWeight: 550 }}>{providerName(id)}</td>
                 <td>
                   {provider ? (
                     provider.type === "shared" ? (
@@ -176,7 +187,7 @@ function ProviderModal(props: {
   const standardIncomplete = type === "standard" && (!clientId.trim() || !clientSecret.trim());
   return (
     <Modal
-      title={`${id[0]!.toUpperCase()}${id.slice(1)} sign-in`}
+      title={`${providerName(id)} sign-in`}
       onClose={props.onClose}
       footer={
         <>

@@ -24,7 +24,7 @@ function setupSnippet(projectId: string, baseUrl: string): string {
     "export const gatehouse = new GatehouseClientApp({",
     `  projectId: "${projectId}",`,
     `  baseUrl: "${baseUrl}",`,
-    "  publishableClientKey: import.meta.env.VITE_GATEHOUSE_PUBLISHABLE_CLIENT_KEY,",
+    "  publishableClientKey: process.env.NEXT_PUBLIC_STACK_PUBLISHABLE_CLIENT_KEY,",
     '  tokenStore: "cookie",',
     "});",
   ].join("\n");
@@ -90,7 +90,7 @@ export function OverviewPage() {
       <div className="grid2">
         <Card
           title="Connect your app"
-          description="Your app needs these values and a publishable client key."
+          description="Your app needs these values and a publishable client key (from API keys; the .env shown when you create a key set uses the same names)."
         >
           <div className="kv">
             <dt>Project ID</dt>
