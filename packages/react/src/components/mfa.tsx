@@ -3,9 +3,10 @@ import { type FormEvent, useState } from "react";
 import { useStrings } from "../context.ts";
 import { useGatehouseApp } from "../hooks.ts";
 import { describeError, reportUnexpected } from "../internal/errors.ts";
+import { TextField } from "../internal/fields.tsx";
 import { ShieldIcon } from "../internal/icons.tsx";
 import { withCurrentReturnTo } from "../internal/router.ts";
-import { Alert, AppLink, Brand, Button, CardHeader, CardPage, TextField } from "../internal/ui.tsx";
+import { Alert, AppLink, Brand, Button, CardHeader, CardPage } from "../internal/ui.tsx";
 import { useAction } from "../internal/use-action.ts";
 import { TOTP_LENGTH } from "../internal/validation.ts";
 

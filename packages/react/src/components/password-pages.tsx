@@ -3,19 +3,11 @@ import { useStrings } from "../context.ts";
 import { useGatehouseApp } from "../hooks.ts";
 import { PageBoundary } from "../internal/boundary.tsx";
 import { describeError, reportUnexpected } from "../internal/errors.ts";
+import { EmailField, Form, NewPasswordFields } from "../internal/fields.tsx";
 import { AlertIcon, CheckCircleIcon, LockIcon, MailIcon } from "../internal/icons.tsx";
 import { useOnce, useQueryParam } from "../internal/once.ts";
 import { withCurrentReturnTo } from "../internal/router.ts";
-import {
-  AppLink,
-  Brand,
-  CardHeader,
-  CardPage,
-  EmailField,
-  Form,
-  Loading,
-  NewPasswordFields,
-} from "../internal/ui.tsx";
+import { AppLink, Brand, CardHeader, CardPage, Loading } from "../internal/ui.tsx";
 import { useAction } from "../internal/use-action.ts";
 import {
   type Errors,

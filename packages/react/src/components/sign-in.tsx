@@ -4,21 +4,11 @@ import { useStrings } from "../context.ts";
 import { useGatehouseApp, useProject, useUser } from "../hooks.ts";
 import { PageBoundary } from "../internal/boundary.tsx";
 import { describeError, reportUnexpected } from "../internal/errors.ts";
+import { EmailField, Form, PasswordField } from "../internal/fields.tsx";
 import { FingerprintIcon } from "../internal/icons.tsx";
 import { providerInfo } from "../internal/providers.ts";
 import { withCurrentReturnTo } from "../internal/router.ts";
-import {
-  Alert,
-  AppLink,
-  Brand,
-  Button,
-  CardHeader,
-  CardPage,
-  Divider,
-  EmailField,
-  Form,
-  PasswordField,
-} from "../internal/ui.tsx";
+import { Alert, AppLink, Brand, Button, CardHeader, CardPage, Divider } from "../internal/ui.tsx";
 import { useAction } from "../internal/use-action.ts";
 import { type Errors, hasErrors, required, validateEmail } from "../internal/validation.ts";
 import { AlreadySignedIn } from "./already-signed-in.tsx";

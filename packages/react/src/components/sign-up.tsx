@@ -3,18 +3,9 @@ import { useStrings } from "../context.ts";
 import { useGatehouseApp, useProject, useUser } from "../hooks.ts";
 import { PageBoundary } from "../internal/boundary.tsx";
 import { describeError, reportUnexpected } from "../internal/errors.ts";
+import { EmailField, Form, NewPasswordFields } from "../internal/fields.tsx";
 import { withCurrentReturnTo } from "../internal/router.ts";
-import {
-  Alert,
-  AppLink,
-  Brand,
-  CardHeader,
-  CardPage,
-  Divider,
-  EmailField,
-  Form,
-  NewPasswordFields,
-} from "../internal/ui.tsx";
+import { Alert, AppLink, Brand, CardHeader, CardPage, Divider } from "../internal/ui.tsx";
 import { useAction } from "../internal/use-action.ts";
 import {
   type Errors,

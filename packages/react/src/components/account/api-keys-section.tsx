@@ -5,7 +5,8 @@ import { useApiKeys, useGatehouseApp, useUser } from "../../hooks.ts";
 import { SectionBoundary } from "../../internal/boundary.tsx";
 import { invalidateLists } from "../../internal/caches.ts";
 import { describeError, reportUnexpected } from "../../internal/errors.ts";
-import { Alert, Button, formatDate, Loading, Section, TextField } from "../../internal/ui.tsx";
+import { TextField } from "../../internal/fields.tsx";
+import { Alert, Button, formatDate, Loading, Section } from "../../internal/ui.tsx";
 import { useAction } from "../../internal/use-action.ts";
 import { required } from "../../internal/validation.ts";
 

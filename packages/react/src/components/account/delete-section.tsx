@@ -2,8 +2,9 @@ import { type FormEvent, useState } from "react";
 import { useStrings } from "../../context.ts";
 import { useGatehouseApp, useUser } from "../../hooks.ts";
 import { describeError, reportUnexpected } from "../../internal/errors.ts";
+import { TextField } from "../../internal/fields.tsx";
 import { appNavigate } from "../../internal/router.ts";
-import { Alert, Button, Section, TextField } from "../../internal/ui.tsx";
+import { Alert, Button, Section } from "../../internal/ui.tsx";
 import { useAction } from "../../internal/use-action.ts";
 
 export function DeleteAccountSection() {

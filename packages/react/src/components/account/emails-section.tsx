@@ -3,7 +3,8 @@ import { type FormEvent, useState } from "react";
 import { useStrings } from "../../context.ts";
 import { useContactChannels, useUser } from "../../hooks.ts";
 import { describeError, reportUnexpected } from "../../internal/errors.ts";
-import { Alert, Button, Section, TextField } from "../../internal/ui.tsx";
+import { TextField } from "../../internal/fields.tsx";
+import { Alert, Button, Section } from "../../internal/ui.tsx";
 import { useAction } from "../../internal/use-action.ts";
 import { validateEmail } from "../../internal/validation.ts";
 

@@ -2,8 +2,9 @@ import { type FormEvent, useEffect, useState } from "react";
 import { useStrings } from "../../context.ts";
 import { useProject, useUser } from "../../hooks.ts";
 import { describeError, reportUnexpected } from "../../internal/errors.ts";
+import { TextField } from "../../internal/fields.tsx";
 import { base32, newTotpSecret, otpauthUri, verifyTotp } from "../../internal/totp.ts";
-import { Alert, Button, TextField } from "../../internal/ui.tsx";
+import { Alert, Button } from "../../internal/ui.tsx";
 import { useAction } from "../../internal/use-action.ts";
 
 async function qrDataUrl(text: string): Promise<string> {

@@ -2,7 +2,8 @@ import { type FormEvent, useState } from "react";
 import { useStrings } from "../../context.ts";
 import { useUser } from "../../hooks.ts";
 import { describeError, reportUnexpected } from "../../internal/errors.ts";
-import { Alert, Button, PasswordField } from "../../internal/ui.tsx";
+import { PasswordField } from "../../internal/fields.tsx";
+import { Alert, Button } from "../../internal/ui.tsx";
 import { useAction } from "../../internal/use-action.ts";
 import {
   type Errors,

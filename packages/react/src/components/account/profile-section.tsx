@@ -2,7 +2,8 @@ import { type FormEvent, useState } from "react";
 import { useStrings } from "../../context.ts";
 import { useUser } from "../../hooks.ts";
 import { describeError, reportUnexpected } from "../../internal/errors.ts";
-import { Avatar, Button, Section, TextField } from "../../internal/ui.tsx";
+import { TextField } from "../../internal/fields.tsx";
+import { Avatar, Button, Section } from "../../internal/ui.tsx";
 import { useAction } from "../../internal/use-action.ts";
 
 export function ProfileSection() {

@@ -4,7 +4,8 @@ import { useStrings } from "../../context.ts";
 import { useProject, useUser } from "../../hooks.ts";
 import { SectionBoundary } from "../../internal/boundary.tsx";
 import { describeError, reportUnexpected } from "../../internal/errors.ts";
-import { Alert, Button, Root, TextField } from "../../internal/ui.tsx";
+import { TextField } from "../../internal/fields.tsx";
+import { Alert, Button, Root } from "../../internal/ui.tsx";
 import { useAction } from "../../internal/use-action.ts";
 import { required } from "../../internal/validation.ts";
 

@@ -12,8 +12,9 @@ import {
 import { PageBoundary, SectionBoundary } from "../../internal/boundary.tsx";
 import { invalidateLists, preloadTeamLists } from "../../internal/caches.ts";
 import { describeError, reportUnexpected } from "../../internal/errors.ts";
+import { TextField } from "../../internal/fields.tsx";
 import { appNavigate } from "../../internal/router.ts";
-import { Alert, Avatar, Button, formatDate, Loading, Root, Section, TextField } from "../../internal/ui.tsx";
+import { Alert, Avatar, Button, formatDate, Loading, Root, Section } from "../../internal/ui.tsx";
 import { useAction } from "../../internal/use-action.ts";
 import { required, validateEmail } from "../../internal/validation.ts";
 
