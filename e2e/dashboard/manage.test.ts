@@ -2,7 +2,7 @@ import type { AdminOwnedProject } from "@gatehouse/js";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { emailsTo } from "../../packages/server/src/testing/outbox.ts";
-import { startTestSmtpServer } from "../../packages/server/src/testing/smtp-server.ts";
+import { closedPort, startTestSmtpServer } from "../../packages/server/src/testing/smtp-server.ts";
 import {
   adminAppOf,
   type DashboardEnv,
@@ -173,6 +173,41 @@ describe("dashboard management", () => {
     } finally {
       await smtp.close();
     }
+  });
+
+  it("email: the sent-email list shows a delivery that failed, with its error", async () => {
+    const current = await project();
+    await current.update({
+      config: {
+        emailConfig: {
+          type: "standard",
+          host: "127.0.0.1",
+          port: await closedPort(),
+          username: "mailer",
+          password: "mail password",
+          senderEmail: "noreply@manage.example.com",
+          senderName: "Manage",
+        },
+      },
+    });
+    const admin = adminAppOf(current);
+    const team = await admin.createTeam({ displayName: "Unlucky" });
+    await team.inviteUser({
+      email: "unreachable@example.com",
+      callbackUrl: `${env.baseUrl}/handler/team-invitation`,
+    });
+    await go("email");
+    const row = page.getByTestId("sent-emails").locator("tr", { hasText: "unreachable@example.com" });
+    // The worker's first attempt fails at once (nothing listens on the port); reload until the list shows it.
+    await expect
+      .poll(async () => {
+        await page.reload();
+        await page.getByTestId("sent-emails").waitFor();
+        return row.getByText("Failed").count();
+      })
+      .toBe(1);
+    expect(await row.textContent()).toMatch(/ECONNREFUSED|connect/i);
+    await screenshot(page, "39-email-failed-delivery");
   });
 
   it("settings: transfers the project to another team of the owner", async () => {
