@@ -267,4 +267,28 @@ describe("dashboard management", () => {
     expect(await (await project()).getConfigOverride("environment")).toEqual(overrideBefore);
     expect((await project()).config.signUpEnabled).toBe(true);
   });
+
+  it("every page in dark mode", async () => {
+    await go("");
+    await page.evaluate(() => localStorage.setItem("gatehouse-dashboard-theme", "dark"));
+    const sections = [
+      "",
+      "users",
+      "teams",
+      "permissions",
+      "auth-methods",
+      "domains",
+      "keys",
+      "email",
+      "settings",
+    ];
+    for (const section of sections) {
+      await go(section);
+      await page.locator(".page h1").first().waitFor();
+      await page.locator('[data-testid="loading"]').first().waitFor({ state: "detached" });
+      expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe("dark");
+      await screenshot(page, `dark-${section || "overview"}`);
+    }
+    await page.evaluate(() => localStorage.removeItem("gatehouse-dashboard-theme"));
+  });
 });
