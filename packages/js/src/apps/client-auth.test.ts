@@ -227,12 +227,7 @@ describe("redirects and MFA", () => {
   });
 });
 
+// OAuth sign-in and callback: browser/oauth.browser.test.ts (Chromium); connected accounts: connected-accounts.test.ts.
 describe("flows the server cannot do yet", () => {
-  it.todo(
-    "OAuth sign-in and callback (needs GET /auth/oauth/authorize/:provider and a local OAuth provider)",
-  );
   it.todo("passkey registration and sign-in (needs /auth/passkey/* and Chromium's virtual authenticator)");
-  it.todo(
-    "connected accounts' provider access tokens (needs POST /connected-accounts/:user_id/:provider/access-token)",
-  );
 });

@@ -1,8 +1,8 @@
 import { isKnownError } from "@gatehouse/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signInOverHttp } from "../../../server/src/features/oauth/test-support.ts";
 import { appsFor, uniqueEmail } from "../testing/apps.ts";
 import { type RunningGatehouse, serverHasRoute, startGatehouse } from "../testing/gatehouse-server.ts";
-import { signInThroughDevProvider } from "../testing/oauth-flow.ts";
 
 /**
  * Connected accounts through the SDK: a user signed in with a "standard" GitHub whose endpoints are the server's
@@ -32,11 +32,11 @@ async function providerUser(issuer: string, accessToken: string) {
 
 async function signedInWithGitHub(providerScope?: string) {
   const email = uniqueEmail("connected");
-  const session = await signInThroughDevProvider(gh, project, email, providerScope ? { providerScope } : {});
+  const session = await signInOverHttp(gh.baseUrl, project, email, providerScope ? { providerScope } : {});
   const app = apps.client({
     tokenStore: { accessToken: session.accessToken, refreshToken: session.refreshToken },
   });
-  return { email, issuer: session.issuer, user: await app.getUser({ or: "throw" }) };
+  return { email, issuer: session.providerIssuer, user: await app.getUser({ or: "throw" }) };
 }
 
 describe.skipIf(!serverHasRoute("POST /connected-accounts/:user_id/:provider_id/access-token"))(

@@ -31,7 +31,7 @@ const config = JSON.parse(document.getElementById("config").textContent);
 const app = new GatehouseClientApp({ ...config, tokenStore: "cookie", redirectMethod: "window" });
 window.gatehouse = {
   app,
-  callback: location.pathname === "/nowhere"
+  callback: location.pathname === "/handler/oauth-callback"
     ? app.callOAuthCallback().then(() => "done", (error) => "failed: " + error)
     : null,
   async email() {
