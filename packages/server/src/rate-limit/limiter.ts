@@ -14,9 +14,15 @@ export type RateLimitRule = {
 /**
  * Limits for anything that sends email or checks a secret (OWASP ASVS 2.2.1). Per account they stop guessing one
  * victim's secret; per IP they stop spraying many accounts from one machine. Numbers are generous for humans.
+ *
+ * Password checks are limited per account AND source IP (10 per 5 minutes), with a much higher ceiling per account
+ * alone (100 per hour). Why both: with only a tight per-account limit, anyone could lock a victim out by failing on
+ * purpose; keyed by IP too, such an attacker only locks themselves out, while guessing from many machines still
+ * hits the ceiling after 100 tries an hour, a guessing rate too slow to matter.
  */
 export const RATE_LIMITS = {
-  signInPerAccount: { name: "sign-in:account", limit: 10, windowSeconds: 300 },
+  signInPerAccountFromIp: { name: "sign-in:account-ip", limit: 10, windowSeconds: 300 },
+  signInPerAccount: { name: "sign-in:account", limit: 100, windowSeconds: 3600 },
   signInPerIp: { name: "sign-in:ip", limit: 60, windowSeconds: 300 },
   signUpPerIp: { name: "sign-up:ip", limit: 30, windowSeconds: 3600 },
   emailPerRecipient: { name: "email:recipient", limit: 5, windowSeconds: 600 },
@@ -57,4 +63,19 @@ export async function consumeRateLimit(
       "retry-after": String(retryAfter),
     });
   }
+}
+
+/**
+ * Counts one password check for an account: per account and source IP, then per account alone (see RATE_LIMITS).
+ * Without a known IP the per-account-and-IP limit falls back to the account alone, which is stricter, not looser.
+ */
+export async function consumePasswordCheckLimits(
+  db: Database,
+  projectId: string,
+  account: string,
+  clientIp: string | null | undefined,
+): Promise<void> {
+  const accountFromIp = clientIp ? `${account}|${clientIp}` : account;
+  await consumeRateLimit(db, RATE_LIMITS.signInPerAccountFromIp, projectId, accountFromIp);
+  await consumeRateLimit(db, RATE_LIMITS.signInPerAccount, projectId, account);
 }

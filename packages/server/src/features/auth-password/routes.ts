@@ -6,7 +6,7 @@ import { requireUser } from "../../http/current-user.ts";
 import { readProtocolHeader } from "../../http/protocol-headers.ts";
 import { type AnyRoute, defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
-import { consumeRateLimit, RATE_LIMITS } from "../../rate-limit/limiter.ts";
+import { consumePasswordCheckLimits, consumeRateLimit, RATE_LIMITS } from "../../rate-limit/limiter.ts";
 import { deleteOtherSessions, findSessionByRefreshToken } from "../sessions/service.ts";
 import { completeSignIn } from "../sessions/sign-in.ts";
 import { isUuid, normalizeEmail } from "../users/service.ts";
@@ -106,7 +106,7 @@ export const passwordRoutes: AnyRoute[] = [
       assertPasswordAuthEnabled(config);
       // Before any hashing: a blocked attacker must not be able to make the server do the expensive part.
       await consumeRateLimit(deps.db, RATE_LIMITS.signInPerIp, project.id, clientIp);
-      await consumeRateLimit(deps.db, RATE_LIMITS.signInPerAccount, project.id, normalizeEmail(body.email));
+      await consumePasswordCheckLimits(deps.db, project.id, normalizeEmail(body.email), clientIp);
       const user = await verifyEmailAndPassword(deps.db, project.id, body.email, body.password);
       if (!user) throw knownError("EMAIL_PASSWORD_MISMATCH");
       const result = await completeSignIn(deps, {
@@ -190,7 +190,7 @@ export const passwordRoutes: AnyRoute[] = [
       if (user.passwordHash === null) throw knownError("USER_DOES_NOT_HAVE_PASSWORD");
       assertPasswordRequirements(body.new_password);
       await consumeRateLimit(deps.db, RATE_LIMITS.signInPerIp, projectId, clientIp);
-      await consumeRateLimit(deps.db, RATE_LIMITS.signInPerAccount, projectId, `user:${user.id}`);
+      await consumePasswordCheckLimits(deps.db, projectId, `user:${user.id}`, clientIp);
       const check = await defaultVerifier.verify(user.passwordHash, body.old_password);
       if (!check.valid) throw knownError("PASSWORD_CONFIRMATION_MISMATCH");
       await storePasswordHash(deps.db, projectId, user.id, await hashPassword(body.new_password));

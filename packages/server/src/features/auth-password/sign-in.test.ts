@@ -189,4 +189,38 @@ describe("sign-in rate limits per IP", () => {
     expect(attempts.filter((a) => a.status === 429)).toHaveLength(5);
     expect((await proxiedApi.signIn(uniqueEmail(), PASSWORD, from("203.0.113.8"))).status).toBe(400);
   });
+
+  it("does not let someone failing on purpose lock the account's owner out", async () => {
+    const proxiedApi = passwordApi(proxied, proxiedProject);
+    const from = (ip: string) => ({ "x-forwarded-for": `${ip}, 10.0.0.1` });
+    const email = uniqueEmail("victim");
+    await createSignedInUser(proxied, proxiedProject.id, {
+      primaryEmail: email,
+      passwordHash: await hashPassword(PASSWORD),
+    });
+    const attacker = await Promise.all(
+      Array.from({ length: 12 }, () => proxiedApi.signIn(email, "wrong password", from("198.51.100.66"))),
+    );
+    expect(attacker.filter((a) => a.status === 429)).toHaveLength(2);
+    // The attacker's address is blocked for this account; the owner, elsewhere, is not.
+    expect((await proxiedApi.signIn(email, PASSWORD, from("198.51.100.66"))).status).toBe(429);
+    expect((await proxiedApi.signIn(email, PASSWORD, from("192.0.2.10"))).status).toBe(200);
+  });
+
+  it("caps guesses at one account from many addresses at 100 an hour", async () => {
+    const proxiedApi = passwordApi(proxied, proxiedProject);
+    const email = uniqueEmail("targeted");
+    await createSignedInUser(proxied, proxiedProject.id, {
+      primaryEmail: email,
+      passwordHash: await hashPassword(PASSWORD),
+    });
+    // 103 attempts, each from its own address: every one passes the per-address limit, the account's ceiling stops 3.
+    const attempts = await Promise.all(
+      Array.from({ length: 103 }, (_, i) =>
+        proxiedApi.signIn(email, "wrong password", { "x-forwarded-for": `198.18.0.${i + 1}` }),
+      ),
+    );
+    expect(attempts.filter((a) => a.status === 400)).toHaveLength(100);
+    expect(attempts.filter((a) => a.status === 429)).toHaveLength(3);
+  });
 });
