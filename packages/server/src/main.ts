@@ -47,7 +47,9 @@ const server = serve({ fetch: gatehouse.app.fetch, port: env.port }, (info) => {
         ].join("\n")
       : "    (generated on first start; not stored here. Set GATEHOUSE_SEED_INTERNAL_* to fix them.)",
     "",
-    ...(env.seed.adminEmail ? [`  Seeded admin: sign in to the dashboard as ${env.seed.adminEmail}.`, ""] : []),
+    ...(env.seed.adminEmail
+      ? [`  Seeded admin: sign in to the dashboard as ${env.seed.adminEmail}.`, ""]
+      : []),
     "  Try it:",
     `    curl ${env.baseUrl}/api/v1/projects/current -H 'x-stack-project-id: internal' -H 'x-stack-access-type: client'`,
     `    curl ${env.baseUrl}/api/v1/internal/projects/current -H 'x-stack-project-id: internal' \\`,
