@@ -116,14 +116,16 @@ function Definitions({ kind, onChanged }: { kind: Kind; onChanged: () => void })
                       {definition.id}
                     </span>
                     <div className="muted small">{definition.description}</div>
+                    {definition.containedPermissionIds.length > 0 ? (
+                      <div className="muted small">
+                        Contains {definition.containedPermissionIds.join(", ")}
+                      </div>
+                    ) : null}
                   </td>
-                  <td className="muted small">
-                    {definition.containedPermissionIds.length > 0
-                      ? `contains ${definition.containedPermissionIds.join(", ")}`
-                      : ""}
-                  </td>
-                  <td style={{ textAlign: "right", whiteSpace: "nowrap" }}>
-                    {definition.id.startsWith("$") ? null : (
+                  <td style={{ textAlign: "right", whiteSpace: "nowrap", verticalAlign: "top" }}>
+                    {definition.id.startsWith("$") ? (
+                      <span className="muted small">Built in</span>
+                    ) : (
                       <>
                         <Button size="sm" variant="ghost" onClick={() => setEditing(definition)}>
                           Edit
