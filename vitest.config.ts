@@ -12,5 +12,8 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 120_000,
+    // expect.poll waits for a condition (never a fixed time); a loaded CI machine can need more than the
+    // default second for a browser page or the email worker to get there.
+    expect: { poll: { timeout: 10_000 } },
   },
 });
