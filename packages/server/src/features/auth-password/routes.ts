@@ -9,6 +9,7 @@ import { StatusError } from "../../http/status-error.ts";
 import { consumePasswordCheckLimits, consumeRateLimit, RATE_LIMITS } from "../../rate-limit/limiter.ts";
 import { deleteOtherSessions, findSessionByRefreshToken } from "../sessions/service.ts";
 import { completeSignIn } from "../sessions/sign-in.ts";
+import { storableText } from "../users/fields.ts";
 import { isUuid, normalizeEmail } from "../users/service.ts";
 import {
   defaultVerifier,
@@ -24,7 +25,7 @@ const tags = ["Password authentication"];
 const access = ["client", "server", "admin"] as const;
 
 /** Emails are length-checked only; their format is the sign-up's business, and sign-in must find any stored one. */
-const anyEmail = z.string().min(1).max(254);
+const anyEmail = storableText(254).min(1);
 /**
  * New passwords are limited by PASSWORD_TOO_SHORT / PASSWORD_TOO_LONG, not by the schema; the cap only keeps absurd
  * inputs away from the hasher.

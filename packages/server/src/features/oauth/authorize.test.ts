@@ -37,6 +37,8 @@ describe("the OAuth client", () => {
       (q: URLSearchParams) => q.set("client_secret", "pck_wrong"),
       (q: URLSearchParams) => q.set("client_secret", other.keys.publishableClientKey),
       (q: URLSearchParams) => q.set("client_id", `${project.id}#dev`),
+      // A NUL byte PostgreSQL cannot compare: still just an unknown project, not a failed query.
+      (q: URLSearchParams) => q.set("client_id", "nul\u0000byte"),
     ]) {
       expectKnownError(await authorize({ edit }), 400, "INVALID_OAUTH_CLIENT_ID_OR_SECRET");
     }

@@ -5,6 +5,7 @@ import {
   type PermissionScope,
 } from "../../config/index.ts";
 import { type AnyRoute, defineRoute } from "../../http/route.ts";
+import { storableText } from "../users/fields.ts";
 import {
   createPermissionDefinition,
   deletePermissionDefinition,
@@ -29,7 +30,7 @@ const definitionSchema = z.object({
 });
 
 const fields = {
-  description: z.string().max(1000).optional(),
+  description: storableText(1000).optional(),
   contained_permission_ids: z.array(permissionIdSchema).max(1000).optional(),
 };
 

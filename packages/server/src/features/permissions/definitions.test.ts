@@ -135,6 +135,8 @@ describe("creating definitions", () => {
       { id: "" },
       { id: 12 },
       { id: "ok_id", description: 5 },
+      // jsonb (where the config keeps definitions) cannot store a NUL byte: a 400, not a failed write.
+      { id: "ok_id", description: "nul\u0000byte" },
       { id: "ok_id", contained_permission_ids: "team_member" },
       { id: "ok_id", contained_permission_ids: ["Bad-Id"] },
       { id: "ok_id", extra: true },

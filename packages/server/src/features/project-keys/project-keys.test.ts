@@ -97,6 +97,14 @@ describe("/internal/api-keys", () => {
     expect(past.status).toBe(400);
     const missing = await create({ description: "x" });
     expect(missing.headers.get("x-stack-known-error")).toBe("SCHEMA_ERROR");
+    // A NUL byte cannot be stored in a PostgreSQL text column: refused up front, not a failed insert.
+    const nul = await create({
+      description: "nul\u0000byte",
+      has_publishable_client_key: true,
+      has_secret_server_key: false,
+      has_super_secret_admin_key: false,
+    });
+    expect(nul.headers.get("x-stack-known-error"), nul.text).toBe("SCHEMA_ERROR");
     const notFound = await server.request("/api/v1/internal/api-keys/6f1c1f0e-7a57-4d5e-9d8f-0a1b2c3d4e5f", {
       headers: project.headers("admin"),
     });

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
+import { storableText } from "../users/fields.ts";
 import type { ProjectApiKeySetRow } from "./schema.ts";
 import { createKeySet, findKeySet, listKeySets, updateKeySet } from "./service.ts";
 
@@ -56,7 +57,7 @@ export const projectKeyRoutes = [
     access: ["admin"],
     request: {
       body: z.strictObject({
-        description: z.string().max(1000),
+        description: storableText(1000),
         expires_at_millis: z.number().int().positive().nullable().optional(),
         has_publishable_client_key: z.boolean(),
         has_secret_server_key: z.boolean(),
@@ -124,7 +125,7 @@ export const projectKeyRoutes = [
     request: {
       params: keySetParams,
       body: z.strictObject({
-        description: z.string().max(1000).optional(),
+        description: storableText(1000).optional(),
         revoked: z.literal(true).optional(),
       }),
     },

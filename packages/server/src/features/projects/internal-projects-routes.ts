@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { RequestAuth } from "../../http/request-auth.ts";
 import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
+import { storableText } from "../users/fields.ts";
 import type { UserRow } from "../users/schema.ts";
 import { getRenderedConfigs } from "./config-store.ts";
 import { userManagesProject } from "./ownership.ts";
@@ -33,7 +34,7 @@ export const internalProjectRoutes = [
     access,
     request: {
       body: projectFieldsSchema.extend({
-        display_name: z.string().trim().min(1).max(256),
+        display_name: storableText(256).trim().min(1),
         owner_team_id: z.uuid(),
       }),
     },

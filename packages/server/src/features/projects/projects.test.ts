@@ -123,6 +123,9 @@ describe("/internal/projects/current", () => {
   it("refuses bad updates with a 4xx and leaves the project unchanged", async () => {
     for (const body of [
       { display_name: "" },
+      // PostgreSQL cannot store a NUL byte in text: a 400, not a failed query.
+      { display_name: "Acme\u0000Inc" },
+      { description: "Rockets\u0000" },
       { logo_url: "not a url" },
       { config: { domains: [{ domain: "not a domain", handler_path: "/handler" }] } },
       { config: { oauth_account_merge_strategy: "merge_everything" } },

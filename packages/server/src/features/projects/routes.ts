@@ -2,6 +2,7 @@ import { z } from "zod";
 import { legacyConfigUpdateSchema } from "../../config/index.ts";
 import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
+import { storableText } from "../users/fields.ts";
 import { getRenderedConfig } from "./config-store.ts";
 import { deleteProject, updateProject } from "./service.ts";
 import {
@@ -17,8 +18,8 @@ const optionalUrl = z.url().max(2048).nullable().optional();
 
 /** Fields an owner may change on a project; shared with project creation. */
 export const projectFieldsSchema = z.strictObject({
-  display_name: z.string().trim().min(1).max(256).optional(),
-  description: z.string().max(4096).nullable().optional(),
+  display_name: storableText(256).trim().min(1).optional(),
+  description: storableText(4096).nullable().optional(),
   logo_url: optionalUrl,
   logo_full_url: optionalUrl,
   logo_dark_mode_url: optionalUrl,

@@ -11,6 +11,7 @@ import {
 import { randomUuid } from "../../crypto/index.ts";
 import type { Database } from "../../db/index.ts";
 import { teamMembers, teams } from "../teams/schema.ts";
+import { isStorableText } from "../users/fields.ts";
 import { type ConfigStoreDeps, createConfigRows, updateConfigOverride } from "./config-store.ts";
 import { type ProjectRow, projects } from "./schema.ts";
 
@@ -18,6 +19,8 @@ import { type ProjectRow, projects } from "./schema.ts";
 const INTERNAL_PROJECT = "internal";
 
 export async function findProject(db: Database, projectId: string): Promise<ProjectRow | null> {
+  // Ids arrive from paths and OAuth parameters; one PostgreSQL cannot even compare (a NUL byte) names no project.
+  if (!isStorableText(projectId)) return null;
   const [row] = await db.select().from(projects).where(eq(projects.id, projectId)).limit(1);
   return row ?? null;
 }

@@ -5,7 +5,7 @@ import type { Database } from "../../db/index.ts";
 import type { AppDeps } from "../../deps.ts";
 import type { UserRow } from "../users/schema.ts";
 import { users } from "../users/schema.ts";
-import { findPrimaryChannel } from "../users/service.ts";
+import { findPrimaryChannel, isUuid } from "../users/service.ts";
 import { restrictedReasonOf } from "../users/views.ts";
 import { type SessionRow, sessions } from "./schema.ts";
 
@@ -130,7 +130,9 @@ export async function refreshSession(
   return { accessToken, ...found };
 }
 
-export function listSessions(db: Database, projectId: string, userId: string): Promise<SessionRow[]> {
+export async function listSessions(db: Database, projectId: string, userId: string): Promise<SessionRow[]> {
+  // Not a user id at all (servers may name any string): nobody's sessions, rather than a failed uuid cast.
+  if (!isUuid(userId)) return [];
   return db
     .select()
     .from(sessions)

@@ -264,6 +264,18 @@ describe("sessions", () => {
     });
     expect(create.headers.get("x-stack-known-error")).toBe("USER_ID_DOES_NOT_EXIST");
   });
+
+  it("answers a server deleting a session of a user id that is not a uuid with a known error, not a 500", async () => {
+    const { user } = await createSignedInUser(server, project.id);
+    const [row] = await server.deps.db.select().from(sessions).where(eq(sessions.userId, user.id));
+    const response = await server.request(`/api/v1/auth/sessions/${row!.id}?user_id=not-a-uuid`, {
+      method: "DELETE",
+      headers: project.headers("server"),
+    });
+    expect(response.status, response.text).toBe(401);
+    expect(response.headers.get("x-stack-known-error")).toBe("REFRESH_TOKEN_NOT_FOUND_OR_EXPIRED");
+    expect(await server.deps.db.select().from(sessions).where(eq(sessions.id, row!.id))).toHaveLength(1);
+  });
 });
 
 describe("JWKS", () => {
@@ -275,5 +287,10 @@ describe("JWKS", () => {
     expect(all.body.keys).toHaveLength(6);
     expect(all.headers.get("cache-control")).toBe("public, max-age=3600");
     expect((await server.request("/api/v1/projects/nope/.well-known/jwks.json")).status).toBe(404);
+  });
+
+  it("404s for a project id with a NUL byte, which PostgreSQL cannot even compare", async () => {
+    const response = await server.request("/api/v1/projects/%00/.well-known/jwks.json");
+    expect(response.status, response.text).toBe(404);
   });
 });

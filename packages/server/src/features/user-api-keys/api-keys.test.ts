@@ -237,6 +237,8 @@ describe("user API keys", () => {
       { description: "x", expires_at_millis: null },
       { description: "x", expires_at_millis: null, user_id: "someone" },
       { description: 1, expires_at_millis: null, user_id: "me" },
+      // PostgreSQL text cannot hold a NUL byte: refused up front rather than a failed insert (500).
+      { description: "nul\u0000byte", expires_at_millis: null, user_id: "me" },
       { description: "x", expires_at_millis: null, user_id: "me", is_public: "yes" },
       { description: "x", expires_at_millis: null, user_id: "me", extra: 1 },
     ];

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { UserOrTeamApiKeyType } from "../../crypto/index.ts";
 import { type AnyRoute, defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
+import { storableText } from "../users/fields.ts";
 import { apiKeyNotFound, authorizeKey, authorizeOwner, requireEnabled, toView } from "./access.ts";
 import { checkApiKey, createApiKey, findApiKey, listApiKeys, updateApiKey } from "./service.ts";
 
@@ -65,7 +66,7 @@ function apiKeyRoutes(type: UserOrTeamApiKeyType): AnyRoute[] {
       access: ["client", "server", "admin"],
       request: {
         body: z.strictObject({
-          description: z.string().max(1000),
+          description: storableText(1000),
           // The SDK leaves the field out for a key that never expires.
           expires_at_millis: z.number().int().positive().nullable().optional(),
           is_public: z.boolean().optional(),
@@ -140,7 +141,7 @@ function apiKeyRoutes(type: UserOrTeamApiKeyType): AnyRoute[] {
         params,
         query: ownerQuery,
         body: z.strictObject({
-          description: z.string().max(1000).optional(),
+          description: storableText(1000).optional(),
           expires_at_millis: z.number().int().positive().nullable().optional(),
           revoked: z.literal(true).optional(),
         }),
