@@ -2,7 +2,8 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type AdminOwnedProject, GatehouseAdminApp, GatehouseClientApp } from "@gatehouse/js";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
+import { launchChromium } from "../../packages/server/src/testing/chromium.ts";
 import { startListeningServer } from "../../packages/server/src/testing/listening-server.ts";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -29,19 +30,7 @@ export async function startDashboard() {
   await buildDashboard();
   await mkdir(SCREENSHOT_DIR, { recursive: true });
   const server = await startListeningServer();
-  const browser: Browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
+  const browser: Browser = await launchChromium();
   return {
     baseUrl: server.baseUrl,
     /** The running server's own deps, to read what it stored (e.g. the email outbox). */

@@ -6,29 +6,21 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { type GatehouseAdminApp, GatehouseClientApp, GatehouseServerApp } from "@gatehouse/js";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { build } from "vite";
 import { totpCode } from "../../packages/js/src/testing/apps.ts";
+import { CHROMIUM, launchChromium } from "../../packages/server/src/testing/chromium.ts";
 import { TEST_INTERNAL_KEYS, type TestServer } from "../../packages/server/src/testing/harness.ts";
 import { startListeningServer } from "../../packages/server/src/testing/listening-server.ts";
 import { codeFromEmail, emailsTo } from "../../packages/server/src/testing/outbox.ts";
+
+export { CHROMIUM };
 
 /**
  * What the browser tests of the handler pages run against: a real Gatehouse on a random port, a project created
  * through its API the way an owner would, the demo app built with Vite and served on another port, and Debian's
  * Chromium driven by playwright-core.
  */
-export const CHROMIUM = "/usr/bin/chromium";
-const FLAGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const SCREENSHOTS = path.join(ROOT, "e2e/artifacts/screenshots");
 /** The internal project's team, which owns the projects its members create (server seed). */
@@ -186,7 +178,7 @@ export async function startDemo(settings: ProjectSettings = {}): Promise<Demo> {
     projectId: project.id,
     publishableClientKey: project.publishableClientKey,
   });
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
+  const browser = await launchChromium();
   const server = new GatehouseServerApp({
     projectId: project.id,
     baseUrl: gatehouse.baseUrl,

@@ -13,24 +13,14 @@ import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { and, eq } from "drizzle-orm";
 import { build } from "esbuild";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { passkeyCredentials } from "../../packages/server/src/features/auth-passkey/schema.ts";
 import { createKeySet } from "../../packages/server/src/features/project-keys/service.ts";
 import { createProject } from "../../packages/server/src/features/projects/service.ts";
+import { CHROMIUM, launchChromium } from "../../packages/server/src/testing/chromium.ts";
 import { startListeningServer } from "../../packages/server/src/testing/listening-server.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
-const FLAGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 const PASSWORD = "passkey e2e password";
 
 /** What the page runs. `config` holds the API URL, project id and publishable key. */
@@ -251,7 +241,7 @@ beforeAll(async () => {
         server.closeAllConnections();
       }),
   };
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {

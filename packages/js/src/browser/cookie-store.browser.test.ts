@@ -1,8 +1,9 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CHROMIUM, launchChromium } from "../../../server/src/testing/chromium.ts";
 import { appsFor, uniqueEmail } from "../testing/apps.ts";
 import { type RunningGatehouse, serverHasRoute, startGatehouse } from "../testing/gatehouse-server.ts";
 import { tinyServer } from "../testing/tiny-server.ts";
@@ -12,17 +13,6 @@ import { tinyServer } from "../testing/tiny-server.ts";
  * esbuild bundle of the SDK on another. Cookies must survive a reload, and a sign-out in one tab must show in the
  * other through the cookie poll.
  */
-const CHROMIUM = "/usr/bin/chromium";
-const FLAGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 const PASSWORD = "browser password 1";
 
 const ENTRY = `
@@ -96,7 +86,7 @@ beforeAll(async () => {
       );
     }
   });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {

@@ -1,8 +1,9 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CHROMIUM, launchChromium } from "../../../server/src/testing/chromium.ts";
 import { appsFor, uniqueEmail } from "../testing/apps.ts";
 import { type RunningGatehouse, serverHasRoute, startGatehouse } from "../testing/gatehouse-server.ts";
 import { tinyServer } from "../testing/tiny-server.ts";
@@ -13,17 +14,6 @@ import { tinyServer } from "../testing/tiny-server.ts";
  * provider's sign-in form, back through Gatehouse's callback to the app's OAuth callback page, where the SDK
  * exchanges the code with the verifier it kept in a cookie.
  */
-const CHROMIUM = "/usr/bin/chromium";
-const FLAGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 
 const ENTRY = `
 import { GatehouseClientApp } from "@gatehouse/js";
@@ -86,7 +76,7 @@ beforeAll(async () => {
       );
     }
   });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {

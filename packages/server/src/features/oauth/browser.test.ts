@@ -7,24 +7,14 @@ import { createHash, randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CHROMIUM, launchChromium } from "../../testing/chromium.ts";
 import { startListeningServer } from "../../testing/listening-server.ts";
 import { createKeySet } from "../project-keys/service.ts";
 import { createProject } from "../projects/service.ts";
 import { uniqueEmail } from "./test-support.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
-const FLAGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 let app: { url: string; server: Server } | undefined;
 let gatehouse: Awaited<ReturnType<typeof startListeningServer>> | undefined;
 let browser: Browser | undefined;
@@ -62,7 +52,7 @@ beforeAll(async () => {
     }),
   });
   expect(patched.status).toBe(200);
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();
