@@ -3,10 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CROCKFORD_ALPHABET, generateSecureToken, hashPassword, sha256Hex } from "../../crypto/index.ts";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
 import { codeFromEmail, emailsTo, latestEmailTo } from "../../testing/outbox.ts";
+import { keepBurstsInOneRateLimitWindow } from "../../testing/rate-limit-window.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 import { contactChannels } from "../contact-channels/schema.ts";
 import { verificationCodes } from "../verification-codes/schema.ts";
 import { channelsOf, expectKnownError, passwordApi, uniqueEmail } from "./test-support.ts";
+
+keepBurstsInOneRateLimitWindow();
 
 let server: TestServer;
 let project: TestProject;

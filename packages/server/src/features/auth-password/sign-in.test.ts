@@ -3,9 +3,12 @@ import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashPassword, verifyPassword, verifyPasswordAgainstDummy } from "../../crypto/index.ts";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
+import { keepBurstsInOneRateLimitWindow } from "../../testing/rate-limit-window.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 import { type PasswordVerifier, verifyEmailAndPassword } from "./credentials.ts";
 import { expectKnownError, passwordApi, storedUser, uniqueEmail } from "./test-support.ts";
+
+keepBurstsInOneRateLimitWindow();
 
 let server: TestServer;
 let project: TestProject;

@@ -3,11 +3,14 @@ import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sha256Hex } from "../../crypto/index.ts";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
+import { keepBurstsInOneRateLimitWindow } from "../../testing/rate-limit-window.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 import { sessions } from "../sessions/schema.ts";
 import { users } from "../users/schema.ts";
 import { cliAuthAttempts } from "./schema.ts";
 import { CLI_POLL_RATE_LIMIT, INVALID_LOGIN_CODE_MESSAGE } from "./service.ts";
+
+keepBurstsInOneRateLimitWindow();
 
 let server: TestServer;
 let project: TestProject;
