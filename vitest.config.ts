@@ -8,6 +8,8 @@ export default defineConfig({
       // Browser tests: playwright-core driving Debian's chromium against a real server.
       "e2e/**/*.test.ts",
     ],
+    // The server bundle and the dashboard, built once before any worker starts (e2e/build-before-tests.ts).
+    globalSetup: ["./e2e/build-before-tests.ts"],
     // Each test file opens its own in-memory database; two workers match the machine's two cores.
     maxWorkers: 2,
     testTimeout: 30_000,

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -12,15 +13,13 @@ export const SCREENSHOT_DIR = join(root, "e2e/artifacts/screenshots/dashboard");
 // Referenced so the admin app factory is registered in this process too.
 void GatehouseAdminApp;
 
-let built: Promise<void> | null = null;
-/** Builds the dashboard once per test process, the way `npm start` does. */
-export function buildDashboard(): Promise<void> {
-  built ??= (async () => {
-    const { build } = await import("vite");
-    const appDir = join(root, "apps/dashboard");
-    await build({ root: appDir, configFile: join(appDir, "vite.config.ts"), logLevel: "error" });
-  })();
-  return built;
+/**
+ * The dashboard as `npm start` serves it. Vitest's global setup (e2e/build-before-tests.ts) builds it once before
+ * any test file runs; this only checks the build is there.
+ */
+export async function buildDashboard(): Promise<void> {
+  const index = join(root, "apps/dashboard/dist/index.html");
+  if (!existsSync(index)) throw new Error(`No dashboard build at ${index}: run \`npm run build\``);
 }
 
 export type DashboardEnv = Awaited<ReturnType<typeof startDashboard>>;

@@ -7,6 +7,7 @@ import { apiResponseHeaders } from "./http/api-middleware.ts";
 import { clientIpMiddleware } from "./http/client-ip.ts";
 import { errorToResponse, jsonResponse, textResponse } from "./http/responses.ts";
 import { mountRoutes } from "./http/router.ts";
+import { serverErrorLog } from "./http/server-error-log.ts";
 
 export type { AppDeps } from "./deps.ts";
 
@@ -23,6 +24,7 @@ export function createApp(deps: AppDeps): Hono {
     }),
   );
 
+  app.use("*", serverErrorLog());
   app.use("*", clientIpMiddleware(deps.env));
 
   app.get("/health", () =>

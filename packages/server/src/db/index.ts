@@ -1,4 +1,4 @@
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { sql } from "drizzle-orm";
 import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
@@ -18,7 +18,9 @@ export type DatabaseHandle = {
   close: () => Promise<void>;
 };
 
-const migrationsFolder = fileURLToPath(new URL("./migrations", import.meta.url));
+import { SERVER_PACKAGE_ROOT } from "../package-root.ts";
+
+const migrationsFolder = join(SERVER_PACKAGE_ROOT, "src/db/migrations");
 
 /** Any fixed number works; it only has to be the same in every process that migrates this database. */
 const MIGRATION_LOCK_ID = 7_402_113;

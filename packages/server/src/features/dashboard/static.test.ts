@@ -63,6 +63,6 @@ describe("dashboard static files", () => {
   it("says how to build when there is no build", async () => {
     const response = await appFor(join(dir, "missing")).request("/");
     expect(response.status).toBe(503);
-    expect(await response.text()).toContain("build-dashboard");
+    expect(await response.text()).toContain("npm run build");
   });
 });

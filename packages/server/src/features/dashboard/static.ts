@@ -1,12 +1,10 @@
 import { readFile, stat } from "node:fs/promises";
 import { extname, join, resolve, sep } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { Hono } from "hono";
+import { REPOSITORY_ROOT } from "../../package-root.ts";
 
-/** Where `vite build` of apps/dashboard writes (scripts/build-dashboard.mjs keeps it fresh before `npm start`). */
-export const DEFAULT_DASHBOARD_DIST = fileURLToPath(
-  new URL("../../../../../apps/dashboard/dist", import.meta.url),
-);
+/** Where `vite build` of apps/dashboard writes (scripts/build.mjs keeps it fresh before `npm start`). */
+export const DEFAULT_DASHBOARD_DIST = join(REPOSITORY_ROOT, "apps/dashboard/dist");
 
 const CONTENT_TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
@@ -68,10 +66,7 @@ export function mountDashboard(app: Hono, distDir: string = DEFAULT_DASHBOARD_DI
 
     const index = await readIfFile(join(root, "index.html"));
     if (!index) {
-      return c.text(
-        "The dashboard is not built. Run `npm start` (it builds it) or `node scripts/build-dashboard.mjs`.",
-        503,
-      );
+      return c.text("The dashboard is not built. Run `npm start` (it builds it) or `npm run build`.", 503);
     }
     return c.body(new Uint8Array(index), 200, {
       "content-type": CONTENT_TYPES[".html"]!,

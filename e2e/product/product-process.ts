@@ -1,0 +1,116 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { SERVER_ERROR_LOG_PREFIX } from "../../packages/server/src/http/server-error-log.ts";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+/** The internal project's keys as `npm start` keeps them beside the embedded database. */
+export type InternalKeys = {
+  publishableClientKey: string;
+  secretServerKey: string;
+  superSecretAdminKey: string;
+};
+
+export type ProductProcess = {
+  baseUrl: string;
+  dataDir: string;
+  /** Everything the process printed so far, stdout and stderr interleaved as they arrived. */
+  log(): string;
+  /** Lines the server wrote for a 5xx answer (see http/server-error-log.ts). */
+  serverErrors(): string[];
+  internalKeys(): InternalKeys;
+  /** Stops the process the way an operator does (SIGTERM to npm and the server below it) and waits for it. */
+  stop(): Promise<void>;
+};
+
+async function freePort(): Promise<number> {
+  const probe = net.createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", () => resolve()));
+  const { port } = probe.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+/** The test runner's own variables (NODE_ENV=test, VITEST_*) must not reach the product. */
+function productEnvironment(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (
+      name === "NODE_ENV" ||
+      name === "DATABASE_URL" ||
+      name.startsWith("VITEST") ||
+      name.startsWith("GATEHOUSE_")
+    )
+      continue;
+    env[name] = value;
+  }
+  return { ...env, ...extra };
+}
+
+/**
+ * Runs the product the way the README tells a user to: `npm start` from the repository root, with only
+ * environment variables to configure it. Resolves once `/health` answers; rejects with the log if the process
+ * exits first or is not ready in time.
+ */
+export async function startProduct(options: { env?: Record<string, string> } = {}): Promise<ProductProcess> {
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), "gatehouse-product-"));
+  const baseUrl = `http://localhost:${port}`;
+  let output = "";
+  const child: ChildProcess = spawn("npm", ["start"], {
+    cwd: ROOT,
+    env: productEnvironment({ PORT: String(port), GATEHOUSE_DATA_DIR: dataDir, ...options.env }),
+    // Its own process group, so stopping it reaches the server that npm started.
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child.stdout?.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr?.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      process.kill(-child.pid!, "SIGTERM");
+      await exited;
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+
+  const deadline = Date.now() + 120_000;
+  let exitCode: number | null | undefined;
+  void exited.then((code) => {
+    exitCode = code;
+  });
+  while (true) {
+    if (exitCode !== undefined)
+      throw new Error(`npm start exited with ${exitCode} before it was ready:\n${output}`);
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`npm start was not ready within 120 s:\n${output}`);
+    }
+    const healthy = await fetch(`${baseUrl}/health`).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (healthy) break;
+    // Polls the port the process is bringing up; each failed connection returns at once.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+
+  return {
+    baseUrl,
+    dataDir,
+    log: () => output,
+    serverErrors: () => output.split("\n").filter((line) => line.includes(SERVER_ERROR_LOG_PREFIX)),
+    internalKeys: () => JSON.parse(readFileSync(join(dataDir, "internal-keys.json"), "utf8")) as InternalKeys,
+    stop,
+  };
+}

@@ -1,0 +1,278 @@
+import { randomBytes } from "node:crypto";
+import {
+  type AdminOwnedProject,
+  GatehouseAdminApp,
+  GatehouseClientApp,
+  GatehouseServerApp,
+} from "@gatehouse/js";
+import pg from "pg";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium } from "../../packages/server/src/testing/chromium.ts";
+import { startTestSmtpServer, type TestSmtpServer } from "../../packages/server/src/testing/smtp-server.ts";
+import { type ProductProcess, startProduct } from "./product-process.ts";
+
+/**
+ * The product as a user runs it: `npm start` in a child process (the README's command, built the way it ships),
+ * a real SMTP server receiving its mail, Chromium for the screens, and @gatehouse/js for what an app does.
+ *
+ * The suite runs twice in CI: on the embedded database this walks development mode, the newcomer's
+ * `npm install && npm start`; with DATABASE_URL (the PostgreSQL pass) it follows the README's Deploy section
+ * instead: NODE_ENV=production, a fixed GATEHOUSE_SECRET, GATEHOUSE_BASE_URL and a PostgreSQL database of its own.
+ * Any 5xx the process answers during the walk fails it.
+ */
+const postgresUrl = process.env.DATABASE_URL;
+const mode = postgresUrl ? "production on PostgreSQL" : "development on the embedded database";
+const PASSWORD = "correct horse battery staple";
+
+let smtp: TestSmtpServer;
+let product: ProductProcess;
+let browser: Browser;
+let productionDatabase: { name: string; adminUrl: string } | null = null;
+
+async function createDatabase(url: string): Promise<{ name: string; adminUrl: string; url: string }> {
+  const name = `gatehouse_product_${randomBytes(6).toString("hex")}`;
+  const adminUrl = new URL(url);
+  adminUrl.pathname = "/postgres";
+  const client = new pg.Client({ connectionString: adminUrl.toString() });
+  await client.connect();
+  await client.query(`create database ${name}`);
+  await client.end();
+  const own = new URL(url);
+  own.pathname = `/${name}`;
+  return { name, adminUrl: adminUrl.toString(), url: own.toString() };
+}
+
+async function dropDatabase(database: { name: string; adminUrl: string }): Promise<void> {
+  const client = new pg.Client({ connectionString: database.adminUrl });
+  await client.connect();
+  await client.query(`drop database if exists ${database.name} with (force)`);
+  await client.end();
+}
+
+beforeAll(async () => {
+  smtp = await startTestSmtpServer();
+  const env: Record<string, string> = {
+    GATEHOUSE_SMTP_URL: smtp.url,
+    GATEHOUSE_EMAIL_FROM: "auth@walk.test",
+  };
+  if (postgresUrl) {
+    const database = await createDatabase(postgresUrl);
+    productionDatabase = database;
+    Object.assign(env, {
+      NODE_ENV: "production",
+      DATABASE_URL: database.url,
+      GATEHOUSE_SECRET: randomBytes(32).toString("base64url"),
+    });
+  }
+  product = await startProduct({ env });
+  browser = await launchChromium();
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await product?.stop();
+  await smtp?.close();
+  if (productionDatabase) await dropDatabase(productionDatabase);
+});
+
+/** The first link in a message that carries a `code=` parameter, and that code. */
+function linkIn(text: string): { url: string; code: string } {
+  const match = /https?:\/\/\S+?[?&]code=([0-9a-z]+)/i.exec(text);
+  if (!match) throw new Error(`No link with a code in:\n${text}`);
+  return { url: match[0], code: match[1]! };
+}
+
+function unwrap<T>(result: { status: "ok"; data?: T } | { status: "error"; error: Error }): void {
+  if (result.status === "error") throw result.error;
+}
+
+function clientOf(projectId: string, publishableClientKey: string) {
+  return new GatehouseClientApp({
+    projectId,
+    publishableClientKey,
+    baseUrl: product.baseUrl,
+    tokenStore: "memory",
+    noAutomaticPrefetch: true,
+  });
+}
+
+async function newPage(): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  const page = await context.newPage();
+  page.setDefaultTimeout(15_000);
+  return page;
+}
+
+describe(`the product as users run it (${mode})`, () => {
+  const ownerEmail = `owner-${randomBytes(4).toString("hex")}@walk.test`;
+  let app: { projectId: string; publishableClientKey: string; secretServerKey: string };
+  let ownedProject: AdminOwnedProject;
+
+  it("prints where to go and keeps the internal project's keys", () => {
+    expect(product.log()).toContain(`Open ${product.baseUrl}/ and sign up`);
+    expect(product.internalKeys().publishableClientKey).toMatch(/^pck_/);
+  });
+
+  it("takes a new owner from the dashboard's sign-up to the first project's keys, in Chromium", async () => {
+    const page = await newPage();
+    await page.goto(`${product.baseUrl}/`);
+    await page.waitForURL(/\/handler\/sign-in/);
+    await page.getByRole("link", { name: "Sign up", exact: true }).click();
+    await page.getByLabel("E-mail", { exact: true }).fill(ownerEmail);
+    await page.getByRole("textbox", { name: "Password", exact: true }).fill(PASSWORD);
+    await page.getByLabel("Repeat password").fill(PASSWORD);
+    await page.getByRole("button", { name: "Create account" }).click();
+    await page.getByText("Let's create your first project").waitFor();
+
+    await page.locator('input[name="displayName"]').fill("Walk app");
+    await page.getByRole("button", { name: "Create project" }).click();
+    await page.getByTestId("keys-once").waitFor();
+    const text = async (id: string) => (await page.getByTestId(id).locator("code").textContent()) ?? "";
+    app = {
+      projectId: await text("copy-project-id"),
+      publishableClientKey: await text("copy-publishable-client-key"),
+      secretServerKey: await text("copy-secret-server-key"),
+    };
+    expect(app.publishableClientKey).toMatch(/^pck_/);
+    expect(app.secretServerKey).toMatch(/^ssk_/);
+    await page.context().close();
+
+    // The keys the page showed work against the API, and the owner sees the project.
+    const server = new GatehouseServerApp({ ...app, baseUrl: product.baseUrl, tokenStore: "memory" });
+    expect((await server.listUsers()).length).toBe(0);
+    const owner = clientOf("internal", product.internalKeys().publishableClientKey);
+    unwrap(await owner.signInWithCredential({ email: ownerEmail, password: PASSWORD, noRedirect: true }));
+    const user = await owner.getUser({ or: "throw" });
+    const projects = (await user!.listOwnedProjects!()) as AdminOwnedProject[];
+    ownedProject = projects.find((project) => project.id === app.projectId)!;
+    expect(ownedProject.displayName).toBe("Walk app");
+  });
+
+  it("verifies the owner's e-mail with the link from the verification e-mail, opened in Chromium", async () => {
+    const message = await smtp.waitForMessageTo(ownerEmail);
+    const { url } = linkIn(message.text);
+    expect(url.startsWith(`${product.baseUrl}/handler/`)).toBe(true);
+    const page = await newPage();
+    await page.goto(url);
+    await page.getByRole("button", { name: "Verify e-mail" }).click();
+    await page.getByText("Thank you, your e-mail address is verified.").waitFor();
+    await page.context().close();
+    const internal = new GatehouseServerApp({
+      projectId: "internal",
+      baseUrl: product.baseUrl,
+      tokenStore: "memory",
+      ...product.internalKeys(),
+    });
+    const [owner] = await internal.listUsers({ query: ownerEmail });
+    expect(owner?.primaryEmailVerified).toBe(true);
+  });
+
+  it("signs an app's user up with a verification e-mail and verifies it", async () => {
+    const email = `ada-${randomBytes(4).toString("hex")}@walk.test`;
+    const client = clientOf(app.projectId, app.publishableClientKey);
+    unwrap(
+      await client.signUpWithCredential({
+        email,
+        password: PASSWORD,
+        verificationCallbackUrl: `${product.baseUrl}/handler/email-verification`,
+        noRedirect: true,
+      }),
+    );
+    const { code } = linkIn((await smtp.waitForMessageTo(email)).text);
+    unwrap(await client.verifyEmail(code));
+    const server = new GatehouseServerApp({ ...app, baseUrl: product.baseUrl, tokenStore: "memory" });
+    const [user] = await server.listUsers({ query: email });
+    expect(user?.primaryEmailVerified).toBe(true);
+  });
+
+  it("signs a user in with the code from a sign-in e-mail", async () => {
+    await ownedProject.update({ config: { magicLinkEnabled: true } });
+    const email = `grace-${randomBytes(4).toString("hex")}@walk.test`;
+    const client = clientOf(app.projectId, app.publishableClientKey);
+    unwrap(
+      await client.sendMagicLinkEmail(email, {
+        callbackUrl: `${product.baseUrl}/handler/magic-link-callback`,
+      }),
+    );
+    const { code } = linkIn((await smtp.waitForMessageTo(email)).text);
+    unwrap(await client.signInWithMagicLink(code, { noRedirect: true }));
+    expect((await client.getUser({ or: "throw" }))!.primaryEmail).toBe(email);
+  });
+
+  it("resets a forgotten password from the reset e-mail", async () => {
+    const email = `linus-${randomBytes(4).toString("hex")}@walk.test`;
+    const client = clientOf(app.projectId, app.publishableClientKey);
+    unwrap(await client.signUpWithCredential({ email, password: PASSWORD, noRedirect: true }));
+    const forgetful = clientOf(app.projectId, app.publishableClientKey);
+    unwrap(
+      await forgetful.sendForgotPasswordEmail(email, {
+        callbackUrl: `${product.baseUrl}/handler/password-reset`,
+      }),
+    );
+    const { code } = linkIn((await smtp.waitForMessageTo(email)).text);
+    const newPassword = "a brand new passphrase 42";
+    unwrap(await forgetful.resetPassword({ code, password: newPassword }));
+    const old = await forgetful.signInWithCredential({ email, password: PASSWORD, noRedirect: true });
+    expect(old.status).toBe("error");
+    unwrap(await forgetful.signInWithCredential({ email, password: newPassword, noRedirect: true }));
+  });
+
+  it("invites a user to a team by e-mail, and the invitation is accepted", async () => {
+    const inviterEmail = `ines-${randomBytes(4).toString("hex")}@walk.test`;
+    const inviteeEmail = `ivan-${randomBytes(4).toString("hex")}@walk.test`;
+    const inviter = clientOf(app.projectId, app.publishableClientKey);
+    unwrap(await inviter.signUpWithCredential({ email: inviterEmail, password: PASSWORD, noRedirect: true }));
+    const inviterUser = (await inviter.getUser({ or: "throw" }))!;
+    const server = new GatehouseServerApp({ ...app, baseUrl: product.baseUrl, tokenStore: "memory" });
+    const created = await server.createTeam({ displayName: "Walkers", creatorUserId: inviterUser.id });
+
+    const team = await inviterUser.getTeam(created.id);
+    await team!.inviteUser({
+      email: inviteeEmail,
+      callbackUrl: `${product.baseUrl}/handler/team-invitation`,
+    });
+    const { code } = linkIn((await smtp.waitForMessageTo(inviteeEmail)).text);
+
+    const invitee = clientOf(app.projectId, app.publishableClientKey);
+    unwrap(await invitee.signUpWithCredential({ email: inviteeEmail, password: PASSWORD, noRedirect: true }));
+    unwrap(await invitee.acceptTeamInvitation(code));
+    const teams = await (await invitee.getUser({ or: "throw" }))!.listTeams();
+    expect(teams.map((t) => t.id)).toContain(created.id);
+  });
+
+  it("signs in with a shared OAuth provider: the development stand-in, never in production", async () => {
+    const internal = new GatehouseAdminApp({
+      projectId: "internal",
+      baseUrl: product.baseUrl,
+      tokenStore: "memory",
+      ...product.internalKeys(),
+    });
+    const project = await internal.getProject();
+    await project.update({ config: { oauthProviders: [{ id: "github", type: "shared" }] } });
+    const page = await newPage();
+    await page.goto(`${product.baseUrl}/handler/sign-in`);
+    await page.getByRole("button", { name: "Continue with GitHub" }).click();
+
+    if (postgresUrl) {
+      // Production has no stand-in: without operator credentials the provider cannot be used, and says so.
+      await page.waitForURL((url) => !url.pathname.startsWith("/handler/sign-in"));
+      expect(await page.locator("body").textContent()).toContain(
+        "uses shared keys, but this server has none",
+      );
+    } else {
+      const email = `octo-${randomBytes(4).toString("hex")}@walk.test`;
+      await page.getByLabel("Email address").fill(email);
+      await page.getByRole("button", { name: "Sign in" }).click();
+      // Back in the dashboard, signed in: its first-run page greets a user with no project.
+      await page.getByText("Let's create your first project").waitFor();
+      const [user] = await internal.listUsers({ query: email });
+      expect(user?.oauthProviders.map((provider) => provider.id)).toEqual(["github"]);
+    }
+    await page.context().close();
+  });
+
+  it("answered no request with a 5xx", () => {
+    expect(product.serverErrors()).toEqual([]);
+  });
+});

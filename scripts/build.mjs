@@ -1,0 +1,97 @@
+// Builds what `npm start` runs, skipping what is already current:
+//   server     packages/server/src -> packages/server/dist/main.js (one ESM file; npm packages stay external)
+//   dashboard  apps/dashboard -> apps/dashboard/dist (served by the server at /)
+// `node scripts/build.mjs` builds the stale ones, `--force` all of them, and naming targets limits the run
+// (`node scripts/build.mjs server`). A current build costs a few file-time reads, so `npm start` stays quick.
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const args = process.argv.slice(2);
+const force = args.includes("--force");
+const named = args.filter((arg) => !arg.startsWith("--"));
+
+/** Newest modification time under a path; tests do not go into a build, so they never make one stale. */
+function newestMtime(path) {
+  if (!existsSync(path)) return 0;
+  const info = statSync(path);
+  if (!info.isDirectory()) return info.mtimeMs;
+  let newest = info.mtimeMs;
+  for (const entry of readdirSync(path)) {
+    if (entry === "node_modules" || entry === "dist" || /\.test\.tsx?$/.test(entry)) continue;
+    newest = Math.max(newest, newestMtime(join(path, entry)));
+  }
+  return newest;
+}
+
+function isStale(output, sources) {
+  if (force || !existsSync(output)) return true;
+  return Math.max(...sources.map((source) => newestMtime(join(root, source)))) > statSync(output).mtimeMs;
+}
+
+// Workspace packages are bundled from their sources (the `gatehouse-source` export condition); every other
+// package is imported from node_modules at run time, as installed.
+const keepNpmPackagesExternal = {
+  name: "keep-npm-packages-external",
+  setup(build) {
+    build.onResolve({ filter: /^[^./]/ }, (args) =>
+      args.path.startsWith("@gatehouse/") ? undefined : { path: args.path, external: true },
+    );
+  },
+};
+
+const targets = {
+  async server() {
+    const output = join(root, "packages/server/dist/main.js");
+    const sources = [
+      "packages/server/src",
+      "packages/shared/src",
+      "packages/server/package.json",
+      "scripts/build.mjs",
+    ];
+    if (!isStale(output, sources)) return false;
+    const { build } = await import("esbuild");
+    await build({
+      entryPoints: [join(root, "packages/server/src/main.ts")],
+      outfile: output,
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      target: "node20.19",
+      sourcemap: true,
+      jsx: "automatic",
+      conditions: ["gatehouse-source"],
+      plugins: [keepNpmPackagesExternal],
+      logLevel: "warning",
+    });
+    return true;
+  },
+  async dashboard() {
+    const appDir = join(root, "apps/dashboard");
+    const output = join(appDir, "dist/index.html");
+    const sources = [
+      "apps/dashboard/src",
+      "apps/dashboard/index.html",
+      "apps/dashboard/vite.config.ts",
+      "packages/js/src",
+      "packages/react/src",
+      "packages/shared/src",
+    ];
+    if (!isStale(output, sources)) return false;
+    const { build } = await import("vite");
+    await build({ root: appDir, configFile: join(appDir, "vite.config.ts"), logLevel: "warn" });
+    return true;
+  },
+};
+
+for (const name of named) {
+  if (!(name in targets)) {
+    console.error(`Unknown build target "${name}". Targets: ${Object.keys(targets).join(", ")}.`);
+    process.exit(2);
+  }
+}
+for (const name of named.length > 0 ? named : Object.keys(targets)) {
+  const started = performance.now();
+  if (await targets[name]()) console.log(`Built ${name} in ${Math.round(performance.now() - started)} ms.`);
+}
