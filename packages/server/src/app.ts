@@ -5,7 +5,7 @@ import { mountDashboard } from "./features/dashboard/static.ts";
 import { apiRoutes } from "./features/routes.ts";
 import { apiResponseHeaders } from "./http/api-middleware.ts";
 import { clientIpMiddleware } from "./http/client-ip.ts";
-import { errorToResponse, jsonResponse, textResponse } from "./http/responses.ts";
+import { jsonResponse, serverErrorHandler, textResponse } from "./http/responses.ts";
 import { mountRoutes } from "./http/router.ts";
 import { serverErrorLog } from "./http/server-error-log.ts";
 
@@ -17,12 +17,7 @@ export type { AppDeps } from "./deps.ts";
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
 
-  app.onError((error, c) =>
-    errorToResponse(error, {
-      requestId: (c.get("requestId" as never) as string | undefined) ?? "none",
-      isDevelopment: deps.env.isDevelopment,
-    }),
-  );
+  app.onError(serverErrorHandler(deps.env));
 
   app.use("*", serverErrorLog());
   app.use("*", clientIpMiddleware(deps.env));

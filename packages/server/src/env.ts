@@ -49,13 +49,25 @@ export function parseDurationSeconds(value: string): number {
   return seconds;
 }
 
-/** Reads the master secret from the environment, or generates one into the data dir on first start. */
-function loadOrCreateSecret(dataDir: string, fromEnv: string | undefined): string {
+/**
+ * Reads the master secret from the environment, or in development generates one into the data dir on first start.
+ * Production requires it: instances generating their own would each sign tokens the others cannot verify.
+ */
+function loadOrCreateSecret(dataDir: string, fromEnv: string | undefined, isDevelopment: boolean): string {
   if (fromEnv) {
     if (fromEnv.length < 32) throw new Error("GATEHOUSE_SECRET must be at least 32 characters long");
     return fromEnv;
   }
   const file = path.join(dataDir, "secret");
+  if (!isDevelopment) {
+    throw new Error(
+      [
+        "GATEHOUSE_SECRET is required when NODE_ENV=production: set it to 32 or more random characters",
+        "(e.g. `openssl rand -base64 32`), the same value on every instance.",
+        ...(existsSync(file) ? [`This server generated one earlier in development: ${file}.`] : []),
+      ].join(" "),
+    );
+  }
   if (existsSync(file)) return readFileSync(file, "utf8").trim();
   mkdirSync(dataDir, { recursive: true });
   const secret = randomBytes(32).toString("base64url");
@@ -63,16 +75,43 @@ function loadOrCreateSecret(dataDir: string, fromEnv: string | undefined): strin
   return secret;
 }
 
+/** localhost, *.localhost, 127.0.0.0/8 and [::1]: addresses that only this machine can reach. */
+export function isLocalhostUrl(url: string): boolean {
+  let hostname: string;
+  try {
+    hostname = new URL(url).hostname.toLowerCase();
+  } catch {
+    return false;
+  }
+  return (
+    hostname === "localhost" ||
+    hostname.endsWith(".localhost") ||
+    hostname === "[::1]" ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname)
+  );
+}
+
 export function readServerEnv(env: NodeJS.ProcessEnv = process.env): ServerEnv {
   const port = Number(env.PORT ?? 8102);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`Invalid PORT "${env.PORT}"`);
   const dataDir = path.resolve(env.GATEHOUSE_DATA_DIR ?? ".gatehouse");
+  const baseUrl = (env.GATEHOUSE_BASE_URL || `http://localhost:${port}`).replace(/\/+$/, "");
+  const isDevelopment = env.NODE_ENV !== "production";
+  // Development mode signs anyone in through the stand-in OAuth provider and shows stack traces to local callers:
+  // fine on a developer's machine, never for a server others can reach.
+  if (isDevelopment && !isLocalhostUrl(baseUrl)) {
+    throw new Error(
+      `Refusing to start a development server at GATEHOUSE_BASE_URL=${baseUrl}: development mode is only for ` +
+        "localhost. To serve others, set NODE_ENV=production (and GATEHOUSE_SECRET); to develop, use a localhost " +
+        `GATEHOUSE_BASE_URL such as http://localhost:${port}.`,
+    );
+  }
   return {
     port,
-    baseUrl: (env.GATEHOUSE_BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, ""),
+    baseUrl,
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir,
-    secret: loadOrCreateSecret(dataDir, env.GATEHOUSE_SECRET),
+    secret: loadOrCreateSecret(dataDir, env.GATEHOUSE_SECRET, isDevelopment),
     smtpUrl: env.GATEHOUSE_SMTP_URL || undefined,
     emailFrom: env.GATEHOUSE_EMAIL_FROM ?? "noreply@localhost",
     accessTokenTtlSeconds: parseDurationSeconds(env.GATEHOUSE_ACCESS_TOKEN_TTL ?? "10min"),
@@ -83,7 +122,7 @@ export function readServerEnv(env: NodeJS.ProcessEnv = process.env): ServerEnv {
       adminEmail: env.GATEHOUSE_SEED_ADMIN_EMAIL || undefined,
       adminPassword: env.GATEHOUSE_SEED_ADMIN_PASSWORD || undefined,
     },
-    isDevelopment: env.NODE_ENV !== "production",
+    isDevelopment,
     trustProxy: env.GATEHOUSE_TRUST_PROXY === "true",
     sharedOAuthCredentials: readSharedOAuthCredentials(env),
     devOAuthProvider: env.GATEHOUSE_DEV_OAUTH !== "false",

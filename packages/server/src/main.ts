@@ -1,18 +1,26 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { serve } from "@hono/node-server";
 import { bootGatehouse } from "./bootstrap.ts";
-import { readServerEnv } from "./env.ts";
+import { readServerEnv, type ServerEnv } from "./env.ts";
 import type { CreatedKeys } from "./features/project-keys/service.ts";
 
 const startedAt = performance.now();
-const env = readServerEnv();
+let env: ServerEnv;
+try {
+  env = readServerEnv();
+} catch (error) {
+  // Configuration mistakes: the message says what to set; a stack trace would bury it.
+  console.error(`Gatehouse cannot start: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+}
 const gatehouse = await bootGatehouse(env);
 
 // Keys generated on first start are kept beside the embedded database (which already holds the master secret),
 // so a newcomer can find them again. With fixed seed keys nothing is written.
 const keysFile = path.join(env.dataDir, "internal-keys.json");
 if (gatehouse.seed.generatedKeys) {
+  mkdirSync(env.dataDir, { recursive: true });
   writeFileSync(keysFile, `${JSON.stringify(gatehouse.seed.generatedKeys, null, 2)}\n`, { mode: 0o600 });
 }
 const internalKeys: CreatedKeys | null = env.seed.publishableClientKey

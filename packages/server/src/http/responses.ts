@@ -1,4 +1,7 @@
 import { KnownError } from "@gatehouse/shared";
+import type { ErrorHandler } from "hono";
+import type { ServerEnv } from "../env.ts";
+import { isLoopbackAddress, socketAddress } from "./client-ip.ts";
 import { StatusError } from "./status-error.ts";
 
 const JSON_TYPE = "application/json; charset=utf-8";
@@ -22,19 +25,39 @@ export function knownErrorResponse(error: KnownError): Response {
 
 /**
  * Turns anything a handler threw into a response. Known errors and status errors are the caller's fault (4xx);
- * anything else is our bug: a 500 whose details are shown only in development.
+ * anything else is our bug: a logged 500, with the stack trace in the body only when `showDetails`.
  */
 export function errorToResponse(
   error: unknown,
-  options: { requestId: string; isDevelopment: boolean },
+  options: { requestId: string; showDetails: boolean },
 ): Response {
   if (error instanceof KnownError) return knownErrorResponse(error);
   if (error instanceof StatusError) return textResponse(error.message, error.status, error.headers);
   console.error(`[request ${options.requestId}] unhandled error`, error);
-  const text = options.isDevelopment
+  const text = options.showDetails
     ? `Internal server error (request ${options.requestId}):\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}`
     : `Something went wrong. Please make sure the data you entered is correct.\n\nRequest ID: ${options.requestId}`;
   return textResponse(text, 500);
+}
+
+/** Headers a proxy adds when it forwards someone else's request. */
+const FORWARDING_HEADERS = ["forwarded", "x-forwarded-for", "x-real-ip"];
+
+/**
+ * The app's `onError`. A stack trace names server files and code, so only a developer on this machine sees it: in
+ * development, and only when the TCP peer is loopback (never a forwarded header, which anyone can send) and is not
+ * a local proxy forwarding a request from elsewhere.
+ */
+export function serverErrorHandler(env: Pick<ServerEnv, "isDevelopment">): ErrorHandler {
+  return (error, c) => {
+    const localCaller =
+      isLoopbackAddress(socketAddress(c)) &&
+      FORWARDING_HEADERS.every((name) => c.req.header(name) === undefined);
+    return errorToResponse(error, {
+      requestId: (c.get("requestId" as never) as string | undefined) ?? "none",
+      showDetails: env.isDevelopment && localCaller,
+    });
+  };
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
- * Who an OAuth sign-in lands on: account merge strategies, linking to the signed-in user, anonymous upgrades, and
- * MFA after OAuth. All through the full flow against the development provider.
+ * Who an OAuth sign-in lands on: account merge strategies, the development provider that never merges, linking to
+ * the signed-in user, anonymous upgrades, and MFA after OAuth. Through the full flow against the development
+ * provider, except where a provider that vouches for its addresses is needed (`signInWithTrustedProvider`).
  */
 import { createHmac, randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -13,6 +14,7 @@ import {
   redirectError,
   runFlow,
   signInWithDevProvider,
+  signInWithTrustedProvider,
   uniqueEmail,
 } from "./test-support.ts";
 
@@ -34,6 +36,12 @@ async function userOf(accessToken: string, target: TestProject = project) {
   return response.body;
 }
 
+async function serverView(userId: string, target: TestProject = project) {
+  const response = await server.request(`/api/v1/users/${userId}`, { headers: target.headers("server") });
+  expect(response.status, response.text).toBe(200);
+  return response.body;
+}
+
 async function projectWithStrategy(strategy: string) {
   const target = await server.createProject(`Merge ${strategy}`);
   await configure(server, target, {
@@ -50,20 +58,31 @@ describe("account merge strategies, when the provider's email already signs some
       primaryEmail: email,
       primaryEmailVerified: true,
     });
-    const { tokens } = await signInWithDevProvider(server, project, email);
-    expect(tokens.is_new_user).toBe(false);
-    const user = await userOf(tokens.access_token);
+    const { user, isNewUser, accountId } = await signInWithTrustedProvider(server, project, { email });
+    expect(isNewUser).toBe(false);
     expect(user.id).toBe(existing.user.id);
-    expect(user.oauth_providers).toEqual([{ id: "github", account_id: email, email }]);
+    expect((await serverView(user.id)).oauth_providers).toEqual([
+      { id: "github", account_id: accountId, email },
+    ]);
   });
 
   it("link_method refuses when the existing address was never verified", async () => {
     const email = uniqueEmail("unverified");
     await createSignedInUser(server, project.id, { primaryEmail: email, primaryEmailVerified: false });
-    const { location } = await runFlow(server, project, email);
-    expect(redirectError(location)).toEqual({
+    await expect(signInWithTrustedProvider(server, project, { email })).rejects.toMatchObject({
       code: "CONTACT_CHANNEL_ALREADY_USED_FOR_AUTH_BY_SOMEONE_ELSE",
       details: { type: "email", contact_channel_value: email, would_work_if_email_was_verified: true },
+    });
+  });
+
+  it("link_method refuses when the provider did not verify the address", async () => {
+    const email = uniqueEmail("unproven");
+    await createSignedInUser(server, project.id, { primaryEmail: email, primaryEmailVerified: true });
+    await expect(
+      signInWithTrustedProvider(server, project, { email, emailVerified: false }),
+    ).rejects.toMatchObject({
+      code: "CONTACT_CHANNEL_ALREADY_USED_FOR_AUTH_BY_SOMEONE_ELSE",
+      details: { type: "email", contact_channel_value: email, would_work_if_email_was_verified: false },
     });
   });
 
@@ -71,8 +90,7 @@ describe("account merge strategies, when the provider's email already signs some
     const target = await projectWithStrategy("raise_error");
     const email = uniqueEmail("raise");
     await createSignedInUser(server, target.id, { primaryEmail: email, primaryEmailVerified: true });
-    const { location } = await runFlow(server, target, email);
-    expect(redirectError(location)).toEqual({
+    await expect(signInWithTrustedProvider(server, target, { email })).rejects.toMatchObject({
       code: "CONTACT_CHANNEL_ALREADY_USED_FOR_AUTH_BY_SOMEONE_ELSE",
       details: { type: "email", contact_channel_value: email, would_work_if_email_was_verified: false },
     });
@@ -85,14 +103,111 @@ describe("account merge strategies, when the provider's email already signs some
       primaryEmail: email,
       primaryEmailVerified: true,
     });
-    const { tokens } = await signInWithDevProvider(server, target, email);
-    expect(tokens.is_new_user).toBe(true);
-    const user = await userOf(tokens.access_token, target);
-    expect(user.id).not.toBe(existing.user.id);
-    expect(user).toMatchObject({ primary_email: email, primary_email_auth_enabled: false });
+    const first = await signInWithTrustedProvider(server, target, { email });
+    expect(first.isNewUser).toBe(true);
+    expect(first.user.id).not.toBe(existing.user.id);
+    expect(await serverView(first.user.id, target)).toMatchObject({
+      primary_email: email,
+      primary_email_auth_enabled: false,
+    });
     // The provider account now signs in the duplicate, not the original.
-    const again = await signInWithDevProvider(server, target, email);
-    expect((await userOf(again.tokens.access_token, target)).id).toBe(user.id);
+    const again = await signInWithTrustedProvider(server, target, { email, accountId: first.accountId });
+    expect(again).toMatchObject({ isNewUser: false, user: { id: first.user.id } });
+  });
+
+  it("do not apply to an address that signs no one in: a new user with the provider's verified address", async () => {
+    const email = uniqueEmail("fresh");
+    const { user, isNewUser } = await signInWithTrustedProvider(server, project, { email });
+    expect(isNewUser).toBe(true);
+    expect(await serverView(user.id)).toMatchObject({
+      primary_email: email,
+      primary_email_verified: true,
+      primary_email_auth_enabled: true,
+    });
+  });
+});
+
+describe("the development provider, where anyone can type any address", () => {
+  /** A password user whose verified address is what an attacker types at the development provider. */
+  async function victim(target: TestProject) {
+    const email = uniqueEmail("victim");
+    const password = "victim's long password";
+    const signUp = await server.request("/api/v1/auth/password/sign-up", {
+      method: "POST",
+      headers: target.headers("client"),
+      body: { email, password },
+    });
+    expect(signUp.status, signUp.text).toBe(200);
+    const id = signUp.body.user_id as string;
+    const verify = await server.request(`/api/v1/users/${id}`, {
+      method: "PATCH",
+      headers: target.headers("server"),
+      body: { primary_email_verified: true },
+    });
+    expect(verify.status, verify.text).toBe(200);
+    return { id, email, password, before: await serverView(id, target) };
+  }
+
+  async function expectUntouched(target: TestProject, account: Awaited<ReturnType<typeof victim>>) {
+    const after = await serverView(account.id, target);
+    expect(after).toEqual({ ...account.before, last_active_at_millis: after.last_active_at_millis });
+    expect(after).toMatchObject({
+      primary_email_verified: true,
+      primary_email_auth_enabled: true,
+      oauth_providers: [],
+    });
+    const signIn = await server.request("/api/v1/auth/password/sign-in", {
+      method: "POST",
+      headers: target.headers("client"),
+      body: { email: account.email, password: account.password },
+    });
+    expect(signIn.status, signIn.text).toBe(200);
+    expect(signIn.body.user_id).toBe(account.id);
+  }
+
+  it("never signs in to an existing account by its address: a separate user, and the victim untouched", async () => {
+    const existing = await victim(project);
+    const { tokens } = await signInWithDevProvider(server, project, existing.email);
+    expect(tokens.is_new_user).toBe(true);
+    const user = await userOf(tokens.access_token);
+    expect(user.id).not.toBe(existing.id);
+    expect(user).toMatchObject({
+      primary_email: existing.email,
+      primary_email_verified: false,
+      primary_email_auth_enabled: false,
+      oauth_providers: [{ id: "github", account_id: existing.email, email: existing.email }],
+    });
+    await expectUntouched(project, existing);
+
+    // The same development identity finds the user it made, never the victim.
+    const again = await signInWithDevProvider(server, project, existing.email);
+    expect(again.tokens.is_new_user).toBe(false);
+    expect((await userOf(again.tokens.access_token)).id).toBe(user.id);
+    await expectUntouched(project, existing);
+  });
+
+  it("does not merge under any strategy", async () => {
+    for (const strategy of ["raise_error", "allow_duplicates"]) {
+      const target = await projectWithStrategy(strategy);
+      const existing = await victim(target);
+      const { tokens } = await signInWithDevProvider(server, target, existing.email);
+      const user = await userOf(tokens.access_token, target);
+      expect(user.id, strategy).not.toBe(existing.id);
+      expect(user.primary_email_auth_enabled, strategy).toBe(false);
+      await expectUntouched(target, existing);
+    }
+  });
+
+  it("leaves its address free for the person who owns it", async () => {
+    const email = uniqueEmail("squat");
+    const { tokens } = await signInWithDevProvider(server, project, email);
+    const signUp = await server.request("/api/v1/auth/password/sign-up", {
+      method: "POST",
+      headers: project.headers("client"),
+      body: { email, password: "the owner's long password" },
+    });
+    expect(signUp.status, signUp.text).toBe(200);
+    expect(signUp.body.user_id).not.toBe((await userOf(tokens.access_token)).id);
   });
 });
 
@@ -144,8 +259,26 @@ describe("anonymous users", () => {
       id: anonymous.user_id,
       is_anonymous: false,
       primary_email: email,
-      primary_email_verified: true,
+      // The development provider's address proves nothing.
+      primary_email_verified: false,
+      primary_email_auth_enabled: false,
       oauth_providers: [{ id: "github", account_id: email, email }],
+    });
+  });
+
+  it("sign in with the address from then on when the provider verified it", async () => {
+    const anonymous = await anonymousUser();
+    const email = uniqueEmail("upgrade-verified");
+    const { user, isNewUser } = await signInWithTrustedProvider(server, project, {
+      email,
+      userId: anonymous.user_id,
+    });
+    expect({ id: user.id, isNewUser }).toEqual({ id: anonymous.user_id, isNewUser: true });
+    expect(await serverView(user.id)).toMatchObject({
+      is_anonymous: false,
+      primary_email: email,
+      primary_email_verified: true,
+      primary_email_auth_enabled: true,
     });
   });
 

@@ -96,6 +96,7 @@ async function finishFlow(deps: AppDeps, flow: OAuthOuterStateRow, fields: Callb
     flow,
     profile: exchanged.profile,
     tokens: exchanged.tokens,
+    fromDevelopmentProvider: resolved.isDevelopmentProvider,
   });
   return createAuthorizationCode(deps.db, {
     projectId: flow.projectId,

@@ -33,6 +33,8 @@ export type ResolvedProvider = {
   clientAuth: oauth.ClientAuth;
   definition: Pick<ProviderDefinition, "fetchProfile" | "normalizeTokenResponse">;
   allowInsecureRequests: boolean;
+  /** The development provider, where anyone signs in as any address; see `providerEmailTrust`. */
+  isDevelopmentProvider: boolean;
 };
 
 function notAvailable(message: string) {
@@ -82,6 +84,7 @@ export async function resolveProvider(
           profileFromOidcClaims(await api.getJson(`${dev.issuer}/me`), "The development OAuth provider"),
       },
       allowInsecureRequests: true,
+      isDevelopmentProvider: true,
     };
   }
   if (!credentials) {
@@ -113,6 +116,7 @@ export async function resolveProvider(
         : oauth.ClientSecretPost(credentials.clientSecret),
     definition,
     allowInsecureRequests: false,
+    isDevelopmentProvider: false,
   };
 }
 

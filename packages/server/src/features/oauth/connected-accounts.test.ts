@@ -73,7 +73,7 @@ describe("provider access tokens", () => {
     expect(response.status, response.text).toBe(201);
     expect(await providerUser(user.issuer, response.body.access_token)).toEqual({
       status: 200,
-      body: { sub: user.email, email: user.email, email_verified: true },
+      body: { sub: user.email, email: user.email, email_verified: false },
     });
     // At rest the provider's tokens are encrypted.
     const [stored] = await storedTokens(user.userId);

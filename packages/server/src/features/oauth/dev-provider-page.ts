@@ -1,4 +1,4 @@
-/** The one page of the development OpenID provider: "sign in as any email address". */
+/** The one page of the development OpenID provider: "sign in as a test account named by any email address". */
 import { escapeHtml } from "../../http/html.ts";
 
 const STYLE = `
@@ -31,11 +31,13 @@ export function devLoginPage(input: {
   email?: string;
 }): string {
   return layout(
-    "Development sign-in",
-    `<h1>Sign in to ${escapeHtml(input.clientId)} (development)</h1>
-<p>This is Gatehouse's built-in development OAuth provider, standing in for the real
-<strong>${escapeHtml(input.clientId)}</strong> because no OAuth credentials are configured for it.
-Type any email address: you will be signed in as that address, and it counts as verified.</p>
+    `Development stand-in for ${input.clientId}`,
+    `<h1>Development sign-in: not the real ${escapeHtml(input.clientId)}</h1>
+<p>This page is a stand-in for <strong>${escapeHtml(input.clientId)}</strong>, built into Gatehouse for development,
+because this server has no OAuth credentials for ${escapeHtml(input.clientId)}. Nothing is checked: type any email
+address to sign in as a test account of this stand-in.</p>
+<p>The address is not verified, and it never signs you in to an existing account that uses it: the same address
+always brings you back to the same test account.</p>
 <form method="post" action="/interaction/${escapeHtml(input.uid)}">
   <label for="email">Email address</label>
   <input id="email" name="email" type="email" autocomplete="email" required autofocus

@@ -2,8 +2,10 @@
 /**
  * The development OpenID provider: a real OAuth 2 / OpenID Connect server (oidc-provider) that the Gatehouse
  * process starts on a loopback port the first time a "shared" OAuth provider is used without server-operator
- * credentials. Its sign-in page asks for an email address; the address becomes both the account id (`sub`) and a
- * verified email, and consent is given automatically. So OAuth sign-in works on a fresh machine with nothing set up.
+ * credentials. Its sign-in page asks for an email address; the address becomes both the account id (`sub`) and the
+ * email, and consent is given automatically. So OAuth sign-in works on a fresh machine with nothing set up. Anyone
+ * can type anyone's address, so the email is never claimed verified, and Gatehouse never matches it to an existing
+ * account (`providerEmailTrust` in sign-in-user.ts).
  *
  * It is never started in production (see `devOAuthEnabled`), and is imported lazily so production never loads it.
  */
@@ -149,7 +151,7 @@ async function startDevOAuthProvider(): Promise<DevOAuthProvider> {
     adapter: createDevProviderAdapter(registry),
     findAccount: async (_ctx: unknown, sub: string) => ({
       accountId: sub,
-      claims: async () => ({ sub, email: sub, email_verified: true }),
+      claims: async () => ({ sub, email: sub, email_verified: false }),
     }),
     claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name", "picture"] },
     scopes: DEV_PROVIDER_SCOPES,

@@ -4,7 +4,7 @@
  * new user. Runs in one transaction with the storing of the provider tokens.
  */
 import { knownError } from "@gatehouse/shared";
-import { and, eq } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import type { RenderedConfig } from "../../config/index.ts";
 import { randomUuid } from "../../crypto/index.ts";
 import { isUniqueViolation } from "../../db/errors.ts";
@@ -12,8 +12,15 @@ import type { Database } from "../../db/index.ts";
 import type { AppDeps } from "../../deps.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { contactChannels } from "../contact-channels/schema.ts";
+import { grantDefaultTeamPermissions } from "../permissions/service.ts";
 import { type UserRow, users } from "../users/schema.ts";
-import { createUser, findUser, findUserByAuthEmail, normalizeEmail } from "../users/service.ts";
+import {
+  createPersonalTeam,
+  createUser,
+  findUser,
+  findUserByAuthEmail,
+  normalizeEmail,
+} from "../users/service.ts";
 import { upgradeAnonymousUser } from "../users/upgrade.ts";
 import {
   findAccountByProviderAccount,
@@ -31,7 +38,20 @@ export type CallbackSignIn = {
   flow: OAuthOuterStateRow;
   profile: ProviderProfile;
   tokens: ProviderTokens;
+  /** The profile comes from the development provider (see `providerEmailTrust`). */
+  fromDevelopmentProvider: boolean;
 };
+
+/**
+ * What the provider's email is allowed to prove. The development provider signs in whoever types an address, so
+ * its address proves nothing: it is never verified, never signs in, and never leads to an existing account (no
+ * sign-in, merge or link by email), or anyone could type a victim's address and become the victim. Its users are
+ * only ever found by the account ids it issued itself. Any other provider is believed when it verified the address.
+ */
+function providerEmailTrust(input: CallbackSignIn): { verified: boolean; matchesExistingUsers: boolean } {
+  if (input.fromDevelopmentProvider) return { verified: false, matchesExistingUsers: false };
+  return { verified: input.profile.emailVerified, matchesExistingUsers: true };
+}
 
 function alreadyConnected() {
   return knownError("OAUTH_CONNECTION_ALREADY_CONNECTED_TO_ANOTHER_USER");
@@ -75,6 +95,7 @@ async function resolveUser(
 ): Promise<{ user: UserRow; isNewUser: boolean; account: OAuthAccountRow }> {
   const { projectId, flow, profile } = input;
   const email = profile.email ? normalizeEmail(profile.email) : null;
+  const trust = providerEmailTrust(input);
   const existing = await findAccountByProviderAccount(
     tx,
     projectId,
@@ -111,18 +132,19 @@ async function resolveUser(
       email,
     });
 
+  // An explicit link names the signed-in user, who chose this provider account: allowed for every provider.
   if (linkTarget && !linkTarget.isAnonymous) {
     return { user: linkTarget, isNewUser: false, account: await link(linkTarget.id) };
   }
 
   // A new provider account. Does its email already sign someone in?
-  let emailSignsIn = profile.emailVerified;
-  const owner = email ? await findUserByAuthEmail(tx, projectId, email) : null;
+  let emailSignsIn = trust.verified;
+  const owner = email && trust.matchesExistingUsers ? await findUserByAuthEmail(tx, projectId, email) : null;
   if (owner && email) {
     const strategy = input.config.auth.oauth.accountMergeStrategy;
     if (strategy === "allow_duplicates") {
       emailSignsIn = false;
-    } else if (strategy === "link_method" && profile.emailVerified && owner.channel.isVerified) {
+    } else if (strategy === "link_method" && trust.verified && owner.channel.isVerified) {
       // Both sides proved the address, so it is the same person.
       return { user: owner.user, isNewUser: false, account: await link(owner.user.id) };
     } else {
@@ -131,18 +153,18 @@ async function resolveUser(
         contact_channel_value: email,
         // Under link_method, only the existing account's unverified address stood in the way.
         would_work_if_email_was_verified:
-          strategy === "link_method" && profile.emailVerified && !owner.channel.isVerified,
+          strategy === "link_method" && trust.verified && !owner.channel.isVerified,
       });
     }
   }
 
   if (!input.config.auth.allowSignUp) throw knownError("SIGN_UP_NOT_ENABLED");
-  const newEmail = email ? { email, verified: profile.emailVerified, usedForAuth: emailSignsIn } : null;
+  const newEmail = email ? { email, verified: trust.verified, usedForAuth: emailSignsIn } : null;
   const user = tokenUser?.isAnonymous
     ? await upgradeAnonymous(tx, input, tokenUser, newEmail)
     : await createUser(tx, projectId, input.config, {
         primaryEmail: email,
-        primaryEmailVerified: profile.emailVerified,
+        primaryEmailVerified: trust.verified,
         primaryEmailAuthEnabled: emailSignsIn,
         displayName: profile.displayName,
         profileImageUrl: profile.profileImageUrl,
@@ -152,8 +174,8 @@ async function resolveUser(
 
 /**
  * An anonymous user who signs in with a provider becomes a full account in place: same id, so what they did while
- * anonymous stays theirs. With an address that signs in, that is the common upgrade (personal team and all); the
- * provider's name and picture fill what the user has not set.
+ * anonymous stays theirs, and they get what a sign-up gives (the personal team). With an address that signs in,
+ * that is the common upgrade; the provider's name and picture fill what the user has not set.
  */
 async function upgradeAnonymous(
   tx: Database,
@@ -200,6 +222,22 @@ async function upgradeAnonymous(
           target: [contactChannels.userId, contactChannels.type, contactChannels.value],
           set: { isPrimary: true },
         });
+    }
+    if (input.config.teams.createPersonalTeamOnSignUp) {
+      const displayName = anonymous.displayName ?? profile.displayName;
+      const teamId = await createPersonalTeam(tx, projectId, anonymous.id, displayName, email?.email);
+      await grantDefaultTeamPermissions(tx, {
+        projectId,
+        teamId,
+        userId: anonymous.id,
+        config: input.config,
+        kind: "creator",
+      });
+      // A team the user picked while anonymous stays selected.
+      await tx
+        .update(users)
+        .set({ selectedTeamId: teamId })
+        .where(and(where, isNull(users.selectedTeamId)));
     }
   }
   const [user] = await tx

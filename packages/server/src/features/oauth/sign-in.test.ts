@@ -8,6 +8,7 @@ import { createTestServer, type TestProject, type TestServer } from "../../testi
 import {
   APP_REDIRECT_URI,
   configure,
+  devProviderLoginPage,
   exchangeCode,
   runFlow,
   signInWithDevProvider,
@@ -34,7 +35,7 @@ async function me(accessToken: string, target: TestProject = project) {
 }
 
 describe("sign-in with a new provider account", () => {
-  it("creates the user with the provider's verified email, and says so", async () => {
+  it("creates the user with the provider's email, unverified and not for sign-in, and says it is new", async () => {
     const email = uniqueEmail("new");
     const { tokens } = await signInWithDevProvider(server, project, email.toUpperCase());
     expect(tokens).toMatchObject({
@@ -50,8 +51,9 @@ describe("sign-in with a new provider account", () => {
     const user = await me(tokens.access_token);
     expect(user).toMatchObject({
       primary_email: email,
-      primary_email_verified: true,
-      primary_email_auth_enabled: true,
+      // Anyone can type any address at the development provider.
+      primary_email_verified: false,
+      primary_email_auth_enabled: false,
       is_anonymous: false,
       has_password: false,
       oauth_providers: [{ id: "github", account_id: email, email }],
@@ -116,5 +118,15 @@ describe("sign-in with a new provider account", () => {
     expect(url.searchParams.get("code_challenge")).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(url.searchParams.get("code_challenge")).not.toBe(appChallenge);
     expect(flow.innerCookie).toBe(`stack-oauth-inner-${url.searchParams.get("state")}=true`);
+  });
+});
+
+describe("the development provider's page", () => {
+  it("says it is a development stand-in whose addresses are not verified and sign in to no existing account", async () => {
+    const { providerUrl } = await startFlow(server, project);
+    const page = (await devProviderLoginPage(providerUrl)).replace(/\s+/g, " ");
+    expect(page).toContain("<title>Development stand-in for github</title>");
+    expect(page).toContain("Development sign-in: not the real github");
+    expect(page).toContain("The address is not verified, and it never signs you in to an existing account");
   });
 });

@@ -6,6 +6,9 @@
 import { createHash, randomBytes } from "node:crypto";
 import { expect } from "vitest";
 import type { TestProject, TestServer } from "../../testing/harness.ts";
+import { getRenderedConfig } from "../projects/config-store.ts";
+import type { OAuthOuterStateRow } from "./schema.ts";
+import { signInWithProviderAccount } from "./sign-in-user.ts";
 
 type Reply = Awaited<ReturnType<TestServer["request"]>>;
 
@@ -150,6 +153,19 @@ export async function signInAtDevProvider(providerUrl: string, email: string | "
   response = await go(new URL(response.headers.get("location")!, providerUrl).toString());
   expect(response.status).toBe(303);
   return new URL(response.headers.get("location")!);
+}
+
+/** The dev provider's sign-in page as a browser gets it from the provider's authorization URL. */
+export async function devProviderLoginPage(providerUrl: string): Promise<string> {
+  const jar = new CookieJar();
+  const first = await fetch(providerUrl, { redirect: "manual" });
+  jar.store(first);
+  expect(first.status).toBe(303);
+  const page = await fetch(new URL(first.headers.get("location")!, providerUrl), {
+    headers: { cookie: jar.header() },
+  });
+  expect(page.status).toBe(200);
+  return page.text();
 }
 
 /** The browser arriving at Gatehouse's callback (with the inner cookie unless told otherwise). */
@@ -299,4 +315,60 @@ export function redirectError(location: URL) {
     code: location.searchParams.get("errorCode"),
     details: JSON.parse(location.searchParams.get("details") ?? "null") as unknown,
   };
+}
+
+/**
+ * A callback's sign-in decision for a provider that is not the development one, straight through
+ * `signInWithProviderAccount`. Every such provider has real, remote endpoints, so no test can reach one over HTTP;
+ * the development provider cannot stand in, as its addresses are never trusted.
+ */
+export async function signInWithTrustedProvider(
+  server: TestServer,
+  project: Pick<TestProject, "id">,
+  input: {
+    email: string;
+    emailVerified?: boolean;
+    accountId?: string;
+    providerConfigId?: string;
+    type?: "authenticate" | "link";
+    userId?: string;
+  },
+) {
+  const providerConfigId = input.providerConfigId ?? "github";
+  const flow: OAuthOuterStateRow = {
+    stateHash: randomBytes(32).toString("hex"),
+    projectId: project.id,
+    providerId: providerConfigId,
+    providerConfigId,
+    callbackUrl: `http://localhost:8102/api/v1/auth/oauth/callback/${providerConfigId}`,
+    codeVerifierEncrypted: "unused",
+    providerScopes: [],
+    type: input.type ?? "authenticate",
+    userId: input.userId ?? null,
+    redirectUri: APP_REDIRECT_URI,
+    clientState: "unused",
+    codeChallenge: "unused",
+    codeChallengeMethod: "S256",
+    errorRedirectUrl: null,
+    afterCallbackRedirectUrl: null,
+    responseMode: "redirect",
+    createdAt: new Date(),
+    expiresAt: new Date(Date.now() + 600_000),
+  };
+  const accountId = input.accountId ?? `id-${randomBytes(6).toString("hex")}`;
+  const result = await signInWithProviderAccount(server.deps, {
+    projectId: project.id,
+    config: await getRenderedConfig(server.deps, project.id),
+    flow,
+    profile: {
+      accountId,
+      email: input.email,
+      emailVerified: input.emailVerified ?? true,
+      displayName: null,
+      profileImageUrl: null,
+    },
+    tokens: { accessToken: "provider-access-token", refreshToken: null, scopes: [], expiresAt: null },
+    fromDevelopmentProvider: false,
+  });
+  return { ...result, accountId };
 }
