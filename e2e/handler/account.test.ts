@@ -1,20 +1,17 @@
-import { existsSync } from "node:fs";
 import { GatehouseClientApp } from "@gatehouse/js";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { serverHasRoute } from "../../packages/js/src/testing/gatehouse-server.ts";
-import { CHROMIUM, type Demo, screenshot, startDemo, totpFor, uniqueEmail } from "./harness.ts";
+import { type Demo, screenshot, startDemo, totpFor, uniqueEmail } from "./harness.ts";
 
 /**
  * Account settings in the browser: profile, e-mails, password, sessions, API keys, notifications, two-factor
  * authentication (and the MFA page at the next sign-in), and deleting the account. Each change is checked on the
  * server.
  */
-const canRun = existsSync(CHROMIUM);
 let demo: Demo;
 
 beforeAll(async () => {
-  if (canRun) demo = await startDemo({ allowUserApiKeys: true, clientUserDeletionEnabled: true });
+  demo = await startDemo({ allowUserApiKeys: true, clientUserDeletionEnabled: true });
 }, 120_000);
 
 afterAll(async () => {
@@ -32,14 +29,14 @@ function section(page: Page, name: string) {
   return page.locator("section", { has: page.getByRole("heading", { name, exact: true }) });
 }
 
-describe.skipIf(!canRun)("account settings in the browser", () => {
+describe("account settings in the browser", () => {
   const email = uniqueEmail("sam");
   const password = "account password 1";
   const newPassword = "account password 2";
   let userId = "";
 
   beforeAll(async () => {
-    if (canRun) userId = await demo.createUser(email, password, { displayName: "Sam Rivera" });
+    userId = await demo.createUser(email, password, { displayName: "Sam Rivera" });
   });
 
   it("edits the profile, e-mails, password, sessions, API keys and notifications", async () => {
@@ -162,26 +159,24 @@ describe.skipIf(!canRun)("account settings in the browser", () => {
     await security.getByText("Two-factor authentication is now on.").waitFor();
     expect((await demo.server.getUser(userId))?.isMultiFactorRequired).toBe(true);
 
-    if (serverHasRoute("POST /auth/mfa/sign-in")) {
-      await page.getByRole("button", { name: "Account menu" }).click();
-      await page.getByRole("menuitem", { name: "Sign out" }).click();
-      await page.waitForURL(`${demo.url}/`);
-      await page.goto(`${demo.url}/protected`);
-      await page.waitForURL(/\/handler\/sign-in/);
-      await page.getByLabel("E-mail", { exact: true }).fill(email);
-      await page.getByRole("textbox", { name: "Password", exact: true }).fill(newPassword);
-      await page.locator(".gh-card").getByRole("button", { name: "Sign in", exact: true }).click();
-      await page.waitForURL(/\/handler\/mfa/);
-      await page.getByRole("heading", { name: "Two-factor authentication" }).waitFor();
-      await screenshot(page, "mfa");
-      await page.getByLabel("Authentication code").fill(totpFor(secret, Date.now() - 120_000));
-      await page.getByText("That code is not right. Check your authenticator app and try again.").waitFor();
-      await screenshot(page, "mfa-wrong-code");
-      await page.getByLabel("Authentication code").fill(totpFor(secret));
-      // Back where the visitor was going before sign-in asked for the second factor.
-      await page.waitForURL(`${demo.url}/protected`);
-      await expect(page.getByTestId("user-email").textContent()).resolves.toBe(email);
-    }
+    await page.getByRole("button", { name: "Account menu" }).click();
+    await page.getByRole("menuitem", { name: "Sign out" }).click();
+    await page.waitForURL(`${demo.url}/`);
+    await page.goto(`${demo.url}/protected`);
+    await page.waitForURL(/\/handler\/sign-in/);
+    await page.getByLabel("E-mail", { exact: true }).fill(email);
+    await page.getByRole("textbox", { name: "Password", exact: true }).fill(newPassword);
+    await page.locator(".gh-card").getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.waitForURL(/\/handler\/mfa/);
+    await page.getByRole("heading", { name: "Two-factor authentication" }).waitFor();
+    await screenshot(page, "mfa");
+    await page.getByLabel("Authentication code").fill(totpFor(secret, Date.now() - 120_000));
+    await page.getByText("That code is not right. Check your authenticator app and try again.").waitFor();
+    await screenshot(page, "mfa-wrong-code");
+    await page.getByLabel("Authentication code").fill(totpFor(secret));
+    // Back where the visitor was going before sign-in asked for the second factor.
+    await page.waitForURL(`${demo.url}/protected`);
+    await expect(page.getByTestId("user-email").textContent()).resolves.toBe(email);
 
     await page.goto(`${demo.url}/handler/account-settings#security`);
     await section(page, "Security").getByRole("button", { name: "Turn off" }).click();

@@ -1,17 +1,15 @@
-import { existsSync } from "node:fs";
 import { GatehouseClientApp } from "@gatehouse/js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CHROMIUM, type Demo, screenshot, startDemo, uniqueEmail } from "./harness.ts";
+import { type Demo, screenshot, startDemo, uniqueEmail } from "./harness.ts";
 
 /**
  * Command-line login: a CLI (the SDK's promptCliLogin, in this process) prints a link to the demo's
  * /handler/cli-auth-confirm page; the user confirms it in the browser and the CLI gets a session of theirs.
  */
-const canRun = existsSync(CHROMIUM);
 let demo: Demo;
 
 beforeAll(async () => {
-  if (canRun) demo = await startDemo();
+  demo = await startDemo();
 }, 120_000);
 
 afterAll(async () => {
@@ -29,7 +27,7 @@ function cliApp() {
   });
 }
 
-describe.skipIf(!canRun)("command-line login in the browser", () => {
+describe("command-line login in the browser", () => {
   it("confirms a command-line login after signing in, and the CLI gets the user's session", async () => {
     const email = uniqueEmail("cli");
     const password = "cli password 1";

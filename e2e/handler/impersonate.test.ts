@@ -1,8 +1,7 @@
-import { existsSync } from "node:fs";
 import { GatehouseClientApp } from "@gatehouse/js";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CHROMIUM, type Demo, screenshot, startDemo, uniqueEmail } from "./harness.ts";
+import { type Demo, screenshot, startDemo, uniqueEmail } from "./harness.ts";
 
 /**
  * The impersonation page: the dashboard opens `<app>/handler/impersonate#access_token=…&refresh_token=…` with an
@@ -10,11 +9,10 @@ import { CHROMIUM, type Demo, screenshot, startDemo, uniqueEmail } from "./harne
  * the session, and signs the browser in only after "Continue as …". Links carrying the tokens of an ordinary
  * sign-in (login CSRF) or garbage are refused and leave the browser signed out.
  */
-const canRun = existsSync(CHROMIUM);
 let demo: Demo;
 
 beforeAll(async () => {
-  if (canRun) demo = await startDemo();
+  demo = await startDemo();
 }, 120_000);
 
 afterAll(async () => {
@@ -48,7 +46,7 @@ async function signedInEmail(page: Page): Promise<string | null> {
   return page.getByTestId("user-email").textContent();
 }
 
-describe.skipIf(!canRun)("the impersonation page in the browser", () => {
+describe("the impersonation page in the browser", () => {
   it("drops the tokens from the address, shows who, and signs in as them only on Continue", async () => {
     const email = uniqueEmail("robin");
     const userId = await demo.createUser(email, "robin password 1", { displayName: "Robin Vega" });

@@ -1,24 +1,21 @@
-import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { serverHasRoute } from "../../packages/js/src/testing/gatehouse-server.ts";
-import { CHROMIUM, type Demo, screenshot, startDemo, uniqueEmail } from "./harness.ts";
+import { type Demo, screenshot, startDemo, uniqueEmail } from "./harness.ts";
 
 /**
  * OAuth sign-in through the server's development OpenID provider (a "shared" provider without credentials): the
  * demo's button, the provider's page, the callback page of the handler, and back to the app signed in.
  */
-const canRun = existsSync(CHROMIUM) && serverHasRoute("GET /auth/oauth/authorize/:provider_id");
 let demo: Demo;
 
 beforeAll(async () => {
-  if (canRun) demo = await startDemo({ oauthProviders: [{ id: "github", type: "shared" }] });
+  demo = await startDemo({ oauthProviders: [{ id: "github", type: "shared" }] });
 }, 120_000);
 
 afterAll(async () => {
   await demo?.close();
 });
 
-describe.skipIf(!canRun)("OAuth sign-in in the browser", () => {
+describe("OAuth sign-in in the browser", () => {
   it("signs up with the provider and lands on the page the visitor wanted", async () => {
     const email = uniqueEmail("octo");
     const { context, page, errors } = await demo.newPage();

@@ -1,23 +1,21 @@
-import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CHROMIUM, type Demo, screenshot, startDemo, uniqueEmail } from "./harness.ts";
+import { type Demo, screenshot, startDemo, uniqueEmail } from "./harness.ts";
 
 /**
  * The handler pages nobody reaches in the flows of the other files (wrong links, the error page, pages on a phone),
  * what they say, and the keyboard: focus order, the user menu, Escape.
  */
-const canRun = existsSync(CHROMIUM);
 let demo: Demo;
 
 beforeAll(async () => {
-  if (canRun) demo = await startDemo();
+  demo = await startDemo();
 }, 120_000);
 
 afterAll(async () => {
   await demo?.close();
 });
 
-describe.skipIf(!canRun)("handler pages in the browser", () => {
+describe("handler pages in the browser", () => {
   it("explains links without a code, an unknown page and the error page", async () => {
     const { context, page, errors } = await demo.newPage();
     await page.goto(`${demo.url}/`);

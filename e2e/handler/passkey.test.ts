@@ -1,21 +1,15 @@
-import { existsSync } from "node:fs";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { serverHasRoute } from "../../packages/js/src/testing/gatehouse-server.ts";
-import { CHROMIUM, type Demo, screenshot, startDemo, uniqueEmail } from "./harness.ts";
+import { type Demo, screenshot, startDemo, uniqueEmail } from "./harness.ts";
 
 /**
  * Passkeys with Chromium's virtual authenticator (DevTools protocol): register one in account settings, sign out,
  * and sign in with it.
  */
-const canRun =
-  existsSync(CHROMIUM) &&
-  serverHasRoute("POST /auth/passkey/initiate-passkey-registration") &&
-  serverHasRoute("POST /auth/passkey/sign-in");
 let demo: Demo;
 
 beforeAll(async () => {
-  if (canRun) demo = await startDemo({ passkeyEnabled: true });
+  demo = await startDemo({ passkeyEnabled: true });
 }, 120_000);
 
 afterAll(async () => {
@@ -38,7 +32,7 @@ async function addVirtualAuthenticator(context: BrowserContext, page: Page) {
   });
 }
 
-describe.skipIf(!canRun)("passkeys in the browser", () => {
+describe("passkeys in the browser", () => {
   it("registers a passkey in account settings and signs in with it", async () => {
     const email = uniqueEmail("piper");
     const password = "passkey password 1";

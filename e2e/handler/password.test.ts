@@ -1,16 +1,14 @@
-import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CHROMIUM, type Demo, linkFrom, screenshot, startDemo, uniqueEmail } from "./harness.ts";
+import { type Demo, linkFrom, screenshot, startDemo, uniqueEmail } from "./harness.ts";
 
 /**
  * Password accounts through the handler pages of the demo app: sign up, verify the e-mail from the outbox, sign
  * out, sign in (wrong then right password), come back to a protected page, and reset a forgotten password.
  */
-const canRun = existsSync(CHROMIUM);
 let demo: Demo;
 
 beforeAll(async () => {
-  if (canRun) demo = await startDemo();
+  demo = await startDemo();
 }, 120_000);
 
 afterAll(async () => {
@@ -22,7 +20,7 @@ async function serverUser(email: string) {
   return users.find((user) => user.primaryEmail === email) ?? null;
 }
 
-describe.skipIf(!canRun)("password accounts in the browser", () => {
+describe("password accounts in the browser", () => {
   const email = uniqueEmail("pat");
   const password = "correct horse 1";
   const newPassword = "battery staple 2";

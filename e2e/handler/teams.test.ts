@@ -1,14 +1,12 @@
-import { existsSync } from "node:fs";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CHROMIUM, type Demo, linkFrom, screenshot, startDemo, uniqueEmail } from "./harness.ts";
+import { type Demo, linkFrom, screenshot, startDemo, uniqueEmail } from "./harness.ts";
 
 /** Teams from the account settings: create one, invite someone, and that person accepts the e-mailed invitation. */
-const canRun = existsSync(CHROMIUM);
 let demo: Demo;
 
 beforeAll(async () => {
-  if (canRun) demo = await startDemo({ clientTeamCreationEnabled: true });
+  demo = await startDemo({ clientTeamCreationEnabled: true });
 }, 120_000);
 
 afterAll(async () => {
@@ -21,7 +19,7 @@ async function signIn(page: Page, email: string, password: string) {
   await page.locator(".gh-card").getByRole("button", { name: "Sign in", exact: true }).click();
 }
 
-describe.skipIf(!canRun)("teams in the browser", () => {
+describe("teams in the browser", () => {
   const alice = uniqueEmail("alice");
   const bob = uniqueEmail("bob");
   const password = "team password 1";
@@ -30,7 +28,6 @@ describe.skipIf(!canRun)("teams in the browser", () => {
   let teamId = "";
 
   beforeAll(async () => {
-    if (!canRun) return;
     aliceId = await demo.createUser(alice, password, { displayName: "Alice Martin" });
     bobId = await demo.createUser(bob, password, { displayName: "Bob Stone" });
   });

@@ -1,13 +1,3 @@
-/**
- * Passkeys in a real browser: Debian's Chromium with a CDP virtual authenticator (CTAP2, internal, resident keys,
- * user verification) registers a passkey against a real Gatehouse and signs in with it. The page is served as
- * http://localhost:<port> (a secure context, and a trusted origin because localhost is allowed by default); the
- * API listens on 127.0.0.1:<other port>, so every call is a real cross-origin request.
- *
- * Two clients are exercised: @simplewebauthn/browser driven by hand over fetch, and the SDK's own
- * `registerPasskey` / `signInWithPasskey`.
- */
-import { existsSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
@@ -18,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { passkeyCredentials } from "../../packages/server/src/features/auth-passkey/schema.ts";
 import { createKeySet } from "../../packages/server/src/features/project-keys/service.ts";
 import { createProject } from "../../packages/server/src/features/projects/service.ts";
-import { CHROMIUM, launchChromium } from "../../packages/server/src/testing/chromium.ts";
+import { launchChromium } from "../../packages/server/src/testing/chromium.ts";
 import { startListeningServer } from "../../packages/server/src/testing/listening-server.ts";
 
 const PASSWORD = "passkey e2e password";
@@ -99,8 +89,6 @@ let project: {
   secretServerKey: string;
   superSecretAdminKey: string;
 };
-
-const canRun = existsSync(CHROMIUM);
 
 async function api(
   path: string,
@@ -201,7 +189,6 @@ async function storedCredential(projectId: string, userId: string) {
 }
 
 beforeAll(async () => {
-  if (!canRun) return;
   gatehouse = await startListeningServer();
   project = await newProject("Passkey e2e", {
     "auth.passkey.allowSignIn": true,
@@ -250,7 +237,7 @@ afterAll(async () => {
   await gatehouse?.close();
 });
 
-describe.skipIf(!canRun)("passkeys in Chromium", () => {
+describe("passkeys in Chromium", () => {
   it("registers a passkey for a signed-in user and signs in with it", { timeout: 60_000 }, async () => {
     const userId = await newUser(project, "passkey-e2e@example.com");
     const session = await api("/auth/sessions", {

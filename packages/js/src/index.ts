@@ -1,7 +1,7 @@
 // @gatehouse/js: the SDK for browsers and Node. The class names mirror the reference SDK's, so an app
 // written against @stackframe/js migrates by changing its import.
 export { isKnownError, KnownError, type KnownErrorCode, type KnownErrorJson } from "@gatehouse/shared";
-export type { AdminSentEmail, EmailServerConfig, EmailTemplate } from "./apps/admin-app.ts";
+export type { AdminSentEmail, EmailServerConfig } from "./apps/admin-app.ts";
 export { GatehouseAdminApp } from "./apps/admin-app.ts";
 export type { Auth, AuthJson } from "./apps/auth-tokens.ts";
 export type { CliLoginOptions } from "./apps/cli-login.ts";
@@ -14,7 +14,7 @@ export type {
   TokenStoreInit,
 } from "./apps/options.ts";
 export type { ClientAppJson } from "./apps/serialize.ts";
-export type { ListUsersOptions, Paginated, SendEmailOptions } from "./apps/server-app.ts";
+export type { ListUsersOptions, Paginated } from "./apps/server-app.ts";
 export { GatehouseServerApp } from "./apps/server-app.ts";
 export { MFA_ATTEMPT_CODE_STORAGE_KEY } from "./apps/sign-in.ts";
 export { HANDLER_PAGES, type HandlerUrlOptions, type HandlerUrls } from "./apps/urls.ts";

@@ -8,7 +8,7 @@ import {
 } from "../objects/api-keys.ts";
 import { permissionDefinitions } from "../objects/permissions.ts";
 import { type AdminProject, adminProjectFromJson } from "../objects/projects.ts";
-import { call, defined, type Scope, seg } from "../objects/scope.ts";
+import { call, type Scope } from "../objects/scope.ts";
 import type { Session } from "../session/session.ts";
 import { Result } from "../utils/result.ts";
 import type { Wire } from "../utils/wire.ts";
@@ -33,8 +33,6 @@ export type EmailServerConfig = {
   senderEmail: string;
   senderName: string;
 };
-
-export type EmailTemplate = { id: string; displayName: string; themeId?: string; tsxSource: string };
 
 /**
  * The SDK for project owners: with the super secret admin key, or with `projectOwnerSession` (an internal-project
@@ -110,13 +108,6 @@ export class GatehouseAdminApp extends GatehouseServerApp {
       : Result.error({ errorMessage: String(result.error_message ?? "Unknown error") });
   }
 
-  async sendSignInInvitationEmail(email: string, callbackUrl: string): Promise<void> {
-    await call(this.adminScope, "/internal/send-sign-in-invitation", {
-      method: "POST",
-      body: { email, callback_url: callbackUrl },
-    });
-  }
-
   // --- Permission definitions ---
 
   listTeamPermissionDefinitions = () => permissionDefinitions(this.adminScope, "team").list();
@@ -138,55 +129,6 @@ export class GatehouseAdminApp extends GatehouseServerApp {
   ) => permissionDefinitions(this.adminScope, "project").update(id, options);
   deleteProjectPermissionDefinition = (id: string) =>
     permissionDefinitions(this.adminScope, "project").delete(id);
-
-  // --- Email themes and templates (PROTOCOL.md §3.12) ---
-
-  async listEmailThemes(): Promise<{ id: string; displayName: string }[]> {
-    const result = await call(this.adminScope, "/internal/email-themes");
-    return (result.themes as Wire[]).map((theme) => ({ id: theme.id, displayName: theme.display_name }));
-  }
-
-  createEmailTheme(displayName: string): Promise<{ id: string }> {
-    return call(this.adminScope, "/internal/email-themes", {
-      method: "POST",
-      body: { display_name: displayName },
-    });
-  }
-
-  async updateEmailTheme(id: string, tsxSource: string): Promise<void> {
-    await call(this.adminScope, `/internal/email-themes/${seg(id)}`, {
-      method: "PATCH",
-      body: { tsx_source: tsxSource },
-    });
-  }
-
-  async listEmailTemplates(): Promise<EmailTemplate[]> {
-    const result = await call(this.adminScope, "/internal/email-templates");
-    return (result.templates as Wire[]).map((template) => ({
-      id: template.id,
-      displayName: template.display_name,
-      tsxSource: template.tsx_source,
-      ...(template.theme_id ? { themeId: template.theme_id } : {}),
-    }));
-  }
-
-  createEmailTemplate(displayName: string): Promise<{ id: string }> {
-    return call(this.adminScope, "/internal/email-templates", {
-      method: "POST",
-      body: { display_name: displayName },
-    });
-  }
-
-  async updateEmailTemplate(id: string, tsxSource: string, themeId?: string | null | false): Promise<void> {
-    await call(this.adminScope, `/internal/email-templates/${seg(id)}`, {
-      method: "PATCH",
-      body: defined({ tsx_source: tsxSource, theme_id: themeId === false ? null : themeId }),
-    });
-  }
-
-  async deleteEmailTemplate(id: string): Promise<void> {
-    await call(this.adminScope, `/internal/email-templates/${seg(id)}`, { method: "DELETE" });
-  }
 }
 
 /** The admin app of a project created or listed by an internal-project user, acting as that user. */

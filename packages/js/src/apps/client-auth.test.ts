@@ -2,7 +2,7 @@ import { isKnownError } from "@gatehouse/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeAccessToken } from "../session/jwt.ts";
 import { appsFor, recordingRuntime, totpCode, uniqueEmail } from "../testing/apps.ts";
-import { type RunningGatehouse, serverHasRoute, startGatehouse } from "../testing/gatehouse-server.ts";
+import { type RunningGatehouse, startGatehouse } from "../testing/gatehouse-server.ts";
 import { withClaims } from "../testing/tokens.ts";
 
 const PASSWORD = "correct horse battery";
@@ -21,31 +21,26 @@ beforeAll(async () => {
 });
 afterAll(() => gh?.close());
 
-const itIf = (route: string) => it.skipIf(!serverHasRoute(route));
-
 describe("password sign-up and sign-in", () => {
-  itIf("POST /auth/password/sign-up")(
-    "signs up, keeps the tokens in the app's store, and reads the user",
-    async () => {
-      const app = apps.client();
-      const email = uniqueEmail();
-      expect(await app.getUser()).toBeNull();
-      expect(await app.signUpWithCredential({ email, password: PASSWORD })).toEqual({
-        status: "ok",
-        data: undefined,
-      });
-      const user = await app.getUser({ or: "throw" });
-      expect(user).toMatchObject({ primaryEmail: email, hasPassword: true, isAnonymous: false });
-      expect(user.signedUpAt).toBeInstanceOf(Date);
-      // Another app (another memory store) is not signed in.
-      expect(await apps.client().getUser()).toBeNull();
-      await expect(apps.client().getUser({ or: "throw" })).rejects.toSatisfy((e) =>
-        isKnownError(e, "USER_AUTHENTICATION_REQUIRED"),
-      );
-    },
-  );
+  it("signs up, keeps the tokens in the app's store, and reads the user", async () => {
+    const app = apps.client();
+    const email = uniqueEmail();
+    expect(await app.getUser()).toBeNull();
+    expect(await app.signUpWithCredential({ email, password: PASSWORD })).toEqual({
+      status: "ok",
+      data: undefined,
+    });
+    const user = await app.getUser({ or: "throw" });
+    expect(user).toMatchObject({ primaryEmail: email, hasPassword: true, isAnonymous: false });
+    expect(user.signedUpAt).toBeInstanceOf(Date);
+    // Another app (another memory store) is not signed in.
+    expect(await apps.client().getUser()).toBeNull();
+    await expect(apps.client().getUser({ or: "throw" })).rejects.toSatisfy((e) =>
+      isKnownError(e, "USER_AUTHENTICATION_REQUIRED"),
+    );
+  });
 
-  itIf("POST /auth/password/sign-up")("returns expected sign-up failures as results", async () => {
+  it("returns expected sign-up failures as results", async () => {
     const email = uniqueEmail();
     await apps.client().signUpWithCredential({ email, password: PASSWORD });
     const taken = await apps.client().signUpWithCredential({ email, password: PASSWORD });
@@ -54,7 +49,7 @@ describe("password sign-up and sign-in", () => {
     expect(short.status === "error" && isKnownError(short.error, "PASSWORD_REQUIREMENTS_NOT_MET")).toBe(true);
   });
 
-  itIf("POST /auth/password/sign-in")("signs in, refuses a wrong password, and signs out", async () => {
+  it("signs in, refuses a wrong password, and signs out", async () => {
     const email = uniqueEmail();
     await apps.client().signUpWithCredential({ email, password: PASSWORD });
     const app = apps.client();
@@ -81,7 +76,7 @@ describe("password sign-up and sign-in", () => {
 });
 
 describe("access tokens", () => {
-  itIf("GET /users/me")("refreshes an expired access token before using it", async () => {
+  it("refreshes an expired access token before using it", async () => {
     const app = apps.client();
     await app.signUpWithCredential({ email: uniqueEmail(), password: PASSWORD });
     const { accessToken, refreshToken } = await app.getAuthJson();
@@ -94,7 +89,7 @@ describe("access tokens", () => {
     expect(fresh!.exp! * 1000).toBeGreaterThan(Date.now() + 60_000);
   });
 
-  itIf("GET /users/me")("refreshes and retries once when the server rejects the access token", async () => {
+  it("refreshes and retries once when the server rejects the access token", async () => {
     const app = apps.client();
     await app.signUpWithCredential({ email: uniqueEmail(), password: PASSWORD });
     const { accessToken, refreshToken } = await app.getAuthJson();
@@ -106,55 +101,47 @@ describe("access tokens", () => {
     expect(calls).toEqual(["GET /users/me", "POST /auth/oauth/token", "GET /users/me"]);
   });
 
-  itIf("DELETE /auth/sessions/:session_id")(
-    "a revoked session counts as signed out and clears both tokens",
-    async () => {
-      const email = uniqueEmail();
-      const first = apps.client();
-      await first.signUpWithCredential({ email, password: PASSWORD });
-      const second = apps.client();
-      await second.signInWithCredential({ email, password: PASSWORD });
+  it("a revoked session counts as signed out and clears both tokens", async () => {
+    const email = uniqueEmail();
+    const first = apps.client();
+    await first.signUpWithCredential({ email, password: PASSWORD });
+    const second = apps.client();
+    await second.signInWithCredential({ email, password: PASSWORD });
 
-      const sessions = await (await first.getUser({ or: "throw" })).getActiveSessions();
-      expect(sessions).toHaveLength(2);
-      const other = sessions.find((session) => !session.isCurrentSession)!;
-      await (await first.getUser({ or: "throw" })).revokeSession(other.id);
+    const sessions = await (await first.getUser({ or: "throw" })).getActiveSessions();
+    expect(sessions).toHaveLength(2);
+    const other = sessions.find((session) => !session.isCurrentSession)!;
+    await (await first.getUser({ or: "throw" })).revokeSession(other.id);
 
-      // The second app's access token is still a valid JWT; once it is gone, the refresh fails: signed out.
-      const { accessToken, refreshToken } = await second.getAuthJson();
-      const store = { accessToken: withClaims(accessToken!, { exp: 1 }), refreshToken };
-      const viaRevoked = apps.client({ tokenStore: store });
-      expect(await viaRevoked.getUser()).toBeNull();
-      expect(await viaRevoked.getAuthJson()).toEqual({ accessToken: null, refreshToken: null });
-      // Signing out of a session the server already ended is not an error.
-      await expect(apps.client({ tokenStore: { ...store } }).signOut()).resolves.toBeUndefined();
-    },
-  );
+    // The second app's access token is still a valid JWT; once it is gone, the refresh fails: signed out.
+    const { accessToken, refreshToken } = await second.getAuthJson();
+    const store = { accessToken: withClaims(accessToken!, { exp: 1 }), refreshToken };
+    const viaRevoked = apps.client({ tokenStore: store });
+    expect(await viaRevoked.getUser()).toBeNull();
+    expect(await viaRevoked.getAuthJson()).toEqual({ accessToken: null, refreshToken: null });
+    // Signing out of a session the server already ended is not an error.
+    await expect(apps.client({ tokenStore: { ...store } }).signOut()).resolves.toBeUndefined();
+  });
 });
 
 describe("anonymous users", () => {
-  itIf("POST /auth/anonymous/sign-up")(
-    "count as signed out unless asked for, and upgrade in place",
-    async () => {
-      const app = apps.client();
-      expect(await app.getUser()).toBeNull();
-      const anonymous = await app.getUser({ or: "anonymous" });
-      expect(anonymous.isAnonymous).toBe(true);
-      expect(await app.getUser()).toBeNull();
-      expect((await app.getUser({ or: "anonymous" })).id).toBe(anonymous.id);
+  it("count as signed out unless asked for, and upgrade in place", async () => {
+    const app = apps.client();
+    expect(await app.getUser()).toBeNull();
+    const anonymous = await app.getUser({ or: "anonymous" });
+    expect(anonymous.isAnonymous).toBe(true);
+    expect(await app.getUser()).toBeNull();
+    expect((await app.getUser({ or: "anonymous" })).id).toBe(anonymous.id);
 
-      expect((await app.signUpWithCredential({ email: uniqueEmail(), password: PASSWORD })).status).toBe(
-        "ok",
-      );
-      const upgraded = await app.getUser({ or: "throw" });
-      expect(upgraded.id).toBe(anonymous.id);
-      expect(upgraded.isAnonymous).toBe(false);
-    },
-  );
+    expect((await app.signUpWithCredential({ email: uniqueEmail(), password: PASSWORD })).status).toBe("ok");
+    const upgraded = await app.getUser({ or: "throw" });
+    expect(upgraded.id).toBe(anonymous.id);
+    expect(upgraded.isAnonymous).toBe(false);
+  });
 });
 
 describe("magic link and password reset", () => {
-  itIf("POST /auth/otp/sign-in")("signs in with the emailed code, which works once", async () => {
+  it("signs in with the emailed code, which works once", async () => {
     const app = apps.client();
     const email = uniqueEmail("otp");
     const sent = await app.sendMagicLinkEmail(email, { callbackUrl: CALLBACK });
@@ -166,7 +153,7 @@ describe("magic link and password reset", () => {
     expect(again.status === "error" && again.error.code).toBe("VERIFICATION_CODE_ALREADY_USED");
   });
 
-  itIf("POST /auth/password/reset")("resets a forgotten password with the emailed code", async () => {
+  it("resets a forgotten password with the emailed code", async () => {
     const email = uniqueEmail("reset");
     await apps.client().signUpWithCredential({ email, password: PASSWORD });
     const app = apps.client();
@@ -209,17 +196,14 @@ describe("redirects and MFA", () => {
     return { email, secret, app, result, navigated, attemptCode };
   }
 
-  itIf("PATCH /users/me")(
-    "a TOTP user's sign-in sends them to the MFA page with an attempt code",
-    async () => {
-      const { result, navigated, attemptCode } = await totpUser();
-      expect(result.status === "error" && result.error.code).toBe("MULTI_FACTOR_AUTHENTICATION_REQUIRED");
-      expect(navigated).toEqual(["/handler/mfa"]);
-      expect(attemptCode).toHaveLength(45);
-    },
-  );
+  it("a TOTP user's sign-in sends them to the MFA page with an attempt code", async () => {
+    const { result, navigated, attemptCode } = await totpUser();
+    expect(result.status === "error" && result.error.code).toBe("MULTI_FACTOR_AUTHENTICATION_REQUIRED");
+    expect(navigated).toEqual(["/handler/mfa"]);
+    expect(attemptCode).toHaveLength(45);
+  });
 
-  itIf("POST /auth/mfa/sign-in")("signs in with the TOTP code and the attempt code", async () => {
+  it("signs in with the TOTP code and the attempt code", async () => {
     const { email, secret, app, attemptCode } = await totpUser();
     const result = await app.signInWithMfa(totpCode(secret), attemptCode, { noRedirect: true });
     expect(result.status).toBe("ok");
@@ -227,7 +211,6 @@ describe("redirects and MFA", () => {
   });
 });
 
-// OAuth sign-in and callback: browser/oauth.browser.test.ts (Chromium); connected accounts: connected-accounts.test.ts.
-describe("flows the server cannot do yet", () => {
-  it.todo("passkey registration and sign-in (needs /auth/passkey/* and Chromium's virtual authenticator)");
-});
+// Elsewhere, because they need a browser: OAuth sign-in and callback in browser/oauth.browser.test.ts; passkey
+// registration and sign-in (WebAuthn) in e2e/passkey/passkey.test.ts, with Chromium's virtual authenticator.
+// Connected accounts: connected-accounts.test.ts.

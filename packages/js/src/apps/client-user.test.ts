@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeAccessToken } from "../session/jwt.ts";
 import { appsFor, uniqueEmail } from "../testing/apps.ts";
-import { type RunningGatehouse, serverHasRoute, startGatehouse } from "../testing/gatehouse-server.ts";
+import { type RunningGatehouse, startGatehouse } from "../testing/gatehouse-server.ts";
 
 const PASSWORD = "correct horse battery";
 const CALLBACK = "http://localhost:3000/handler/email-verification";
@@ -19,8 +19,6 @@ beforeAll(async () => {
 });
 afterAll(() => gh?.close());
 
-const itIf = (route: string) => it.skipIf(!serverHasRoute(route));
-
 async function signedIn(email = uniqueEmail()) {
   const app = apps.client();
   const result = await app.signUpWithCredential({
@@ -33,7 +31,7 @@ async function signedIn(email = uniqueEmail()) {
 }
 
 describe("the current user", () => {
-  itIf("PATCH /users/me")("updates profile fields, and the refreshed access token carries them", async () => {
+  it("updates profile fields, and the refreshed access token carries them", async () => {
     const { app, user } = await signedIn();
     await user.update({ displayName: "Ada", clientMetadata: { theme: "dark" } });
     const updated = await app.getUser({ or: "throw" });
@@ -43,40 +41,34 @@ describe("the current user", () => {
     expect((await app.getUser())?.displayName).toBeNull();
   });
 
-  itIf("POST /auth/password/update")(
-    "changes the password, reporting a wrong old one as a value",
-    async () => {
-      const { app, email, user } = await signedIn();
-      const wrong = await user.updatePassword({
-        oldPassword: "not my password",
-        newPassword: "new password 123",
-      });
-      expect(wrong?.code).toBe("PASSWORD_CONFIRMATION_MISMATCH");
-      expect(
-        await user.updatePassword({ oldPassword: PASSWORD, newPassword: "new password 123" }),
-      ).toBeUndefined();
-      // The current session survives the change.
-      expect((await app.getUser())?.primaryEmail).toBe(email);
-      const other = apps.client();
-      expect((await other.signInWithCredential({ email, password: "new password 123" })).status).toBe("ok");
-    },
-  );
+  it("changes the password, reporting a wrong old one as a value", async () => {
+    const { app, email, user } = await signedIn();
+    const wrong = await user.updatePassword({
+      oldPassword: "not my password",
+      newPassword: "new password 123",
+    });
+    expect(wrong?.code).toBe("PASSWORD_CONFIRMATION_MISMATCH");
+    expect(
+      await user.updatePassword({ oldPassword: PASSWORD, newPassword: "new password 123" }),
+    ).toBeUndefined();
+    // The current session survives the change.
+    expect((await app.getUser())?.primaryEmail).toBe(email);
+    const other = apps.client();
+    expect((await other.signInWithCredential({ email, password: "new password 123" })).status).toBe("ok");
+  });
 
-  itIf("POST /contact-channels/verify")(
-    "verifies the primary email with the code from the sign-up email",
-    async () => {
-      const { app, email, user } = await signedIn(uniqueEmail("verify"));
-      expect(user.primaryEmailVerified).toBe(false);
-      const code = await gh.latestEmailCode(app.projectId, email);
-      expect((await app.verifyEmail(code)).status).toBe("ok");
-      expect((await app.getUser())?.primaryEmailVerified).toBe(true);
-      expect((await user.sendVerificationEmail({ callbackUrl: CALLBACK }))?.code).toBe(
-        "EMAIL_ALREADY_VERIFIED",
-      );
-    },
-  );
+  it("verifies the primary email with the code from the sign-up email", async () => {
+    const { app, email, user } = await signedIn(uniqueEmail("verify"));
+    expect(user.primaryEmailVerified).toBe(false);
+    const code = await gh.latestEmailCode(app.projectId, email);
+    expect((await app.verifyEmail(code)).status).toBe("ok");
+    expect((await app.getUser())?.primaryEmailVerified).toBe(true);
+    expect((await user.sendVerificationEmail({ callbackUrl: CALLBACK }))?.code).toBe(
+      "EMAIL_ALREADY_VERIFIED",
+    );
+  });
 
-  itIf("POST /contact-channels")("manages contact channels", async () => {
+  it("manages contact channels", async () => {
     const { user, email } = await signedIn();
     const extra = uniqueEmail("second");
     const created = await user.createContactChannel({ type: "email", value: extra, usedForAuth: false });
@@ -88,29 +80,26 @@ describe("the current user", () => {
     expect((await user.listContactChannels()).map((c) => c.value)).toEqual([email]);
   });
 
-  itIf("DELETE /users/me")(
-    "deletes the user when the project allows it, and is signed out after",
-    async () => {
-      const { app, user } = await signedIn();
-      await expect(user.delete()).rejects.toThrow();
+  it("deletes the user when the project allows it, and is signed out after", async () => {
+    const { app, user } = await signedIn();
+    await expect(user.delete()).rejects.toThrow();
+    await apps
+      .admin()
+      .getProject()
+      .then((p) => p.update({ config: { clientUserDeletionEnabled: true } }));
+    try {
+      await (await app.getUser({ or: "throw" })).delete();
+      expect(await app.getUser()).toBeNull();
+      expect(await app.getRefreshToken()).toBeNull();
+    } finally {
       await apps
         .admin()
         .getProject()
-        .then((p) => p.update({ config: { clientUserDeletionEnabled: true } }));
-      try {
-        await (await app.getUser({ or: "throw" })).delete();
-        expect(await app.getUser()).toBeNull();
-        expect(await app.getRefreshToken()).toBeNull();
-      } finally {
-        await apps
-          .admin()
-          .getProject()
-          .then((p) => p.update({ config: { clientUserDeletionEnabled: false } }));
-      }
-    },
-  );
+        .then((p) => p.update({ config: { clientUserDeletionEnabled: false } }));
+    }
+  });
 
-  itIf("POST /teams")("creates, lists and leaves teams", async () => {
+  it("creates, lists and leaves teams", async () => {
     const { app, user } = await signedIn();
     const team = await user.createTeam({ displayName: "Team A" });
     expect(team.displayName).toBe("Team A");
@@ -138,7 +127,7 @@ describe("the current user", () => {
     expect(await user.listTeams()).toEqual([]);
   });
 
-  itIf("GET /emails/notification-preference/:user_id")("lists notification categories", async () => {
+  it("lists notification categories", async () => {
     const { user } = await signedIn();
     const categories = await user.listNotificationCategories();
     expect(categories.map((c) => c.name).sort()).toEqual(["Marketing", "Transactional"]);
@@ -151,29 +140,26 @@ describe("the current user", () => {
 });
 
 describe("user API keys", () => {
-  itIf("POST /user-api-keys")(
-    "creates, lists and revokes keys, and a server finds the key's user",
-    async () => {
-      await apps
-        .admin()
-        .getProject()
-        .then((p) => p.updateConfig({ "apiKeys.enabled.user": true }));
-      const { user } = await signedIn();
-      const created = await user.createApiKey({ description: "cli", expiresAt: null });
-      expect(created.value).toMatch(/^sk_/);
-      expect(created.isValid()).toBe(true);
-      const [listed] = await user.listApiKeys();
-      expect(listed).toMatchObject({
-        id: created.id,
-        value: { lastFour: created.value.slice(-4) },
-        type: "user",
-      });
-      expect((await apps.server().getUser({ apiKey: created.value }))?.id).toBe(user.id);
-      await listed!.revoke();
-      expect((await user.listApiKeys())[0]?.whyInvalid()).toBe("manually-revoked");
-      expect(await apps.server().getUser({ apiKey: created.value })).toBeNull();
-    },
-  );
+  it("creates, lists and revokes keys, and a server finds the key's user", async () => {
+    await apps
+      .admin()
+      .getProject()
+      .then((p) => p.updateConfig({ "apiKeys.enabled.user": true }));
+    const { user } = await signedIn();
+    const created = await user.createApiKey({ description: "cli", expiresAt: null });
+    expect(created.value).toMatch(/^sk_/);
+    expect(created.isValid()).toBe(true);
+    const [listed] = await user.listApiKeys();
+    expect(listed).toMatchObject({
+      id: created.id,
+      value: { lastFour: created.value.slice(-4) },
+      type: "user",
+    });
+    expect((await apps.server().getUser({ apiKey: created.value }))?.id).toBe(user.id);
+    await listed!.revoke();
+    expect((await user.listApiKeys())[0]?.whyInvalid()).toBe("manually-revoked");
+    expect(await apps.server().getUser({ apiKey: created.value })).toBeNull();
+  });
 });
 
 describe("the project", () => {
@@ -187,39 +173,36 @@ describe("the project", () => {
 });
 
 describe("command-line login (PROTOCOL.md §4.9)", () => {
-  itIf("POST /auth/cli/poll")(
-    "polls until the signed-in browser confirms, then hands over a session",
-    async () => {
-      const { app: browser, user } = await signedIn();
-      let link = "";
-      let loginCode = "";
-      const sleeps: number[] = [];
-      const cli = apps.client({
-        runtime: {
-          sleep: async (ms) => {
-            sleeps.push(ms);
-            // The user confirms in the browser while the CLI waits between its first and second poll.
-            if (sleeps.length === 1) await browser.completeCliLogin(loginCode);
-          },
+  it("polls until the signed-in browser confirms, then hands over a session", async () => {
+    const { app: browser, user } = await signedIn();
+    let link = "";
+    let loginCode = "";
+    const sleeps: number[] = [];
+    const cli = apps.client({
+      runtime: {
+        sleep: async (ms) => {
+          sleeps.push(ms);
+          // The user confirms in the browser while the CLI waits between its first and second poll.
+          if (sleeps.length === 1) await browser.completeCliLogin(loginCode);
         },
-      });
-      const result = await cli.promptCliLogin({
-        appUrl: "http://localhost:3000/",
-        promptLink: (url, code) => {
-          link = url;
-          loginCode = code;
-        },
-      });
-      expect(link).toBe(`http://localhost:3000/handler/cli-auth-confirm?login_code=${loginCode}`);
-      expect(result.status).toBe("ok");
-      expect(sleeps).toEqual([2000]);
-      const refreshToken = result.status === "ok" ? result.data : "";
-      const signedInCli = apps.client({ tokenStore: { accessToken: null, refreshToken } });
-      expect((await signedInCli.getUser())?.id).toBe(user.id);
-    },
-  );
+      },
+    });
+    const result = await cli.promptCliLogin({
+      appUrl: "http://localhost:3000/",
+      promptLink: (url, code) => {
+        link = url;
+        loginCode = code;
+      },
+    });
+    expect(link).toBe(`http://localhost:3000/handler/cli-auth-confirm?login_code=${loginCode}`);
+    expect(result.status).toBe("ok");
+    expect(sleeps).toEqual([2000]);
+    const refreshToken = result.status === "ok" ? result.data : "";
+    const signedInCli = apps.client({ tokenStore: { accessToken: null, refreshToken } });
+    expect((await signedInCli.getUser())?.id).toBe(user.id);
+  });
 
-  itIf("POST /auth/cli/poll")("gives up after maxAttempts polls", async () => {
+  it("gives up after maxAttempts polls", async () => {
     const sleeps: number[] = [];
     const cli = apps.client({ runtime: { sleep: async (ms) => void sleeps.push(ms) } });
     const result = await cli.promptCliLogin({

@@ -2,7 +2,7 @@ import { isKnownError } from "@gatehouse/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signInOverHttp } from "../../../server/src/features/oauth/test-support.ts";
 import { appsFor, uniqueEmail } from "../testing/apps.ts";
-import { type RunningGatehouse, serverHasRoute, startGatehouse } from "../testing/gatehouse-server.ts";
+import { type RunningGatehouse, startGatehouse } from "../testing/gatehouse-server.ts";
 
 /**
  * Connected accounts through the SDK: a user signed in with a "standard" GitHub whose endpoints are the server's
@@ -39,39 +39,36 @@ async function signedInWithGitHub(providerScope?: string) {
   return { email, issuer: session.providerIssuer, user: await app.getUser({ or: "throw" }) };
 }
 
-describe.skipIf(!serverHasRoute("POST /connected-accounts/:user_id/:provider_id/access-token"))(
-  "connected accounts",
-  () => {
-    it("hands out a provider access token that works at the provider", async () => {
-      const { email, issuer, user } = await signedInWithGitHub();
-      expect(user.primaryEmail).toBe(email);
-      const connection = await user.getConnectedAccount("github");
-      expect(connection).not.toBeNull();
-      expect(connection!.id).toBe("github");
-      const { accessToken } = await connection!.getAccessToken();
-      expect(await providerUser(issuer, accessToken)).toMatchObject({ sub: email });
-    });
+describe("connected accounts", () => {
+  it("hands out a provider access token that works at the provider", async () => {
+    const { email, issuer, user } = await signedInWithGitHub();
+    expect(user.primaryEmail).toBe(email);
+    const connection = await user.getConnectedAccount("github");
+    expect(connection).not.toBeNull();
+    expect(connection!.id).toBe("github");
+    const { accessToken } = await connection!.getAccessToken();
+    expect(await providerUser(issuer, accessToken)).toMatchObject({ sub: email });
+  });
 
-    it("gives null for scopes the grant lacks, and grants them when asked for at sign-in", async () => {
-      const plain = await signedInWithGitHub();
-      expect(await plain.user.getConnectedAccount("github", { scopes: ["dev:read"] })).toBeNull();
-      const scoped = await signedInWithGitHub("dev:read");
-      const connection = await scoped.user.getConnectedAccount("github", { scopes: ["dev:read"] });
-      const { accessToken } = await connection!.getAccessToken();
-      expect(await providerUser(scoped.issuer, accessToken)).toMatchObject({ sub: scoped.email });
-    });
+  it("gives null for scopes the grant lacks, and grants them when asked for at sign-in", async () => {
+    const plain = await signedInWithGitHub();
+    expect(await plain.user.getConnectedAccount("github", { scopes: ["dev:read"] })).toBeNull();
+    const scoped = await signedInWithGitHub("dev:read");
+    const connection = await scoped.user.getConnectedAccount("github", { scopes: ["dev:read"] });
+    const { accessToken } = await connection!.getAccessToken();
+    expect(await providerUser(scoped.issuer, accessToken)).toMatchObject({ sub: scoped.email });
+  });
 
-    it("gives null for a provider the user has not connected, and an error for one the project lacks", async () => {
-      const { user } = await signedInWithGitHub();
-      expect(await user.getConnectedAccount("discord")).toBeNull();
-      await expect(user.getConnectedAccount("google")).rejects.toSatisfy((error) =>
-        isKnownError(error, "OAUTH_PROVIDER_NOT_FOUND_OR_NOT_ENABLED"),
-      );
+  it("gives null for a provider the user has not connected, and an error for one the project lacks", async () => {
+    const { user } = await signedInWithGitHub();
+    expect(await user.getConnectedAccount("discord")).toBeNull();
+    await expect(user.getConnectedAccount("google")).rejects.toSatisfy((error) =>
+      isKnownError(error, "OAUTH_PROVIDER_NOT_FOUND_OR_NOT_ENABLED"),
+    );
 
-      const passwordUser = apps.client();
-      await passwordUser.signUpWithCredential({ email: uniqueEmail(), password: "correct horse battery" });
-      const current = await passwordUser.getUser({ or: "throw" });
-      expect(await current.getConnectedAccount("github")).toBeNull();
-    });
-  },
-);
+    const passwordUser = apps.client();
+    await passwordUser.signUpWithCredential({ email: uniqueEmail(), password: "correct horse battery" });
+    const current = await passwordUser.getUser({ or: "throw" });
+    expect(await current.getConnectedAccount("github")).toBeNull();
+  });
+});

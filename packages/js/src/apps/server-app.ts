@@ -1,7 +1,7 @@
 import { isKnownError } from "@gatehouse/shared";
 import type { AccessType } from "../http/api-client.ts";
 import { type CurrentServerUser, currentServerUserFromJson } from "../objects/current-user.ts";
-import { call, defined, type Scope, seg, withQuery } from "../objects/scope.ts";
+import { call, type Scope, seg, withQuery } from "../objects/scope.ts";
 import { createUserSession, type ServerUser, serverUserFromJson } from "../objects/server-user.ts";
 import { createTeam, type ServerTeam, type ServerTeamCreateOptions, teamFromJson } from "../objects/teams.ts";
 import { type ServerUserCreateOptions, userCreateToWire } from "../objects/users.ts";
@@ -21,16 +21,6 @@ export type ListUsersOptions = {
   /** Also list restricted users (e.g. email not verified when required, or restricted by an admin). */
   includeRestricted?: boolean;
   teamId?: string;
-};
-
-export type SendEmailOptions = {
-  userIds: string[];
-  subject?: string;
-  html?: string;
-  themeId?: string | null;
-  templateId?: string;
-  variables?: Record<string, unknown>;
-  notificationCategoryName?: string;
 };
 
 /** A page of a list, with the cursor of the next page (null on the last one). */
@@ -159,21 +149,5 @@ export class GatehouseServerApp extends GatehouseClientApp {
 
   async createTeam(options: ServerTeamCreateOptions): Promise<ServerTeam> {
     return (await createTeam(this.scope, options)) as ServerTeam;
-  }
-
-  /** Sends an email to users (PROTOCOL.md §7, POST /emails/send-email). */
-  async sendEmail(options: SendEmailOptions): Promise<void> {
-    await call(this.scope, "/emails/send-email", {
-      method: "POST",
-      body: defined({
-        user_ids: options.userIds,
-        subject: options.subject,
-        html: options.html,
-        theme_id: options.themeId,
-        template_id: options.templateId,
-        variables: options.variables,
-        notification_category_name: options.notificationCategoryName,
-      }),
-    });
   }
 }

@@ -6,7 +6,6 @@ import { createKeySet } from "../../../server/src/features/project-keys/service.
 import { getRenderedConfig } from "../../../server/src/features/projects/config-store.ts";
 import { INTERNAL_TEAM_ID } from "../../../server/src/features/projects/seed.ts";
 import { createOwnedProject, createProject } from "../../../server/src/features/projects/service.ts";
-import { featureRoutes } from "../../../server/src/features/routes.ts";
 import { issueTokens } from "../../../server/src/features/sessions/service.ts";
 import { addMember } from "../../../server/src/features/teams/service.ts";
 import { createUser, type NewUser } from "../../../server/src/features/users/service.ts";
@@ -44,15 +43,8 @@ export type RunningGatehouse = {
   }>;
   /** The code in the newest email the project sent to `address` (from the server's outbox table). */
   latestEmailCode(projectId: string, address: string): Promise<string>;
-  /** Whether the server has a route (`"POST /auth/password/sign-up"`); tests of missing ones are skipped. */
-  hasRoute(route: string): boolean;
   close(): Promise<void>;
 };
-
-export function serverHasRoute(route: string): boolean {
-  const [method, path] = route.split(" ");
-  return featureRoutes.some((candidate) => candidate.method === method && candidate.path === path);
-}
 
 export async function startGatehouse(
   envOverrides: Partial<ServerEnv> = {},
@@ -140,7 +132,6 @@ export async function startGatehouse(
       if (!email) throw new Error(`No email was sent to ${address}`);
       return codeFromEmail(email.text);
     },
-    hasRoute: serverHasRoute,
     async close() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

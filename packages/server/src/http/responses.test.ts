@@ -123,13 +123,12 @@ describe("a 500 in development", () => {
     expectGeneric(await fromPeer(development, "127.0.0.1", { forwarded: "for=203.0.113.9" }));
   });
 
-  it.skipIf(!externalAddress)(
-    "hides the stack from a real connection whose peer is not loopback",
-    async () => {
-      quiet();
-      expectGeneric(await overSocket(development, externalAddress!));
-    },
-  );
+  it("hides the stack from a real connection whose peer is not loopback", async () => {
+    if (!externalAddress)
+      throw new Error("This test needs a network interface with a non-loopback IPv4 address");
+    quiet();
+    expectGeneric(await overSocket(development, externalAddress));
+  });
 });
 
 describe("a 500 in production", () => {

@@ -1,6 +1,7 @@
+import { existsSync } from "node:fs";
 import { type Browser, chromium } from "playwright-core";
 
-/** Debian's Chromium, which `.ci/run` installs; browser tests skip themselves where it is missing. */
+/** Debian's Chromium, which `.ci/run` installs. Browser tests fail, never skip, where it is missing. */
 export const CHROMIUM = "/usr/bin/chromium";
 
 /**
@@ -20,5 +21,8 @@ const FLAGS = [
 
 /** The one way browser tests start Chromium (Playwright gives each context a fresh profile). */
 export function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`Browser tests need Debian's Chromium at ${CHROMIUM}: apt-get install -y chromium`);
+  }
   return chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
 }
