@@ -1,6 +1,10 @@
+import { defaultClientConditions, defaultServerConditions } from "vite";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
+  // Workspace packages from their TypeScript sources (their `gatehouse-source` export), in Node and in happy-dom.
+  resolve: { conditions: ["gatehouse-source", ...defaultClientConditions] },
+  ssr: { resolve: { conditions: ["gatehouse-source", ...defaultServerConditions] } },
   test: {
     include: [
       "packages/*/src/**/*.test.{ts,tsx}",

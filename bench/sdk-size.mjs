@@ -37,6 +37,8 @@ async function measure({ pkg, className }) {
     platform: "browser",
     format: "esm",
     target: "es2022",
+    // Our packages from their sources, so the figure needs no `npm run build:packages` first.
+    conditions: ["gatehouse-source"],
     write: false,
     // As an app's bundler does: code loaded with import() (the admin app of owned projects) goes into its own
     // chunk, fetched only when used; the figure is what the page loads up front.

@@ -4,7 +4,7 @@
 // deep into a newest-first cursor walk, searches and a single read. Prints median and p95 per operation, and the
 // plan PostgreSQL chose for the deepest page (keyset paging through users_project_signed_up_idx, no OFFSET).
 // It imports the server's TypeScript sources, so it runs under tsx:
-//   npx tsx bench/users-paging.mjs [--users 20000] [--repeat 20]
+//   npx tsx --conditions=gatehouse-source --tsconfig packages/server/tsconfig.json bench/users-paging.mjs [--users 20000]
 // Embedded in-memory PGlite by default; with DATABASE_URL set (postgres://postgres@127.0.0.1:5432/test), a fresh
 // database on that server, dropped again at the end, exactly like a test file's.
 import { performance } from "node:perf_hooks";

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import react from "@vitejs/plugin-react";
-import { defineConfig } from "vite";
+import { defaultClientConditions, defineConfig } from "vite";
 
 /**
  * The demo app. It talks to the Gatehouse server at VITE_GATEHOUSE_URL (default http://localhost:8102) as the
@@ -30,6 +30,8 @@ export default defineConfig(() => {
   return {
     root: import.meta.dirname,
     plugins: [react()],
+    // Workspace packages from their TypeScript sources (their `gatehouse-source` export), not their dist/.
+    resolve: { conditions: ["gatehouse-source", ...defaultClientConditions] },
     define: {
       __GATEHOUSE_DEMO_DEFAULTS__: JSON.stringify({
         baseUrl: process.env.VITE_GATEHOUSE_URL ?? "http://localhost:8102",

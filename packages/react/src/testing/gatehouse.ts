@@ -31,7 +31,7 @@ async function startServerProcess(): Promise<TestGatehouse & { close(): Promise<
   // The server's e-mail templates use the automatic JSX runtime of the shared compiler options.
   const child: ChildProcessByStdio<Writable, Readable, null> = spawn(
     TSX,
-    ["--tsconfig", `${ROOT}tsconfig.base.json`, SERVER_PROCESS],
+    ["--conditions=gatehouse-source", "--tsconfig", `${ROOT}tsconfig.base.json`, SERVER_PROCESS],
     { stdio: ["pipe", "pipe", "inherit"] },
   );
   const lines = createInterface({ input: child.stdout });

@@ -1,0 +1,47 @@
+// Builds the publishable packages into their dist/ folders: ESM JavaScript, .d.ts declarations and source maps,
+// compiled by tsc with each package's tsconfig.build.json. In order, because each one's declarations read the
+// declarations of the one before it (@gatehouse/js imports @gatehouse/shared, @gatehouse/react imports both).
+//
+//   node scripts/build-packages.mjs        (npm run build:packages)
+//
+// Inside the workspace nothing needs this: tests, the dashboard and the server read the packages' sources through
+// the `gatehouse-source` export condition. This is for `npm pack` / `npm publish` and for apps outside the repo.
+import { execFileSync } from "node:child_process";
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
+export const PUBLISHED_PACKAGES = ["shared", "js", "react"];
+
+/** Declarations keep the sources' `.ts` import specifiers; a consumer's compiler looks for `.js` ones. */
+function rewriteDeclarationImports(dir) {
+  for (const entry of readdirSync(dir)) {
+    const path = join(dir, entry);
+    if (statSync(path).isDirectory()) {
+      rewriteDeclarationImports(path);
+    } else if (entry.endsWith(".d.ts")) {
+      const text = readFileSync(path, "utf8");
+      const rewritten = text.replace(/(["'])(\.\.?\/[^"']+)\.tsx?\1/g, "$1$2.js$1");
+      if (rewritten !== text) writeFileSync(path, rewritten);
+    }
+  }
+}
+
+export function buildPackages() {
+  for (const name of PUBLISHED_PACKAGES) {
+    const dir = join(root, "packages", name);
+    const started = performance.now();
+    rmSync(join(dir, "dist"), { recursive: true, force: true });
+    execFileSync(process.execPath, [tsc, "-p", join(dir, "tsconfig.build.json")], {
+      cwd: dir,
+      stdio: "inherit",
+    });
+    rewriteDeclarationImports(join(dir, "dist"));
+    console.log(`Built @gatehouse/${name} in ${Math.round(performance.now() - started)} ms.`);
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) buildPackages();
