@@ -51,19 +51,30 @@ function productEnvironment(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
+/** The README's commands: Quick start's `npm start`, and Deploy's start of the built server. */
+export const QUICK_START = ["npm", "start"];
+export const DEPLOY_START = [process.execPath, "--enable-source-maps", "packages/server/dist/main.js"];
+
 /**
- * Runs the product the way the README tells a user to: `npm start` from the repository root, with only
- * environment variables to configure it. Resolves once `/health` answers; rejects with the log if the process
- * exits first or is not ready in time.
+ * Runs the product the way the README tells a user to, from the repository root, with only environment variables to
+ * configure it. Resolves once `/health` answers; rejects with the log if the process exits first or is not ready
+ * in time.
  */
-export async function startProduct(options: { env?: Record<string, string> } = {}): Promise<ProductProcess> {
+export async function startProduct(
+  options: {
+    command?: string[];
+    /** Environment of the process, given the base URL it will answer on (a free port chosen here). */
+    env?: (baseUrl: string) => Record<string, string>;
+  } = {},
+): Promise<ProductProcess> {
+  const [program, ...args] = options.command ?? QUICK_START;
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), "gatehouse-product-"));
   const baseUrl = `http://localhost:${port}`;
   let output = "";
-  const child: ChildProcess = spawn("npm", ["start"], {
+  const child: ChildProcess = spawn(program!, args, {
     cwd: ROOT,
-    env: productEnvironment({ PORT: String(port), GATEHOUSE_DATA_DIR: dataDir, ...options.env }),
+    env: productEnvironment({ PORT: String(port), GATEHOUSE_DATA_DIR: dataDir, ...options.env?.(baseUrl) }),
     // Its own process group, so stopping it reaches the server that npm started.
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
@@ -91,10 +102,10 @@ export async function startProduct(options: { env?: Record<string, string> } = {
   });
   while (true) {
     if (exitCode !== undefined)
-      throw new Error(`npm start exited with ${exitCode} before it was ready:\n${output}`);
+      throw new Error(`${program} ${args.join(" ")} exited with ${exitCode} before it was ready:\n${output}`);
     if (Date.now() > deadline) {
       await stop();
-      throw new Error(`npm start was not ready within 120 s:\n${output}`);
+      throw new Error(`${program} ${args.join(" ")} was not ready within 120 s:\n${output}`);
     }
     const healthy = await fetch(`${baseUrl}/health`).then(
       (response) => response.ok,

@@ -10,7 +10,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../../packages/server/src/testing/chromium.ts";
 import { startTestSmtpServer, type TestSmtpServer } from "../../packages/server/src/testing/smtp-server.ts";
-import { type ProductProcess, startProduct } from "./product-process.ts";
+import { DEPLOY_START, type ProductProcess, QUICK_START, startProduct } from "./product-process.ts";
 
 /**
  * The product as a user runs it: `npm start` in a child process (the README's command, built the way it ships),
@@ -18,7 +18,8 @@ import { type ProductProcess, startProduct } from "./product-process.ts";
  *
  * The suite runs twice in CI: on the embedded database this walks development mode, the newcomer's
  * `npm install && npm start`; with DATABASE_URL (the PostgreSQL pass) it follows the README's Deploy section
- * instead: NODE_ENV=production, a fixed GATEHOUSE_SECRET, GATEHOUSE_BASE_URL and a PostgreSQL database of its own.
+ * instead: the built server started with NODE_ENV=production, a fixed GATEHOUSE_SECRET, GATEHOUSE_BASE_URL and a
+ * PostgreSQL database of its own.
  * Any 5xx the process answers during the walk fails it.
  */
 const postgresUrl = process.env.DATABASE_URL;
@@ -65,7 +66,11 @@ beforeAll(async () => {
       GATEHOUSE_SECRET: randomBytes(32).toString("base64url"),
     });
   }
-  product = await startProduct({ env });
+  // Vitest's global setup ran the build (`npm run build` of the Deploy section) before this file started.
+  product = await startProduct({
+    command: postgresUrl ? DEPLOY_START : QUICK_START,
+    env: (baseUrl) => (postgresUrl ? { ...env, GATEHOUSE_BASE_URL: baseUrl } : env),
+  });
   browser = await launchChromium();
 }, 180_000);
 
