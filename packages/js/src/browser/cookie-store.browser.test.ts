@@ -61,6 +61,8 @@ beforeAll(async () => {
     bundle: true,
     format: "esm",
     platform: "browser",
+    // The SDK from its sources (its `gatehouse-source` export), as the rest of the workspace reads it.
+    conditions: ["gatehouse-source"],
     write: false,
     logLevel: "silent",
   });
