@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { type ProxyTrust, parseProxyTrust } from "./http/client-ip.ts";
 
 /** Everything the server reads from its environment, parsed once at start-up. DESIGN.md lists each variable. */
 export type ServerEnv = {
@@ -23,8 +24,8 @@ export type ServerEnv = {
     adminPassword: string | undefined;
   };
   isDevelopment: boolean;
-  /** Read the client IP from `x-forwarded-for` (only behind a proxy that sets it). */
-  trustProxy: boolean;
+  /** The reverse proxies in front of the server, whose `x-forwarded-for` entries are believed (see client-ip.ts). */
+  trustProxy: ProxyTrust | null;
   /**
    * Server-operator OAuth credentials for "shared" providers, by provider type, from
    * `GATEHOUSE_OAUTH_<PROVIDER>_CLIENT_ID` and `GATEHOUSE_OAUTH_<PROVIDER>_CLIENT_SECRET`.
@@ -123,7 +124,7 @@ export function readServerEnv(env: NodeJS.ProcessEnv = process.env): ServerEnv {
       adminPassword: env.GATEHOUSE_SEED_ADMIN_PASSWORD || undefined,
     },
     isDevelopment,
-    trustProxy: env.GATEHOUSE_TRUST_PROXY === "true",
+    trustProxy: parseProxyTrust(env.GATEHOUSE_TRUST_PROXY),
     sharedOAuthCredentials: readSharedOAuthCredentials(env),
     devOAuthProvider: env.GATEHOUSE_DEV_OAUTH !== "false",
   };

@@ -25,7 +25,7 @@ export function testEnv(overrides: Partial<ServerEnv> = {}): ServerEnv {
     accessTokenTtlSeconds: 600,
     seed: { ...TEST_INTERNAL_KEYS, adminEmail: undefined, adminPassword: undefined },
     isDevelopment: true,
-    trustProxy: false,
+    trustProxy: null,
     ...overrides,
   };
 }

@@ -11,7 +11,7 @@ let project: TestProject;
 let api: ReturnType<typeof passwordApi>;
 
 beforeAll(async () => {
-  server = await createTestServer({ trustProxy: true });
+  server = await createTestServer({ trustProxy: { hops: 1 } });
   project = await server.createProject("Anonymous");
   api = passwordApi(server, project);
 });

@@ -20,7 +20,7 @@ const freshEmail = (label = "user") => `${label}-${++counter}@example.com`;
 
 beforeAll(async () => {
   // Trusting the proxy lets tests name their IP with x-forwarded-for; without the header the IP is unknown.
-  server = await createTestServer({ trustProxy: true });
+  server = await createTestServer({ trustProxy: { hops: 1 } });
   project = await server.createProject("Otp Project");
   await configureProject(server, project, { "auth.otp.allowSignIn": true });
 });

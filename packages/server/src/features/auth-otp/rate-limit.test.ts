@@ -14,7 +14,7 @@ let project: TestProject;
 let restoreClock: () => void;
 
 beforeAll(async () => {
-  server = await createTestServer({ trustProxy: true });
+  server = await createTestServer({ trustProxy: { hops: 1 } });
 });
 afterAll(() => server.close());
 beforeEach(async () => {

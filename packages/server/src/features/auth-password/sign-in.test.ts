@@ -183,7 +183,8 @@ describe("sign-in rate limits per IP", () => {
   let proxied: TestServer;
   let proxiedProject: TestProject;
   beforeAll(async () => {
-    proxied = await createTestServer({ trustProxy: true });
+    // Two proxies in front: the outer one appends the client's address, the inner one the outer one's (10.0.0.1).
+    proxied = await createTestServer({ trustProxy: { hops: 2 } });
     proxiedProject = await proxied.createProject("Proxied");
   });
   afterAll(() => proxied.close());
@@ -228,7 +229,7 @@ describe("sign-in rate limits per IP", () => {
     // 103 attempts, each from its own address: every one passes the per-address limit, the account's ceiling stops 3.
     const attempts = await Promise.all(
       Array.from({ length: 103 }, (_, i) =>
-        proxiedApi.signIn(email, "wrong password", { "x-forwarded-for": `198.18.0.${i + 1}` }),
+        proxiedApi.signIn(email, "wrong password", { "x-forwarded-for": `198.18.0.${i + 1}, 10.0.0.1` }),
       ),
     );
     expect(attempts.filter((a) => a.status === 400)).toHaveLength(100);

@@ -17,7 +17,7 @@ let project: TestProject;
 
 beforeAll(async () => {
   // Trusting the proxy lets the rate-limit test name its own client IP.
-  server = await createTestServer({ trustProxy: true });
+  server = await createTestServer({ trustProxy: { hops: 1 } });
   project = await server.createProject("CLI");
 });
 afterAll(() => server.close());
