@@ -37,6 +37,9 @@ describe("OpenAPI document", () => {
       expect(Object.keys(json.body.paths).length).toBeGreaterThan(5);
       const docs = await server.request("/api/v1/docs");
       expect(docs.headers.get("content-type")).toContain("text/html");
+      // The page is plain HTML with a stylesheet: no script may run on it.
+      expect(docs.headers.get("content-security-policy")).toContain("script-src 'self'");
+      expect(docs.text).not.toContain("<script");
       for (const route of featureRoutes)
         expect(docs.text).toContain(route.summary.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`));
     } finally {

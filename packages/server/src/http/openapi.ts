@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { escapeHtml } from "./html.ts";
+import { HTML_SECURITY_HEADERS } from "./html-security-headers.ts";
 import { textResponse } from "./responses.ts";
 import { type AnyRoute, defineRoute } from "./route.ts";
 
@@ -147,7 +148,10 @@ export function openApiRoutes(routes: readonly AnyRoute[]): AnyRoute[] {
       access: "public",
       response: { raw: true, description: "An HTML page" },
       handler: async () =>
-        textResponse(docsPage(routes), 200, { "content-type": "text/html; charset=utf-8" }),
+        textResponse(docsPage(routes), 200, {
+          ...HTML_SECURITY_HEADERS,
+          "content-type": "text/html; charset=utf-8",
+        }),
     }),
   ];
 }

@@ -66,3 +66,22 @@ describe("dashboard static files", () => {
     expect(await response.text()).toContain("npm run build");
   });
 });
+
+describe("security headers of the pages", () => {
+  it("every page (dashboard, /handler) forbids inline script, framing and leaking its URL to other sites", async () => {
+    const app = appFor(dir);
+    for (const path of ["/", "/handler/sign-in", "/index.html"]) {
+      const page = await app.request(path);
+      const csp = page.headers.get("content-security-policy") ?? "";
+      const scriptSrc = csp.split(";").find((directive) => directive.trim().startsWith("script-src")) ?? "";
+      expect(scriptSrc.trim(), path).toBe("script-src 'self'");
+      expect(csp).toContain("frame-ancestors 'none'");
+      expect(csp).toContain("object-src 'none'");
+      expect(page.headers.get("referrer-policy")).toBe("strict-origin-when-cross-origin");
+      expect(page.headers.get("permissions-policy")).toContain("camera=()");
+      expect(page.headers.get("permissions-policy")).toContain("publickey-credentials-get=(self)");
+    }
+    // Scripts and styles need no page policy of their own.
+    expect((await app.request("/assets/app-1.js")).headers.get("content-security-policy")).toBeNull();
+  });
+});

@@ -1,6 +1,7 @@
 import { readFile, stat } from "node:fs/promises";
 import { extname, join, resolve, sep } from "node:path";
 import type { Hono } from "hono";
+import { HTML_SECURITY_HEADERS } from "../../http/html-security-headers.ts";
 import { REPOSITORY_ROOT } from "../../package-root.ts";
 
 /** Where `vite build` of apps/dashboard writes (scripts/build.mjs keeps it fresh before `npm start`). */
@@ -56,6 +57,7 @@ export function mountDashboard(app: Hono, distDir: string = DEFAULT_DASHBOARD_DI
     if (file) {
       const immutable = relative.startsWith("/assets/");
       return c.body(new Uint8Array(file), 200, {
+        ...(extname(candidate).toLowerCase() === ".html" ? HTML_SECURITY_HEADERS : {}),
         "content-type": CONTENT_TYPES[extname(candidate).toLowerCase()] ?? "application/octet-stream",
         "cache-control": immutable ? "public, max-age=31536000, immutable" : "no-cache",
         "x-content-type-options": "nosniff",
@@ -69,10 +71,9 @@ export function mountDashboard(app: Hono, distDir: string = DEFAULT_DASHBOARD_DI
       return c.text("The dashboard is not built. Run `npm start` (it builds it) or `npm run build`.", 503);
     }
     return c.body(new Uint8Array(index), 200, {
+      ...HTML_SECURITY_HEADERS,
       "content-type": CONTENT_TYPES[".html"]!,
       "cache-control": "no-cache",
-      "x-content-type-options": "nosniff",
-      "x-frame-options": "DENY",
     });
   });
 }

@@ -151,6 +151,7 @@ describe("shared providers outside development", () => {
   it("use server-operator credentials, and are unavailable without them", async () => {
     const production = await createTestServer({
       isDevelopment: false,
+      baseUrl: "https://auth.example.com",
       sharedOAuthCredentials: { github: { clientId: "operator-client", clientSecret: "operator-secret" } },
     });
     try {
@@ -171,7 +172,8 @@ describe("shared providers outside development", () => {
       expect(`${location.origin}${location.pathname}`).toBe("https://github.com/login/oauth/authorize");
       expect(location.searchParams.get("client_id")).toBe("operator-client");
       expect(location.searchParams.get("scope")).toBe("user:email");
-      expect(response.headers.get("set-cookie")).toMatch(/; Max-Age=600; Secure; HttpOnly$/);
+      // Over HTTPS the flow's cookie is Secure, and SameSite=Lax: it comes back with the provider's redirect only.
+      expect(response.headers.get("set-cookie")).toMatch(/; Max-Age=600; Secure; HttpOnly; SameSite=Lax$/);
     } finally {
       await production.close();
     }
@@ -212,5 +214,24 @@ describe("standard providers", () => {
     );
     expect(location.searchParams.get("client_id")).toBe("project-client");
     expect(location.searchParams.get("scope")?.split(" ")).toContain("Calendars.Read");
+  });
+});
+
+describe("the flow cookie's attributes", () => {
+  it("are Lax and not Secure on plain HTTP, Secure over HTTPS, and None only for a cross-site POST over HTTPS", async () => {
+    const { stateCookieAttributes } = await import("./authorize.ts");
+    expect(stateCookieAttributes("http://localhost:8102", false)).toEqual(["HttpOnly", "SameSite=Lax"]);
+    expect(stateCookieAttributes("https://auth.example.com", false)).toEqual([
+      "Secure",
+      "HttpOnly",
+      "SameSite=Lax",
+    ]);
+    expect(stateCookieAttributes("https://auth.example.com", true)).toEqual([
+      "Secure",
+      "HttpOnly",
+      "SameSite=None",
+    ]);
+    // SameSite=None without Secure is dropped by browsers, so plain HTTP stays Lax even for form_post.
+    expect(stateCookieAttributes("http://localhost:8102", true)).toEqual(["HttpOnly", "SameSite=Lax"]);
   });
 });

@@ -140,8 +140,10 @@ export async function startAuthorization(deps: AppDeps, providerId: string, quer
     "Path=/",
     `Expires=${new Date(now + OUTER_STATE_LIFETIME_MS).toUTCString()}`,
     `Max-Age=${maxAgeSeconds}`,
-    ...(deps.env.isDevelopment ? [] : ["Secure"]),
-    "HttpOnly",
+    ...stateCookieAttributes(
+      deps.env.baseUrl,
+      new URL(location).searchParams.get("response_mode") === "form_post",
+    ),
   ].join("; ");
   return new Response(null, { status: 307, headers: { location, "set-cookie": cookie } });
 }
@@ -164,3 +166,15 @@ export const authorizeRoute = defineRoute({
   },
   handler: ({ deps, params, query }) => startAuthorization(deps, params.provider_id, query),
 });
+
+/**
+ * Attributes of the cookie that ties a provider's callback to the browser that started the flow. HttpOnly always;
+ * Secure whenever the server is on HTTPS. SameSite=Lax: the provider's redirect back is a top-level GET, which Lax
+ * cookies accompany, while cross-site subrequests do not carry it. A provider that returns with a cross-site form
+ * POST (Apple's form_post) needs SameSite=None, which browsers accept only with Secure, so only over HTTPS.
+ */
+export function stateCookieAttributes(baseUrl: string, returnsWithCrossSitePost: boolean): string[] {
+  const https = baseUrl.startsWith("https://");
+  const sameSite = returnsWithCrossSitePost && https ? "None" : "Lax";
+  return [...(https ? ["Secure"] : []), "HttpOnly", `SameSite=${sameSite}`];
+}

@@ -123,7 +123,7 @@ describe("the inner state and cookie", () => {
     const response = await deliverCallback(server, callback, flow.innerCookie);
     expect(response.status).toBe(303);
     expect(response.headers.get("set-cookie")).toMatch(
-      /^stack-oauth-inner-[0-9a-f]{64}=; Path=\/; Max-Age=0; HttpOnly$/,
+      /^stack-oauth-inner-[0-9a-f]{64}=; Path=\/; Max-Age=0; HttpOnly; SameSite=Lax$/,
     );
     expect(response.body).toEqual({});
   });

@@ -12,7 +12,7 @@ import type { AppDeps } from "../../deps.ts";
 import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { getRenderedConfig } from "../projects/config-store.ts";
-import { INNER_COOKIE_PREFIX, INNER_VERIFIER_PURPOSE } from "./authorize.ts";
+import { INNER_COOKIE_PREFIX, INNER_VERIFIER_PURPOSE, stateCookieAttributes } from "./authorize.ts";
 import { exchangeCode, ProviderCallError, resolveProvider } from "./client.ts";
 import { createAuthorizationCode } from "./code-grant.ts";
 import { type OAuthOuterStateRow, oauthOuterStates } from "./schema.ts";
@@ -155,13 +155,7 @@ export async function handleCallback(
   if (flow.responseMode === "redirect") {
     headers.set(
       "set-cookie",
-      [
-        `${cookieName}=`,
-        "Path=/",
-        "Max-Age=0",
-        ...(deps.env.isDevelopment ? [] : ["Secure"]),
-        "HttpOnly",
-      ].join("; "),
+      [`${cookieName}=`, "Path=/", "Max-Age=0", ...stateCookieAttributes(deps.env.baseUrl, false)].join("; "),
     );
   }
   try {

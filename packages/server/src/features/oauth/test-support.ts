@@ -113,7 +113,7 @@ export async function startFlow(
   expect(response.status, response.text).toBe(307);
   const cookie = response.headers.get("set-cookie") ?? "";
   expect(cookie).toMatch(
-    /^stack-oauth-inner-[0-9a-f]{64}=true; Path=\/; Expires=[^;]+; Max-Age=600; HttpOnly$/,
+    /^stack-oauth-inner-[0-9a-f]{64}=true; Path=\/; Expires=[^;]+; Max-Age=600; HttpOnly; SameSite=Lax$/,
   );
   return {
     state,
