@@ -7,6 +7,7 @@ import type { AppDeps } from "./deps.ts";
 import type { ServerEnv } from "./env.ts";
 import { startEmailWorker } from "./features/emails/worker.ts";
 import { type SeedResult, seedAdminUser, seedInternalProject } from "./features/projects/seed.ts";
+import { featureHooks } from "./features/routes.ts";
 
 export type Gatehouse = {
   app: Hono;
@@ -29,13 +30,13 @@ export async function bootGatehouse(
     database ??
     (await openDatabase({ databaseUrl: env.databaseUrl, dataDir: path.join(env.dataDir, "pglite") }));
   const keyring = createTokenKeyring({ masterSecret: env.secret, issuerBaseUrl: env.baseUrl });
-  const deps: AppDeps = { env, db: handle.db, keyring };
+  const deps: AppDeps = { env, db: handle.db, keyring, hooks: featureHooks };
   const seed = await seedInternalProject(deps, {
     publishableClientKey: env.seed.publishableClientKey,
     secretServerKey: env.seed.secretServerKey,
     superSecretAdminKey: env.seed.superSecretAdminKey,
   });
-  await seedAdminUser(handle.db, env);
+  await seedAdminUser(deps, env);
   // Tests that care about delivery start their own worker and drain it; everywhere else email flows on its own.
   const emailWorker = options.emailWorker === false ? null : startEmailWorker(deps);
   if (emailWorker) deps.emailWorker = emailWorker;

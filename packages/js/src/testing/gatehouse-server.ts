@@ -87,7 +87,7 @@ export async function startGatehouse(
 
   const createUserWithSession = async (projectId: string, input: NewUser = {}) => {
     const config = await getRenderedConfig(deps, projectId);
-    const user = await createUser(deps.db, projectId, config, input);
+    const user = await createUser(deps.db, projectId, config, input, deps.hooks);
     const tokens = await issueTokens(deps, projectId, user, config);
     return { userId: user.id, accessToken: tokens.access_token, refreshToken: tokens.refresh_token };
   };

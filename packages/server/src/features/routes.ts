@@ -9,43 +9,60 @@ import { cliAuthRoutes } from "./cli-auth/routes.ts";
 import { configRoutes } from "./config/routes.ts";
 import { contactChannelRoutes } from "./contact-channels/routes.ts";
 import { emailRoutes } from "./emails/routes.ts";
+import type { Feature } from "./feature.ts";
+import type { FeatureHooks } from "./hooks.ts";
 import { notificationRoutes } from "./notifications/routes.ts";
 import { oauthRoutes } from "./oauth/routes.ts";
+import { tokenRoutes } from "./oauth/token-route.ts";
 import { permissionRoutes } from "./permissions/routes.ts";
+import { grantDefaultPermissionsToNewUser } from "./permissions/user-hooks.ts";
 import { projectKeyRoutes } from "./project-keys/routes.ts";
 import { internalProjectRoutes } from "./projects/internal-projects-routes.ts";
 import { projectRoutes } from "./projects/routes.ts";
 import { sessionRoutes } from "./sessions/routes.ts";
-import { tokenRoutes } from "./sessions/token-route.ts";
 import { systemRoutes } from "./system/routes.ts";
 import { teamRoutes } from "./teams/routes.ts";
 import { userApiKeyRoutes } from "./user-api-keys/routes.ts";
 import { userRoutes } from "./users/routes.ts";
 
-/** Every API route of the server. A feature adds its list here; the route-guard test then covers it. */
-export const featureRoutes: readonly AnyRoute[] = [
-  ...systemRoutes,
-  ...projectRoutes,
-  ...internalProjectRoutes,
-  ...projectKeyRoutes,
-  ...configRoutes,
-  ...sessionRoutes,
-  ...tokenRoutes,
-  ...userRoutes,
-  ...passwordRoutes,
-  ...anonymousRoutes,
-  ...otpRoutes,
-  ...mfaRoutes,
-  ...passkeyRoutes,
-  ...contactChannelRoutes,
-  ...emailRoutes,
-  ...cliAuthRoutes,
-  ...teamRoutes,
-  ...permissionRoutes,
-  ...userApiKeyRoutes,
-  ...notificationRoutes,
-  ...oauthRoutes,
+/**
+ * Every feature of the server, in one list: what each serves and what it hooks into. A new feature adds itself
+ * here; the route-guard, bad-input and tenant-isolation tests then cover its routes.
+ */
+export const features: readonly Feature[] = [
+  { id: "system", routes: systemRoutes },
+  { id: "projects", routes: [...projectRoutes, ...internalProjectRoutes] },
+  { id: "project-keys", routes: projectKeyRoutes },
+  { id: "config", routes: configRoutes },
+  { id: "sessions", routes: sessionRoutes },
+  { id: "oauth-token", routes: tokenRoutes },
+  { id: "users", routes: userRoutes },
+  { id: "auth-password", routes: passwordRoutes },
+  { id: "auth-anonymous", routes: anonymousRoutes },
+  { id: "auth-otp", routes: otpRoutes },
+  { id: "auth-mfa", routes: mfaRoutes },
+  { id: "auth-passkey", routes: passkeyRoutes },
+  { id: "contact-channels", routes: contactChannelRoutes },
+  { id: "emails", routes: emailRoutes },
+  { id: "cli-auth", routes: cliAuthRoutes },
+  { id: "teams", routes: teamRoutes },
+  {
+    id: "permissions",
+    routes: permissionRoutes,
+    hooks: { userCreated: grantDefaultPermissionsToNewUser },
+  },
+  { id: "user-api-keys", routes: userApiKeyRoutes },
+  { id: "notifications", routes: notificationRoutes },
+  { id: "oauth", routes: oauthRoutes },
 ];
+
+/** Every API route of the server. */
+export const featureRoutes: readonly AnyRoute[] = features.flatMap((feature) => feature.routes);
+
+/** Every feature's hooks, for `AppDeps.hooks`. */
+export const featureHooks: FeatureHooks = {
+  userCreated: features.flatMap((feature) => (feature.hooks?.userCreated ? [feature.hooks.userCreated] : [])),
+};
 
 /** What the app serves: the feature routes plus the OpenAPI document and docs page generated from them. */
 export const apiRoutes: readonly AnyRoute[] = [...featureRoutes, ...openApiRoutes(featureRoutes)];

@@ -19,7 +19,7 @@ export const anonymousRoutes: AnyRoute[] = [
       // account, and turning it into one goes through a sign-up that is gated. The per-IP limit is shared with
       // password sign-up, so that alternating the two does not double the allowance.
       await consumeRateLimit(deps.db, RATE_LIMITS.signUpPerIp, auth.project.id, clientIp);
-      const user = await createUser(deps.db, auth.project.id, auth.config, { isAnonymous: true });
+      const user = await createUser(deps.db, auth.project.id, auth.config, { isAnonymous: true }, deps.hooks);
       const result = await completeSignIn(deps, {
         projectId: auth.project.id,
         config: auth.config,

@@ -100,12 +100,18 @@ export async function signInWithCode(
     user = await upgradeWithCode(deps.db, auth, auth.user.id, email);
     isNewUser = true;
   } else {
-    user = await createUser(deps.db, projectId, auth.config, {
-      primaryEmail: email,
-      primaryEmailVerified: true,
-      primaryEmailAuthEnabled: true,
-      otpAuthEnabled: true,
-    });
+    user = await createUser(
+      deps.db,
+      projectId,
+      auth.config,
+      {
+        primaryEmail: email,
+        primaryEmailVerified: true,
+        primaryEmailAuthEnabled: true,
+        otpAuthEnabled: true,
+      },
+      deps.hooks,
+    );
     isNewUser = true;
   }
   return completeSignIn(deps, { projectId, config: auth.config, user, isNewUser, ip: input.ip });

@@ -68,7 +68,7 @@ export const passwordRoutes: AnyRoute[] = [
       await consumeRateLimit(deps.db, RATE_LIMITS.signUpPerIp, project.id, clientIp);
 
       const anonymousUser = auth.user?.isAnonymous ? auth.user : null;
-      const user = await createPasswordAccount(deps.db, {
+      const user = await createPasswordAccount(deps, {
         projectId: project.id,
         config,
         email: body.email,

@@ -25,7 +25,7 @@ function emailTaken(email: string, wouldWorkIfVerified: boolean) {
  * password is hashed, so a taken email costs no hashing; the unique index still settles a race between two sign-ups.
  */
 export async function createPasswordAccount(
-  db: Database,
+  { db, hooks }: Pick<AppDeps, "db" | "hooks">,
   input: {
     projectId: string;
     config: RenderedConfig;
@@ -40,12 +40,13 @@ export async function createPasswordAccount(
   const passwordHash = await hashPassword(input.password);
 
   if (!input.anonymousUser) {
-    return createUser(db, input.projectId, input.config, {
-      primaryEmail: email,
-      primaryEmailVerified: false,
-      primaryEmailAuthEnabled: true,
-      passwordHash,
-    });
+    return createUser(
+      db,
+      input.projectId,
+      input.config,
+      { primaryEmail: email, primaryEmailVerified: false, primaryEmailAuthEnabled: true, passwordHash },
+      hooks,
+    );
   }
   const anonymousUserId = input.anonymousUser.id;
   try {

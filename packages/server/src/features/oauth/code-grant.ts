@@ -11,8 +11,8 @@ import type { Database } from "../../db/index.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { sessions } from "../sessions/schema.ts";
 import { completeSignIn } from "../sessions/sign-in.ts";
-import { registerGrant } from "../sessions/token-route.ts";
 import { findUser } from "../users/service.ts";
+import type { GrantHandler } from "./grant.ts";
 import { oauthAuthorizationCodes } from "./schema.ts";
 
 export const AUTHORIZATION_CODE_LIFETIME_MS = 5 * 60 * 1000;
@@ -53,7 +53,8 @@ function pkceMatches(method: "S256" | "plain", challenge: string, verifier: stri
 
 const stripHash = (url: string) => url.split("#")[0]!;
 
-registerGrant("authorization_code", async ({ deps, project, config, params, clientIp }) => {
+/** `grant_type=authorization_code`: the code our callback (or the cross-domain route) gave the app. */
+export const authorizationCodeGrant: GrantHandler = async ({ deps, project, config, params, clientIp }) => {
   const invalidCode = () => knownError("INVALID_AUTHORIZATION_CODE");
   const code = params.code ?? "";
   if (!/^[0-9a-f]{64}$/.test(code)) throw invalidCode();
@@ -121,4 +122,4 @@ registerGrant("authorization_code", async ({ deps, project, config, params, clie
     afterCallbackRedirectUrl: row.afterCallbackRedirectUrl,
     after_callback_redirect_url: row.afterCallbackRedirectUrl,
   };
-});
+};

@@ -2,7 +2,6 @@ import type { AnyRoute } from "../../http/route.ts";
 import { authorizeRoute } from "./authorize.ts";
 import { callbackRoutes } from "./callback.ts";
 // Registers the authorization_code grant with the token endpoint.
-import "./code-grant.ts";
 import { connectedAccountRoutes } from "./connected-accounts.ts";
 import { crossDomainAuthorizeRoute } from "./cross-domain.ts";
 import { providerAccountRoutes } from "./provider-accounts.ts";

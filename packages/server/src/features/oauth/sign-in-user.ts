@@ -12,6 +12,7 @@ import type { Database } from "../../db/index.ts";
 import type { AppDeps } from "../../deps.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { contactChannels } from "../contact-channels/schema.ts";
+import type { FeatureHooks } from "../hooks.ts";
 import { grantDefaultTeamPermissions } from "../permissions/service.ts";
 import { type UserRow, users } from "../users/schema.ts";
 import {
@@ -64,7 +65,7 @@ export async function signInWithProviderAccount(
   try {
     return await deps.db.transaction(async (raw) => {
       const tx = raw as unknown as Database;
-      const { user, isNewUser, account } = await resolveUser(tx, input);
+      const { user, isNewUser, account } = await resolveUser(tx, input, deps.hooks);
       await storeProviderTokens(tx, deps.env, account, input.tokens);
       return { user, isNewUser };
     });
@@ -92,6 +93,7 @@ function violatedConstraint(error: unknown): string | undefined {
 async function resolveUser(
   tx: Database,
   input: CallbackSignIn,
+  hooks: FeatureHooks,
 ): Promise<{ user: UserRow; isNewUser: boolean; account: OAuthAccountRow }> {
   const { projectId, flow, profile } = input;
   const email = profile.email ? normalizeEmail(profile.email) : null;
@@ -162,13 +164,19 @@ async function resolveUser(
   const newEmail = email ? { email, verified: trust.verified, usedForAuth: emailSignsIn } : null;
   const user = tokenUser?.isAnonymous
     ? await upgradeAnonymous(tx, input, tokenUser, newEmail)
-    : await createUser(tx, projectId, input.config, {
-        primaryEmail: email,
-        primaryEmailVerified: trust.verified,
-        primaryEmailAuthEnabled: emailSignsIn,
-        displayName: profile.displayName,
-        profileImageUrl: profile.profileImageUrl,
-      });
+    : await createUser(
+        tx,
+        projectId,
+        input.config,
+        {
+          primaryEmail: email,
+          primaryEmailVerified: trust.verified,
+          primaryEmailAuthEnabled: emailSignsIn,
+          displayName: profile.displayName,
+          profileImageUrl: profile.profileImageUrl,
+        },
+        hooks,
+      );
   return { user, isNewUser: true, account: await link(user.id) };
 }
 

@@ -111,7 +111,13 @@ describe("sign-up default permissions", () => {
     await patchEnvironment(target, { "rbac.defaultPermissions.signUp": { beta_access: true } });
 
     const rendered = await getRenderedConfig(server.deps, target.id);
-    const user = await createUser(server.deps.db, target.id, rendered, { primaryEmail: "new@example.com" });
+    const user = await createUser(
+      server.deps.db,
+      target.id,
+      rendered,
+      { primaryEmail: "new@example.com" },
+      server.deps.hooks,
+    );
     const items = await listProjectPermissions(server.deps.db, {
       projectId: target.id,
       config: rendered,
@@ -124,7 +130,7 @@ describe("sign-up default permissions", () => {
     ]);
 
     // A project with an empty set grants nothing.
-    const plain = await createUser(server.deps.db, project.id, await config(), {});
+    const plain = await createUser(server.deps.db, project.id, await config(), {}, server.deps.hooks);
     expect(
       await listProjectPermissions(server.deps.db, {
         projectId: project.id,
@@ -139,7 +145,13 @@ describe("sign-up default permissions", () => {
     const target = await server.createProject("Personal teams");
     await patchEnvironment(target, { "teams.createPersonalTeamOnSignUp": true });
     const rendered = await getRenderedConfig(server.deps, target.id);
-    const user = await createUser(server.deps.db, target.id, rendered, { displayName: "Ada" });
+    const user = await createUser(
+      server.deps.db,
+      target.id,
+      rendered,
+      { displayName: "Ada" },
+      server.deps.hooks,
+    );
     expect(user.selectedTeamId).not.toBeNull();
     const items = await listTeamPermissions(server.deps.db, {
       projectId: target.id,

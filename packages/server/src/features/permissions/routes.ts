@@ -13,8 +13,8 @@ import {
   revokeProjectPermission,
   revokeTeamPermission,
 } from "./service.ts";
+
 // Registers the user-creation hook that grants the sign-up default permissions.
-import "./user-hooks.ts";
 
 const userIdOrMe = z.union([z.literal("me"), z.uuid({ error: 'must be a user id (a UUID) or "me"' })]);
 const recursiveFlag = z.enum(["true", "false"]).optional();

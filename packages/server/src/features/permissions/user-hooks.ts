@@ -3,10 +3,13 @@
  * team-creator set in the personal team that `createUser` may have made (that team is created there, not by the
  * teams feature, so nobody else grants its creator permissions).
  */
-import { onUserCreated } from "../users/service.ts";
+import type { UserCreatedHook } from "../hooks.ts";
 import { grantDefaultProjectPermissions, grantDefaultTeamPermissions } from "./service.ts";
 
-onUserCreated(async (tx, { projectId, user, config, personalTeamId }) => {
+export const grantDefaultPermissionsToNewUser: UserCreatedHook = async (
+  tx,
+  { projectId, user, config, personalTeamId },
+) => {
   await grantDefaultProjectPermissions(tx, { projectId, userId: user.id, config });
   if (personalTeamId !== null) {
     await grantDefaultTeamPermissions(tx, {
@@ -17,4 +20,4 @@ onUserCreated(async (tx, { projectId, user, config, personalTeamId }) => {
       kind: "creator",
     });
   }
-});
+};

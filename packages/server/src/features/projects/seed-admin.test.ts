@@ -42,21 +42,21 @@ async function usersWithEmail(email: string) {
 describe("seedAdminUser", () => {
   it("does nothing without the variables", async () => {
     const before = await server.deps.db.select({ n: count() }).from(users);
-    expect(await seedAdminUser(server.deps.db, seedEnv())).toBeNull();
+    expect(await seedAdminUser(server.deps, seedEnv())).toBeNull();
     expect(await server.deps.db.select({ n: count() }).from(users)).toEqual(before);
   });
 
   it("refuses half a configuration", async () => {
-    await expect(seedAdminUser(server.deps.db, seedEnv("admin@example.com"))).rejects.toThrow(
+    await expect(seedAdminUser(server.deps, seedEnv("admin@example.com"))).rejects.toThrow(
       /GATEHOUSE_SEED_ADMIN_PASSWORD/,
     );
-    await expect(seedAdminUser(server.deps.db, seedEnv(undefined, "secret-password"))).rejects.toThrow(
+    await expect(seedAdminUser(server.deps, seedEnv(undefined, "secret-password"))).rejects.toThrow(
       /GATEHOUSE_SEED_ADMIN_EMAIL/,
     );
   });
 
   it("creates a verified administrator in the internal team, once", async () => {
-    const userId = await seedAdminUser(server.deps.db, seedEnv("Root@Example.com", "correct horse battery"));
+    const userId = await seedAdminUser(server.deps, seedEnv("Root@Example.com", "correct horse battery"));
     expect(userId).not.toBeNull();
     const user = (await findUser(server.deps.db, "internal", userId!))!;
     expect(user.displayName).toBe(SEED_ADMIN_DISPLAY_NAME);
@@ -78,8 +78,8 @@ describe("seedAdminUser", () => {
     await server.deps.db
       .delete(teamMembers)
       .where(and(eq(teamMembers.teamId, INTERNAL_TEAM_ID), eq(teamMembers.userId, userId!)));
-    expect(await seedAdminUser(server.deps.db, seedEnv("root@example.com", "another password"))).toBe(userId);
-    expect(await seedAdminUser(server.deps.db, seedEnv("root@example.com", "another password"))).toBe(userId);
+    expect(await seedAdminUser(server.deps, seedEnv("root@example.com", "another password"))).toBe(userId);
+    expect(await seedAdminUser(server.deps, seedEnv("root@example.com", "another password"))).toBe(userId);
     expect(await usersWithEmail("root@example.com")).toBe(1);
     expect(await internalTeamMemberships(userId!)).toBe(1);
     const again = (await findUser(server.deps.db, "internal", userId!))!;
@@ -89,7 +89,7 @@ describe("seedAdminUser", () => {
 
   it("is safe when several instances start at once", async () => {
     const results = await Promise.all(
-      [1, 2, 3].map(() => seedAdminUser(server.deps.db, seedEnv("parallel@example.com", "pw-parallel-1"))),
+      [1, 2, 3].map(() => seedAdminUser(server.deps, seedEnv("parallel@example.com", "pw-parallel-1"))),
     );
     expect(new Set(results).size).toBe(1);
     expect(await usersWithEmail("parallel@example.com")).toBe(1);
@@ -100,14 +100,14 @@ describe("seedAdminUser", () => {
       primaryEmail: "boss@example.com",
       primaryEmailVerified: false,
     });
-    await expect(seedAdminUser(server.deps.db, seedEnv("boss@example.com", "pw-boss-123"))).rejects.toThrow(
+    await expect(seedAdminUser(server.deps, seedEnv("boss@example.com", "pw-boss-123"))).rejects.toThrow(
       /unverified/,
     );
     expect(await internalTeamMemberships(squatter.user.id)).toBe(0);
   });
 
   it("makes an administrator of the internal project, reachable with an admin access token", async () => {
-    const userId = (await seedAdminUser(server.deps.db, seedEnv("ops@example.com", "pw-ops-12345")))!;
+    const userId = (await seedAdminUser(server.deps, seedEnv("ops@example.com", "pw-ops-12345")))!;
     const user = (await findUser(server.deps.db, "internal", userId))!;
     const config = await getRenderedConfig(server.deps, "internal");
     const { access_token } = await issueTokens(server.deps, "internal", user, config);

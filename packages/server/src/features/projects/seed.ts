@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import { internalProjectOverride } from "../../config/index.ts";
 import { apiKeyLastFour, hashApiKey, hashPassword } from "../../crypto/index.ts";
 import type { Database } from "../../db/index.ts";
+import type { AppDeps } from "../../deps.ts";
 import { projectApiKeySets } from "../project-keys/schema.ts";
 import { type CreatedKeys, createKeySet } from "../project-keys/service.ts";
 import { teams } from "../teams/schema.ts";
@@ -103,7 +104,7 @@ export const SEED_ADMIN_DISPLAY_NAME = "Administrator";
  * variables are not set.
  */
 export async function seedAdminUser(
-  db: Database,
+  { db, hooks }: Pick<AppDeps, "db" | "hooks">,
   env: { secret: string; seed: { adminEmail?: string | undefined; adminPassword?: string | undefined } },
 ): Promise<string | null> {
   const store = { db, env };
@@ -125,12 +126,18 @@ export async function seedAdminUser(
   if (!userId) {
     const config = await getRenderedConfig(store, INTERNAL_PROJECT_ID);
     try {
-      const user = await createUser(db, INTERNAL_PROJECT_ID, config, {
-        primaryEmail: adminEmail,
-        primaryEmailVerified: true,
-        passwordHash: await hashPassword(adminPassword),
-        displayName: SEED_ADMIN_DISPLAY_NAME,
-      });
+      const user = await createUser(
+        db,
+        INTERNAL_PROJECT_ID,
+        config,
+        {
+          primaryEmail: adminEmail,
+          primaryEmailVerified: true,
+          passwordHash: await hashPassword(adminPassword),
+          displayName: SEED_ADMIN_DISPLAY_NAME,
+        },
+        hooks,
+      );
       userId = user.id;
     } catch (error) {
       // Another instance created the user at the same moment (the auth email is unique); use theirs.

@@ -30,30 +30,38 @@ export async function createUserFromBody(
 
   // One transaction, so that a refused selected team leaves no user behind (createUser nests as a savepoint).
   return deps.db.transaction(async (tx) => {
-    const user = await createUser(tx, projectId, config, {
-      primaryEmail: body.primary_email ?? null,
-      ...(body.primary_email_verified !== undefined
-        ? { primaryEmailVerified: body.primary_email_verified }
-        : {}),
-      ...(body.primary_email_auth_enabled !== undefined
-        ? { primaryEmailAuthEnabled: body.primary_email_auth_enabled }
-        : {}),
-      passwordHash: passwordHash ?? null,
-      displayName: body.display_name ?? null,
-      profileImageUrl: body.profile_image_url ?? null,
-      clientMetadata: body.client_metadata ?? null,
-      clientReadOnlyMetadata: body.client_read_only_metadata ?? null,
-      serverMetadata: body.server_metadata ?? null,
-      isAnonymous: body.is_anonymous ?? false,
-      otpAuthEnabled: body.otp_auth_enabled ?? false,
-      passkeyAuthEnabled: body.passkey_auth_enabled ?? false,
-      totpSecretEncrypted,
-      restrictedByAdmin: restricted,
-      restrictedByAdminReason: restricted ? (body.restricted_by_admin_reason ?? null) : null,
-      restrictedByAdminPrivateDetails: restricted ? (body.restricted_by_admin_private_details ?? null) : null,
-      countryCode: body.country_code ?? null,
-      ...(body.risk_scores ? { riskScores: body.risk_scores } : {}),
-    });
+    const user = await createUser(
+      tx,
+      projectId,
+      config,
+      {
+        primaryEmail: body.primary_email ?? null,
+        ...(body.primary_email_verified !== undefined
+          ? { primaryEmailVerified: body.primary_email_verified }
+          : {}),
+        ...(body.primary_email_auth_enabled !== undefined
+          ? { primaryEmailAuthEnabled: body.primary_email_auth_enabled }
+          : {}),
+        passwordHash: passwordHash ?? null,
+        displayName: body.display_name ?? null,
+        profileImageUrl: body.profile_image_url ?? null,
+        clientMetadata: body.client_metadata ?? null,
+        clientReadOnlyMetadata: body.client_read_only_metadata ?? null,
+        serverMetadata: body.server_metadata ?? null,
+        isAnonymous: body.is_anonymous ?? false,
+        otpAuthEnabled: body.otp_auth_enabled ?? false,
+        passkeyAuthEnabled: body.passkey_auth_enabled ?? false,
+        totpSecretEncrypted,
+        restrictedByAdmin: restricted,
+        restrictedByAdminReason: restricted ? (body.restricted_by_admin_reason ?? null) : null,
+        restrictedByAdminPrivateDetails: restricted
+          ? (body.restricted_by_admin_private_details ?? null)
+          : null,
+        countryCode: body.country_code ?? null,
+        ...(body.risk_scores ? { riskScores: body.risk_scores } : {}),
+      },
+      deps.hooks,
+    );
     await attachProviderAccounts(tx, {
       projectId,
       config,

@@ -39,7 +39,7 @@ async function allPages(project: TestProject, params: Record<string, string>) {
 
 async function makeUser(projectId: string, input: NewUser = {}, signedUpAt?: Date) {
   const config = await getRenderedConfig(server.deps, projectId);
-  const user = await createUser(server.deps.db, projectId, config, input);
+  const user = await createUser(server.deps.db, projectId, config, input, server.deps.hooks);
   if (signedUpAt) await server.deps.db.update(users).set({ signedUpAt }).where(eq(users.id, user.id));
   return user;
 }

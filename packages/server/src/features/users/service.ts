@@ -5,6 +5,7 @@ import { randomUuid } from "../../crypto/index.ts";
 import { isUniqueViolation } from "../../db/errors.ts";
 import type { Database } from "../../db/index.ts";
 import { type ContactChannelRow, contactChannels } from "../contact-channels/schema.ts";
+import type { FeatureHooks } from "../hooks.ts";
 import { teamMembers, teams } from "../teams/schema.ts";
 import { type UserRow, users } from "./schema.ts";
 
@@ -124,18 +125,9 @@ export async function createPersonalTeam(
   return teamId;
 }
 
-/** Hooks run inside the user-creation transaction, e.g. default permissions (teams feature). */
-export type UserCreatedHook = (
-  tx: Database,
-  context: { projectId: string; user: UserRow; config: RenderedConfig; personalTeamId: string | null },
-) => Promise<void>;
-const userCreatedHooks: UserCreatedHook[] = [];
-export function onUserCreated(hook: UserCreatedHook): void {
-  userCreatedHooks.push(hook);
-}
-
 /**
- * Creates a user with their primary email channel and, when the project asks for it, a personal team.
+ * Creates a user with their primary email channel and, when the project asks for it, a personal team, then runs
+ * every feature's `userCreated` hook in the same transaction.
  * An email already used for sign-in by someone else is USER_EMAIL_ALREADY_EXISTS.
  */
 export async function createUser(
@@ -143,6 +135,7 @@ export async function createUser(
   projectId: string,
   config: RenderedConfig,
   input: NewUser,
+  hooks: Pick<FeatureHooks, "userCreated">,
 ): Promise<UserRow> {
   const email = input.primaryEmail ? normalizeEmail(input.primaryEmail) : null;
   const authEnabled = input.primaryEmailAuthEnabled ?? Boolean(email);
@@ -196,7 +189,7 @@ export async function createUser(
           .where(and(eq(users.projectId, projectId), eq(users.id, id)));
       }
       const created = { ...user!, selectedTeamId: personalTeamId };
-      for (const hook of userCreatedHooks)
+      for (const hook of hooks.userCreated)
         await hook(tx as Database, { projectId, user: created, config, personalTeamId });
       return created;
     });

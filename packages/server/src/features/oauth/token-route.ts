@@ -1,46 +1,17 @@
 import { knownError } from "@gatehouse/shared";
 import { z } from "zod";
-import type { RenderedConfig } from "../../config/index.ts";
-import type { AppDeps } from "../../deps.ts";
 import { jsonResponse } from "../../http/responses.ts";
 import { defineRoute } from "../../http/route.ts";
-import { authenticateOAuthClient } from "../oauth/client-auth.ts";
-import type { ProjectRow } from "../projects/schema.ts";
-import { refreshSession } from "./service.ts";
+import { refreshTokenGrant } from "../sessions/refresh-grant.ts";
+import { authenticateOAuthClient } from "./client-auth.ts";
+import { authorizationCodeGrant } from "./code-grant.ts";
+import type { GrantHandler } from "./grant.ts";
 
-/**
- * The OAuth token endpoint's grant handlers. The refresh grant lives here; the OAuth feature registers
- * `authorization_code`. Each returns the JSON body of a 200 response.
- */
-export type GrantHandler = (context: {
-  deps: AppDeps;
-  project: ProjectRow;
-  config: RenderedConfig;
-  params: Record<string, string>;
-  clientIp: string | null;
-}) => Promise<Record<string, unknown>>;
-
-const grantHandlers = new Map<string, GrantHandler>();
-
-export function registerGrant(grantType: string, handler: GrantHandler): void {
-  grantHandlers.set(grantType, handler);
-}
-
-registerGrant("refresh_token", async ({ deps, project, config, params, clientIp }) => {
-  const refreshed = params.refresh_token
-    ? await refreshSession(deps, project.id, params.refresh_token, config, clientIp)
-    : null;
-  if (!refreshed) throw knownError("REFRESH_TOKEN_NOT_FOUND_OR_EXPIRED");
-  return {
-    access_token: refreshed.accessToken,
-    token_type: "Bearer",
-    // oauth4webapi only needs a number here; the JWT's own `exp` is what clients trust.
-    expires_in: deps.env.accessTokenTtlSeconds,
-    scope: "legacy",
-    afterCallbackRedirectUrl: null,
-    after_callback_redirect_url: null,
-  };
-});
+/** Every grant type the token endpoint serves, and who implements it. */
+const GRANTS: Readonly<Record<string, GrantHandler>> = {
+  refresh_token: refreshTokenGrant,
+  authorization_code: authorizationCodeGrant,
+};
 
 function oauthError(error: string, description: string, status = 400): Response {
   return jsonResponse({ error, error_description: description }, status, { pragma: "no-cache" });
@@ -86,7 +57,7 @@ export const tokenRoutes = [
       }
       const { clientId, clientSecret } = clientCredentials(request, params);
       if (!params.grant_type) return oauthError("invalid_request", "grant_type is required.");
-      const handler = grantHandlers.get(params.grant_type);
+      const handler = Object.hasOwn(GRANTS, params.grant_type) ? GRANTS[params.grant_type] : undefined;
       if (!handler)
         return oauthError("unsupported_grant_type", `Unsupported grant_type "${params.grant_type}".`);
       if (!clientId) throw knownError("INVALID_OAUTH_CLIENT_ID_OR_SECRET", { client_id: null });
