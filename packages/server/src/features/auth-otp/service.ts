@@ -5,13 +5,14 @@ import { assertTrustedCallbackUrl, withCode } from "../../config/trusted-urls.ts
 import { isUniqueViolation } from "../../db/errors.ts";
 import type { Database } from "../../db/index.ts";
 import type { AppDeps } from "../../deps.ts";
+import { normalizeEmail } from "../../fields/email.ts";
 import type { RequestAuth } from "../../http/request-auth.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { consumeRateLimit, RATE_LIMITS } from "../../rate-limit/limiter.ts";
 import { sendBuiltInEmail } from "../emails/built-in.ts";
 import { completeSignIn, type SignInResult } from "../sessions/sign-in.ts";
 import { type UserRow, users } from "../users/schema.ts";
-import { createUser, findUserByAuthEmail, normalizeEmail } from "../users/service.ts";
+import { createUser, findUserByAuthEmail } from "../users/service.ts";
 import { upgradeAnonymousUser } from "../users/upgrade.ts";
 import {
   consumeVerificationCode,

@@ -2,6 +2,9 @@ import { knownError } from "@gatehouse/shared";
 import { z } from "zod";
 import { assertTrustedCallbackUrl } from "../../config/trusted-urls.ts";
 import { hashPassword, SECURE_TOKEN_LENGTH } from "../../crypto/index.ts";
+import { normalizeEmail } from "../../fields/email.ts";
+import { isUuid } from "../../fields/ids.ts";
+import { storableText } from "../../fields/text.ts";
 import { requireUser } from "../../http/current-user.ts";
 import { readProtocolHeader } from "../../http/protocol-headers.ts";
 import { type AnyRoute, defineRoute } from "../../http/route.ts";
@@ -9,8 +12,6 @@ import { StatusError } from "../../http/status-error.ts";
 import { consumePasswordCheckLimits, consumeRateLimit, RATE_LIMITS } from "../../rate-limit/limiter.ts";
 import { deleteOtherSessions, findSessionByRefreshToken } from "../sessions/service.ts";
 import { completeSignIn } from "../sessions/sign-in.ts";
-import { storableText } from "../users/fields.ts";
-import { isUuid, normalizeEmail } from "../users/service.ts";
 import {
   defaultVerifier,
   setFirstPasswordHash,

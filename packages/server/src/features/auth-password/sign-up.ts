@@ -5,10 +5,11 @@ import { hashPassword } from "../../crypto/index.ts";
 import { isUniqueViolation } from "../../db/errors.ts";
 import type { Database } from "../../db/index.ts";
 import type { AppDeps } from "../../deps.ts";
+import { normalizeEmail } from "../../fields/email.ts";
 import { sendBuiltInEmail } from "../emails/built-in.ts";
 import type { ProjectRow } from "../projects/schema.ts";
 import type { UserRow } from "../users/schema.ts";
-import { createUser, findUserByAuthEmail, normalizeEmail } from "../users/service.ts";
+import { createUser, findUserByAuthEmail } from "../users/service.ts";
 import { upgradeAnonymousUser } from "../users/upgrade.ts";
 import { createVerificationCode } from "../verification-codes/service.ts";
 

@@ -3,9 +3,9 @@ import { and, asc, eq, ne } from "drizzle-orm";
 import { randomUuid } from "../../crypto/index.ts";
 import { isUniqueViolation } from "../../db/errors.ts";
 import type { Database } from "../../db/index.ts";
+import { isUuid } from "../../fields/ids.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { users } from "../users/schema.ts";
-import { isUuid } from "../users/service.ts";
 import { type ContactChannelRow, contactChannels } from "./schema.ts";
 
 export function contactChannelNotFound(): StatusError {

@@ -2,10 +2,10 @@ import { knownError } from "@gatehouse/shared";
 import type { RenderedConfig } from "../../config/index.ts";
 import { assertTrustedCallbackUrl, withCode } from "../../config/trusted-urls.ts";
 import type { AppDeps } from "../../deps.ts";
+import { normalizeEmail } from "../../fields/email.ts";
 import { consumeRateLimit, RATE_LIMITS } from "../../rate-limit/limiter.ts";
 import { sendBuiltInEmail } from "../emails/built-in.ts";
 import type { ProjectRow } from "../projects/schema.ts";
-import { normalizeEmail } from "../users/service.ts";
 import { consumeVerificationCode, createVerificationCode } from "../verification-codes/service.ts";
 import { markContactChannelVerified } from "./service.ts";
 

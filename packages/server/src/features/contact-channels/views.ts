@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { SECURE_TOKEN_LENGTH } from "../../crypto/index.ts";
-import { normalizeEmail } from "../users/service.ts";
+import { normalizeEmail } from "../../fields/email.ts";
 import type { ContactChannelRow } from "./schema.ts";
 
 /** RFC 5321 caps a forward path at 256 octets including the angle brackets. */

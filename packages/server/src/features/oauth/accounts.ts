@@ -5,7 +5,7 @@ import type { RenderedConfig } from "../../config/index.ts";
 import { decryptSecret, encryptSecret, randomUuid } from "../../crypto/index.ts";
 import type { Database } from "../../db/index.ts";
 import type { ServerEnv } from "../../env.ts";
-import { isUuid } from "../users/service.ts";
+import { isUuid } from "../../fields/ids.ts";
 import type { ProviderTokens } from "./client.ts";
 import { findProviderConfig } from "./provider-config.ts";
 import { type OAuthAccountRow, type OAuthTokenRow, oauthAccounts, oauthTokens } from "./schema.ts";

@@ -10,18 +10,13 @@ import { randomUuid } from "../../crypto/index.ts";
 import { isUniqueViolation } from "../../db/errors.ts";
 import type { Database } from "../../db/index.ts";
 import type { AppDeps } from "../../deps.ts";
+import { normalizeEmail } from "../../fields/email.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { contactChannels } from "../contact-channels/schema.ts";
 import type { FeatureHooks } from "../hooks.ts";
 import { grantDefaultTeamPermissions } from "../permissions/service.ts";
 import { type UserRow, users } from "../users/schema.ts";
-import {
-  createPersonalTeam,
-  createUser,
-  findUser,
-  findUserByAuthEmail,
-  normalizeEmail,
-} from "../users/service.ts";
+import { createPersonalTeam, createUser, findUser, findUserByAuthEmail } from "../users/service.ts";
 import { upgradeAnonymousUser } from "../users/upgrade.ts";
 import {
   findAccountByProviderAccount,

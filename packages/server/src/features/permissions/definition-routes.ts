@@ -4,8 +4,8 @@ import {
   PERMISSION_ID_PATTERN,
   type PermissionScope,
 } from "../../config/index.ts";
+import { storableText } from "../../fields/text.ts";
 import { type AnyRoute, defineRoute } from "../../http/route.ts";
-import { storableText } from "../users/fields.ts";
 import {
   createPermissionDefinition,
   deletePermissionDefinition,

@@ -1,7 +1,7 @@
 import { z } from "zod";
+import { storableText } from "../../fields/text.ts";
 import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
-import { storableText } from "../users/fields.ts";
 import type { ProjectApiKeySetRow } from "./schema.ts";
 import { createKeySet, findKeySet, listKeySets, updateKeySet } from "./service.ts";
 

@@ -1,9 +1,9 @@
 import { knownError } from "@gatehouse/shared";
 import { z } from "zod";
+import { storableText } from "../../fields/text.ts";
 import type { RequestAuth } from "../../http/request-auth.ts";
 import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
-import { storableText } from "../users/fields.ts";
 import type { UserRow } from "../users/schema.ts";
 import { getRenderedConfigs } from "./config-store.ts";
 import { userManagesProject } from "./ownership.ts";

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { legacyConfigUpdateSchema } from "../../config/index.ts";
+import { storableText } from "../../fields/text.ts";
 import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
-import { storableText } from "../users/fields.ts";
 import { getRenderedConfig } from "./config-store.ts";
 import { deleteProject, updateProject } from "./service.ts";
 import {

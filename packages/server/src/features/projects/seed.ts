@@ -1,7 +1,6 @@
 import { eq } from "drizzle-orm";
 import { internalProjectOverride } from "../../config/index.ts";
 import { apiKeyLastFour, hashApiKey, hashPassword } from "../../crypto/index.ts";
-import type { Database } from "../../db/index.ts";
 import type { AppDeps } from "../../deps.ts";
 import { projectApiKeySets } from "../project-keys/schema.ts";
 import { type CreatedKeys, createKeySet } from "../project-keys/service.ts";

@@ -10,8 +10,8 @@ import {
 } from "../../config/index.ts";
 import { randomUuid } from "../../crypto/index.ts";
 import type { Database } from "../../db/index.ts";
+import { isStorableText } from "../../fields/text.ts";
 import { teamMembers, teams } from "../teams/schema.ts";
-import { isStorableText } from "../users/fields.ts";
 import { type ConfigStoreDeps, createConfigRows, updateConfigOverride } from "./config-store.ts";
 import { type ProjectRow, projects } from "./schema.ts";
 

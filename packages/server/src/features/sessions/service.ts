@@ -3,9 +3,10 @@ import type { RenderedConfig } from "../../config/index.ts";
 import { generateSecureToken, randomUuid, sha256Hex } from "../../crypto/index.ts";
 import type { Database } from "../../db/index.ts";
 import type { AppDeps } from "../../deps.ts";
+import { isUuid } from "../../fields/ids.ts";
 import type { UserRow } from "../users/schema.ts";
 import { users } from "../users/schema.ts";
-import { findPrimaryChannel, isUuid } from "../users/service.ts";
+import { findPrimaryChannel } from "../users/service.ts";
 import { restrictedReasonOf } from "../users/views.ts";
 import { type SessionRow, sessions } from "./schema.ts";
 

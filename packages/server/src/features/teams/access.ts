@@ -1,9 +1,9 @@
 import { knownError } from "@gatehouse/shared";
 import type { Database } from "../../db/index.ts";
+import { clientProfileImageField } from "../../fields/images.ts";
 import { requireUser } from "../../http/current-user.ts";
 import type { RequestAuth } from "../../http/request-auth.ts";
 import { schemaError } from "../../http/schema-error.ts";
-import { clientProfileImageField } from "../users/fields.ts";
 import { findUser } from "../users/service.ts";
 import { hasTeamPermission } from "./permission-seam.ts";
 import type { TeamRow } from "./schema.ts";

@@ -2,14 +2,13 @@ import { knownError } from "@gatehouse/shared";
 import { z } from "zod";
 import { isUrlTrustedByProject } from "../../config/trusted-urls.ts";
 import type { Database } from "../../db/index.ts";
+import { emailField, normalizeEmail } from "../../fields/email.ts";
 import { requireUser, resolveUserId } from "../../http/current-user.ts";
 import type { RequestAuth } from "../../http/request-auth.ts";
 import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { consumeRateLimit, RATE_LIMITS } from "../../rate-limit/limiter.ts";
 import { sendBuiltInEmail } from "../emails/built-in.ts";
-import { emailField } from "../users/fields.ts";
-import { normalizeEmail } from "../users/service.ts";
 import { consumeVerificationCode } from "../verification-codes/service.ts";
 import { requireClientTeamPermission, requireUserInProject, teamForCaller } from "./access.ts";
 import {

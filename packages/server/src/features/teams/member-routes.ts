@@ -2,10 +2,11 @@ import { knownError } from "@gatehouse/shared";
 import { z } from "zod";
 import type { RenderedConfig } from "../../config/index.ts";
 import type { Database } from "../../db/index.ts";
+import { serverProfileImageField } from "../../fields/images.ts";
+import { storableText } from "../../fields/text.ts";
 import { requireUser, resolveUserId } from "../../http/current-user.ts";
 import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
-import { serverProfileImageField, storableText } from "../users/fields.ts";
 import {
   refuseClientOnlyViolations,
   requireClientTeamPermission,

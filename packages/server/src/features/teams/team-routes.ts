@@ -1,9 +1,11 @@
 import { knownError } from "@gatehouse/shared";
 import { z } from "zod";
+import { serverProfileImageField } from "../../fields/images.ts";
+import { metadataField } from "../../fields/metadata.ts";
+import { storableText } from "../../fields/text.ts";
 import { requireUser } from "../../http/current-user.ts";
 import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
-import { metadataField, serverProfileImageField, storableText } from "../users/fields.ts";
 import { findUser } from "../users/service.ts";
 import { clientTeamSchema, serverTeamSchema, teamView } from "../users/views.ts";
 import {

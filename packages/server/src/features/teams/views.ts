@@ -2,8 +2,8 @@ import { and, asc, eq, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { RenderedConfig } from "../../config/index.ts";
 import type { Database } from "../../db/index.ts";
+import { isUuid } from "../../fields/ids.ts";
 import { users } from "../users/schema.ts";
-import { isUuid } from "../users/service.ts";
 import { loadUserRelations, serverUserSchema, userView } from "../users/views.ts";
 import { type TeamInvitationRow, type TeamRow, teamMembers } from "./schema.ts";
 

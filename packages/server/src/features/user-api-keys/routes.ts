@@ -1,8 +1,8 @@
 import { z } from "zod";
 import type { UserOrTeamApiKeyType } from "../../crypto/index.ts";
+import { storableText } from "../../fields/text.ts";
 import { type AnyRoute, defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
-import { storableText } from "../users/fields.ts";
 import { apiKeyNotFound, authorizeKey, authorizeOwner, requireEnabled, toView } from "./access.ts";
 import { checkApiKey, createApiKey, findApiKey, listApiKeys, updateApiKey } from "./service.ts";
 

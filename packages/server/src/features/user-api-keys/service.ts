@@ -9,7 +9,7 @@ import {
   type UserOrTeamApiKeyType,
 } from "../../crypto/index.ts";
 import type { Database } from "../../db/index.ts";
-import { isUuid } from "../users/service.ts";
+import { isUuid } from "../../fields/ids.ts";
 import { type UserTeamApiKeyRow, userTeamApiKeys } from "./schema.ts";
 
 export type ApiKeyOwner = { type: "user"; userId: string } | { type: "team"; teamId: string };

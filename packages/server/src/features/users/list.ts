@@ -1,12 +1,13 @@
 import { and, asc, desc, eq, or, type SQL, sql } from "drizzle-orm";
 import type { RenderedConfig } from "../../config/index.ts";
 import type { Database } from "../../db/index.ts";
+import { isUuid } from "../../fields/ids.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { contactChannels } from "../contact-channels/schema.ts";
 import { teamMembers } from "../teams/schema.ts";
 import { LIST_DEFAULT_LIMIT, type ListUsersQuery } from "./requests.ts";
 import { type UserRow, users } from "./schema.ts";
-import { findUser, isUuid } from "./service.ts";
+import { findUser } from "./service.ts";
 
 /** `%`, `_` and the escape character itself are wildcards in LIKE patterns; the search text is literal. */
 function escapeLike(text: string): string {

@@ -2,10 +2,11 @@ import { knownError } from "@gatehouse/shared";
 import { and, eq } from "drizzle-orm";
 import { randomUuid } from "../../crypto/index.ts";
 import type { Database } from "../../db/index.ts";
+import { normalizeEmail } from "../../fields/email.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { type ContactChannelRow, contactChannels } from "../contact-channels/schema.ts";
 import { users } from "./schema.ts";
-import { findUserByAuthEmail, normalizeEmail } from "./service.ts";
+import { findUserByAuthEmail } from "./service.ts";
 
 export type PrimaryEmailPatch = {
   /** A new primary email, or null to have none; undefined leaves it. */

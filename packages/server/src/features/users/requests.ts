@@ -3,17 +3,16 @@
  * is a SCHEMA_ERROR, never silently ignored.
  */
 import { z } from "zod";
+import { emailField } from "../../fields/email.ts";
+import { clientProfileImageField, serverProfileImageField } from "../../fields/images.ts";
+import { metadataField } from "../../fields/metadata.ts";
+import { displayNameField } from "../../fields/text.ts";
 import {
-  clientProfileImageField,
   countryCodeField,
-  displayNameField,
-  emailField,
-  metadataField,
   passwordField,
   passwordHashField,
   restrictedReasonTextField,
   riskScoresField,
-  serverProfileImageField,
   totpSecretField,
 } from "./fields.ts";
 

@@ -4,21 +4,12 @@ import type { RenderedConfig } from "../../config/index.ts";
 import { randomUuid } from "../../crypto/index.ts";
 import { isUniqueViolation } from "../../db/errors.ts";
 import type { Database } from "../../db/index.ts";
+import { normalizeEmail } from "../../fields/email.ts";
+import { isUuid } from "../../fields/ids.ts";
 import { type ContactChannelRow, contactChannels } from "../contact-channels/schema.ts";
 import type { FeatureHooks } from "../hooks.ts";
 import { teamMembers, teams } from "../teams/schema.ts";
 import { type UserRow, users } from "./schema.ts";
-
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export function isUuid(value: string): boolean {
-  return UUID_PATTERN.test(value);
-}
-
-/** Emails are compared and stored trimmed and lower-cased. */
-export function normalizeEmail(email: string): string {
-  return email.trim().toLowerCase();
-}
 
 export async function findUser(db: Database, projectId: string, userId: string): Promise<UserRow | null> {
   if (!isUuid(userId)) return null;

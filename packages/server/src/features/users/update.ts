@@ -4,13 +4,13 @@ import { hashPassword } from "../../crypto/index.ts";
 import { isUniqueViolation } from "../../db/errors.ts";
 import type { Database } from "../../db/index.ts";
 import type { AppDeps } from "../../deps.ts";
+import { normalizeEmail } from "../../fields/email.ts";
 import { sessions } from "../sessions/schema.ts";
 import { teamMembers, teams } from "../teams/schema.ts";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "./fields.ts";
 import { applyPrimaryEmailPatch, emailTakenError } from "./primary-email.ts";
 import type { UserPatch } from "./requests.ts";
 import { type UserRow, users } from "./schema.ts";
-import { normalizeEmail } from "./service.ts";
 import { encryptTotpSecret } from "./totp.ts";
 
 /** PASSWORD_TOO_SHORT / PASSWORD_TOO_LONG for a password that breaks the length rules (PROTOCOL.md §2.3). */

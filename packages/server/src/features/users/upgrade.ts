@@ -2,11 +2,12 @@ import { and, eq } from "drizzle-orm";
 import type { RenderedConfig } from "../../config/index.ts";
 import { randomUuid } from "../../crypto/index.ts";
 import type { Database } from "../../db/index.ts";
+import { normalizeEmail } from "../../fields/email.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { contactChannels } from "../contact-channels/schema.ts";
 import { grantDefaultTeamPermissions } from "../permissions/service.ts";
 import { type UserRow, users } from "./schema.ts";
-import { createPersonalTeam, normalizeEmail } from "./service.ts";
+import { createPersonalTeam } from "./service.ts";
 
 export type AnonymousUpgrade = {
   projectId: string;

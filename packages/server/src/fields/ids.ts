@@ -1,0 +1,6 @@
+/** Ids of rows are UUIDs; anything else cannot name a row, so lookups answer "not found" without a query. */
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isUuid(value: string): boolean {
+  return UUID_PATTERN.test(value);
+}

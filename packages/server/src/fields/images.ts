@@ -1,0 +1,36 @@
+/** Profile images and logos: an inline image data URL, or (for servers and owners) an http(s) URL. */
+import { z } from "zod";
+import { isStorableText } from "./text.ts";
+
+/** Length limit of a profile image URL; the reference allows 1 MB, which fits a small base64 image. */
+export const MAX_PROFILE_IMAGE_URL_LENGTH = 1_000_000;
+const IMAGE_DATA_URL =
+  /^data:image\/(?:png|jpeg|gif|webp);base64,(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+function isImageDataUrl(value: string): boolean {
+  return IMAGE_DATA_URL.test(value) && !value.endsWith(",");
+}
+
+function isHttpUrl(value: string): boolean {
+  if (/\s/.test(value) || !isStorableText(value)) return false;
+  try {
+    const url = new URL(value);
+    return (url.protocol === "https:" || url.protocol === "http:") && url.hostname !== "";
+  } catch {
+    return false;
+  }
+}
+
+/** Clients may only upload an image inline, so that they cannot point other users' browsers at arbitrary hosts. */
+export const clientProfileImageField = z
+  .string()
+  .max(MAX_PROFILE_IMAGE_URL_LENGTH)
+  .refine(isImageDataUrl, "must be a base64 image data URL (data:image/png|jpeg|gif|webp;base64,…)");
+
+export const serverProfileImageField = z
+  .string()
+  .max(MAX_PROFILE_IMAGE_URL_LENGTH)
+  .refine(
+    (value) => isImageDataUrl(value) || isHttpUrl(value),
+    "must be an http(s) URL or a base64 image data URL (data:image/png|jpeg|gif|webp;base64,…)",
+  );
