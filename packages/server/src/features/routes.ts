@@ -6,7 +6,6 @@ import { otpRoutes } from "./auth-otp/routes.ts";
 import { passkeyRoutes } from "./auth-passkey/routes.ts";
 import { passwordRoutes } from "./auth-password/routes.ts";
 import { cliAuthRoutes } from "./cli-auth/routes.ts";
-import { configRoutes } from "./config/routes.ts";
 import { contactChannelRoutes } from "./contact-channels/routes.ts";
 import { emailRoutes } from "./emails/routes.ts";
 import type { Feature } from "./feature.ts";
@@ -16,6 +15,7 @@ import { oauthRoutes } from "./oauth/routes.ts";
 import { tokenRoutes } from "./oauth/token-route.ts";
 import { permissionRoutes } from "./permissions/routes.ts";
 import { grantDefaultPermissionsToNewUser } from "./permissions/user-hooks.ts";
+import { configRoutes } from "./project-config/routes.ts";
 import { projectKeyRoutes } from "./project-keys/routes.ts";
 import { internalProjectRoutes } from "./projects/internal-projects-routes.ts";
 import { projectRoutes } from "./projects/routes.ts";
@@ -33,7 +33,7 @@ export const features: readonly Feature[] = [
   { id: "system", routes: systemRoutes },
   { id: "projects", routes: [...projectRoutes, ...internalProjectRoutes] },
   { id: "project-keys", routes: projectKeyRoutes },
-  { id: "config", routes: configRoutes },
+  { id: "project-config", routes: configRoutes },
   { id: "sessions", routes: sessionRoutes },
   { id: "oauth-token", routes: tokenRoutes },
   { id: "users", routes: userRoutes },

@@ -183,3 +183,31 @@ export function patchConfigOverride(
 ) {
   return updateConfigOverride(store, projectId, level, (current) => mergeOverrideOverride(current, patch));
 }
+
+/** Where the branch-level config comes from (PROTOCOL.md §9: a linked repository, or "unlinked"). */
+export async function getBranchConfigSource(
+  db: Database,
+  projectId: string,
+): Promise<Record<string, unknown>> {
+  const [row] = await db
+    .select({ source: projectConfigOverrides.source })
+    .from(projectConfigOverrides)
+    .where(branchRow(projectId));
+  return (row?.source as Record<string, unknown> | null) ?? { type: "unlinked" };
+}
+
+export async function setBranchConfigSource(
+  db: Database,
+  projectId: string,
+  source: Record<string, unknown>,
+): Promise<void> {
+  await db.update(projectConfigOverrides).set({ source }).where(branchRow(projectId));
+}
+
+function branchRow(projectId: string) {
+  return and(
+    eq(projectConfigOverrides.projectId, projectId),
+    eq(projectConfigOverrides.branchId, "main"),
+    eq(projectConfigOverrides.level, "branch"),
+  );
+}

@@ -1,10 +1,14 @@
-import { and, eq } from "drizzle-orm";
 import { z } from "zod";
 import { type ConfigOverride, removeKeys, validateOverrideShape } from "../../config/index.ts";
 import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
-import { getConfigOverrides, patchConfigOverride, updateConfigOverride } from "../projects/config-store.ts";
-import { projectConfigOverrides } from "../projects/schema.ts";
+import {
+  getBranchConfigSource,
+  getConfigOverrides,
+  patchConfigOverride,
+  setBranchConfigSource,
+  updateConfigOverride,
+} from "../projects/config-store.ts";
 
 const tags = ["Config"];
 const levelParams = z.strictObject({ level: z.enum(["project", "branch", "environment"]) });
@@ -120,16 +124,7 @@ export const configRoutes = [
       const replacement = parseOverride(body.config_string);
       await updateConfigOverride(deps, auth.project.id, params.level, () => replacement);
       if (body.source) {
-        await deps.db
-          .update(projectConfigOverrides)
-          .set({ source: body.source })
-          .where(
-            and(
-              eq(projectConfigOverrides.projectId, auth.project.id),
-              eq(projectConfigOverrides.branchId, "main"),
-              eq(projectConfigOverrides.level, "branch"),
-            ),
-          );
+        await setBranchConfigSource(deps.db, auth.project.id, body.source);
       }
       return { body: { success: true } };
     },
@@ -160,17 +155,7 @@ export const configRoutes = [
     access: ["admin"],
     response: { body: z.object({ source: z.record(z.string(), z.unknown()) }) },
     handler: async ({ deps, auth }) => {
-      const [row] = await deps.db
-        .select({ source: projectConfigOverrides.source })
-        .from(projectConfigOverrides)
-        .where(
-          and(
-            eq(projectConfigOverrides.projectId, auth.project.id),
-            eq(projectConfigOverrides.branchId, "main"),
-            eq(projectConfigOverrides.level, "branch"),
-          ),
-        );
-      return { body: { source: (row?.source as Record<string, unknown> | null) ?? { type: "unlinked" } } };
+      return { body: { source: await getBranchConfigSource(deps.db, auth.project.id) } };
     },
   }),
   defineRoute({
@@ -181,16 +166,7 @@ export const configRoutes = [
     access: ["admin"],
     response: { body: success },
     handler: async ({ deps, auth }) => {
-      await deps.db
-        .update(projectConfigOverrides)
-        .set({ source: { type: "unlinked" } })
-        .where(
-          and(
-            eq(projectConfigOverrides.projectId, auth.project.id),
-            eq(projectConfigOverrides.branchId, "main"),
-            eq(projectConfigOverrides.level, "branch"),
-          ),
-        );
+      await setBranchConfigSource(deps.db, auth.project.id, { type: "unlinked" });
       return { body: { success: true } };
     },
   }),
