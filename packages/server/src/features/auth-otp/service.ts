@@ -1,5 +1,4 @@
 import { knownError } from "@gatehouse/shared";
-import { and, eq } from "drizzle-orm";
 import type { RenderedConfig } from "../../config/index.ts";
 import { assertTrustedCallbackUrl, withCode } from "../../config/trusted-urls.ts";
 import { isUniqueViolation } from "../../db/errors.ts";
@@ -8,11 +7,12 @@ import type { AppDeps } from "../../deps.ts";
 import { normalizeEmail } from "../../fields/email.ts";
 import type { RequestAuth } from "../../http/request-auth.ts";
 import { StatusError } from "../../http/status-error.ts";
-import { consumeRateLimit, RATE_LIMITS } from "../../rate-limit/limiter.ts";
+import { consumeRateLimit, RATE_LIMITS, rateLimitScope } from "../../rate-limit/limiter.ts";
 import { sendBuiltInEmail } from "../emails/built-in.ts";
 import { completeSignIn, type SignInResult } from "../sessions/sign-in.ts";
-import { type UserRow, users } from "../users/schema.ts";
+import type { UserRow } from "../users/schema.ts";
 import { createUser, findUserByAuthEmail } from "../users/service.ts";
+import { enableSignInMethod } from "../users/store.ts";
 import { upgradeAnonymousUser } from "../users/upgrade.ts";
 import {
   consumeVerificationCode,
@@ -55,8 +55,9 @@ export async function sendSignInCode(
   assertTrustedCallbackUrl(auth.config, input.callbackUrl);
   const projectId = auth.project.id;
   const email = normalizeEmail(input.email);
-  await consumeRateLimit(deps.db, RATE_LIMITS.emailPerIp, projectId, input.ip);
-  await consumeRateLimit(deps.db, RATE_LIMITS.emailPerRecipient, projectId, email);
+  const limits = rateLimitScope(deps, auth, input.ip);
+  await consumeRateLimit(limits, RATE_LIMITS.emailPerIp, input.ip);
+  await consumeRateLimit(limits, RATE_LIMITS.emailPerRecipient, email);
   const user = await accountForEmail(deps.db, auth, email);
   const { code } = await createVerificationCode(deps.db, {
     projectId,
@@ -80,7 +81,7 @@ export async function signInWithCode(
 ): Promise<SignInResult | null> {
   assertOtpEnabled(auth.config);
   const projectId = auth.project.id;
-  await consumeRateLimit(deps.db, RATE_LIMITS.codeCheckPerIp, projectId, input.ip);
+  await consumeRateLimit(rateLimitScope(deps, auth, input.ip), RATE_LIMITS.codeCheckPerIp, input.ip);
   const row = await consumeVerificationCode(deps.db, {
     projectId,
     purpose: "otp_sign_in",
@@ -120,11 +121,7 @@ export async function signInWithCode(
 
 /** Signing in with an email code turns the method on for the account (PROTOCOL.md §4.2). */
 async function enableOtp(db: Database, projectId: string, userId: string): Promise<UserRow> {
-  const [user] = await db
-    .update(users)
-    .set({ otpAuthEnabled: true })
-    .where(and(eq(users.projectId, projectId), eq(users.id, userId)))
-    .returning();
+  const user = await enableSignInMethod(db, projectId, userId, "otp");
   if (!user) throw knownError("USER_NOT_FOUND");
   return user;
 }

@@ -14,9 +14,9 @@ import type { Database } from "../../db/index.ts";
 import type { AppDeps } from "../../deps.ts";
 import { requireUser } from "../../http/current-user.ts";
 import type { RequestAuth } from "../../http/request-auth.ts";
-import { consumeRateLimit } from "../../rate-limit/limiter.ts";
-import { users } from "../users/schema.ts";
+import { consumeRateLimit, rateLimitScope } from "../../rate-limit/limiter.ts";
 import { findPrimaryChannel } from "../users/service.ts";
+import { enableSignInMethod } from "../users/store.ts";
 import { consumeVerificationCode, createVerificationCode } from "../verification-codes/service.ts";
 import { passkeyCredentials } from "./schema.ts";
 import {
@@ -42,7 +42,7 @@ export async function initiateRegistration(
   assertPasskeyEnabled(auth.config);
   const user = requireUser(auth);
   const projectId = auth.project.id;
-  await consumeRateLimit(deps.db, CHALLENGES_PER_IP, projectId, ip);
+  await consumeRateLimit(rateLimitScope(deps, auth, ip), CHALLENGES_PER_IP, ip);
   const [channel, existing] = await Promise.all([
     findPrimaryChannel(deps.db, projectId, user.id),
     deps.db
@@ -130,10 +130,7 @@ export async function registerPasskey(
         counter: credential.counter,
         transports: credential.transports ?? input.credential.response.transports ?? [],
       });
-      await tx
-        .update(users)
-        .set({ passkeyAuthEnabled: true })
-        .where(and(eq(users.projectId, projectId), eq(users.id, user.id)));
+      await enableSignInMethod(tx, projectId, user.id, "passkey");
     });
   } catch (error) {
     if (isUniqueViolation(error)) throw registrationFailed("This passkey is already registered.");

@@ -9,7 +9,7 @@ import { and, eq, isNull, lt } from "drizzle-orm";
 import { constantTimeEqual, randomHex, sha256Hex } from "../../crypto/index.ts";
 import type { Database } from "../../db/index.ts";
 import { StatusError } from "../../http/status-error.ts";
-import { sessions } from "../sessions/schema.ts";
+import { deleteSessionByRefreshTokenHash } from "../sessions/service.ts";
 import { completeSignIn } from "../sessions/sign-in.ts";
 import { findUser } from "../users/service.ts";
 import type { GrantHandler } from "./grant.ts";
@@ -72,9 +72,7 @@ export const authorizationCodeGrant: GrantHandler = async ({ deps, project, conf
   if (row.usedAt) {
     // RFC 6749 §4.1.2: someone else may hold the code; the session it already produced is no longer trusted.
     if (row.refreshTokenHash) {
-      await deps.db
-        .delete(sessions)
-        .where(and(eq(sessions.projectId, project.id), eq(sessions.refreshTokenHash, row.refreshTokenHash)));
+      await deleteSessionByRefreshTokenHash(deps.db, project.id, row.refreshTokenHash);
     }
     throw invalidCode();
   }

@@ -4,19 +4,14 @@
  * new user. Runs in one transaction with the storing of the provider tokens.
  */
 import { knownError } from "@gatehouse/shared";
-import { and, eq, isNull } from "drizzle-orm";
 import type { RenderedConfig } from "../../config/index.ts";
-import { randomUuid } from "../../crypto/index.ts";
 import { isUniqueViolation } from "../../db/errors.ts";
 import type { Database } from "../../db/index.ts";
 import type { AppDeps } from "../../deps.ts";
 import { normalizeEmail } from "../../fields/email.ts";
-import { StatusError } from "../../http/status-error.ts";
-import { contactChannels } from "../contact-channels/schema.ts";
 import type { FeatureHooks } from "../hooks.ts";
-import { grantDefaultTeamPermissions } from "../permissions/service.ts";
-import { type UserRow, users } from "../users/schema.ts";
-import { createPersonalTeam, createUser, findUser, findUserByAuthEmail } from "../users/service.ts";
+import type { UserRow } from "../users/schema.ts";
+import { createUser, findUser, findUserByAuthEmail } from "../users/service.ts";
 import { upgradeAnonymousUser } from "../users/upgrade.ts";
 import {
   findAccountByProviderAccount,
@@ -177,79 +172,22 @@ async function resolveUser(
 
 /**
  * An anonymous user who signs in with a provider becomes a full account in place: same id, so what they did while
- * anonymous stays theirs, and they get what a sign-up gives (the personal team). With an address that signs in,
- * that is the common upgrade; the provider's name and picture fill what the user has not set.
+ * anonymous stays theirs, and they get what a sign-up gives (the personal team). The provider's name and picture
+ * fill what the user has not set; an address that must not sign in is kept as a contact address only.
  */
-async function upgradeAnonymous(
+function upgradeAnonymous(
   tx: Database,
   input: CallbackSignIn,
   anonymous: UserRow,
   email: { email: string; verified: boolean; usedForAuth: boolean } | null,
 ): Promise<UserRow> {
-  const { projectId, profile } = input;
-  const where = and(eq(users.projectId, projectId), eq(users.id, anonymous.id));
-  if (email?.usedForAuth) {
-    await upgradeAnonymousUser(tx, {
-      projectId,
-      userId: anonymous.id,
-      config: input.config,
-      email: email.email,
-      emailVerified: email.verified,
-    });
-  } else {
-    const [claimed] = await tx
-      .update(users)
-      .set({ isAnonymous: false })
-      .where(and(where, eq(users.isAnonymous, true)))
-      .returning({ id: users.id });
-    if (!claimed) throw new StatusError(409, "This anonymous user has just been upgraded or deleted.");
-    if (email) {
-      // An address that must not sign in (unverified, or another account's under allow_duplicates) is only contact.
-      await tx
-        .update(contactChannels)
-        .set({ isPrimary: false })
-        .where(and(eq(contactChannels.projectId, projectId), eq(contactChannels.userId, anonymous.id)));
-      await tx
-        .insert(contactChannels)
-        .values({
-          projectId,
-          id: randomUuid(),
-          userId: anonymous.id,
-          type: "email",
-          value: email.email,
-          isVerified: email.verified,
-          isPrimary: true,
-          usedForAuth: false,
-        })
-        .onConflictDoUpdate({
-          target: [contactChannels.userId, contactChannels.type, contactChannels.value],
-          set: { isPrimary: true },
-        });
-    }
-    if (input.config.teams.createPersonalTeamOnSignUp) {
-      const displayName = anonymous.displayName ?? profile.displayName;
-      const teamId = await createPersonalTeam(tx, projectId, anonymous.id, displayName, email?.email);
-      await grantDefaultTeamPermissions(tx, {
-        projectId,
-        teamId,
-        userId: anonymous.id,
-        config: input.config,
-        kind: "creator",
-      });
-      // A team the user picked while anonymous stays selected.
-      await tx
-        .update(users)
-        .set({ selectedTeamId: teamId })
-        .where(and(where, isNull(users.selectedTeamId)));
-    }
-  }
-  const [user] = await tx
-    .update(users)
-    .set({
-      displayName: anonymous.displayName ?? profile.displayName,
-      profileImageUrl: anonymous.profileImageUrl ?? profile.profileImageUrl,
-    })
-    .where(where)
-    .returning();
-  return user!;
+  return upgradeAnonymousUser(tx, {
+    projectId: input.projectId,
+    userId: anonymous.id,
+    config: input.config,
+    email: email?.email ?? null,
+    emailVerified: email?.verified ?? false,
+    emailUsedForAuth: email?.usedForAuth ?? false,
+    profile: { displayName: input.profile.displayName, profileImageUrl: input.profile.profileImageUrl },
+  });
 }

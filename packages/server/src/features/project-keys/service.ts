@@ -101,3 +101,22 @@ export async function updateKeySet(
     .returning();
   return row ?? null;
 }
+
+/** Replaces the given keys of a key set with new values (the seed follows fixed keys the operator changed). */
+export async function replaceKeys(db: Database, keySetId: string, keys: CreatedKeys): Promise<void> {
+  const set: Partial<typeof projectApiKeySets.$inferInsert> = {};
+  if (keys.publishableClientKey) {
+    set.publishableClientKeyHash = hashApiKey(keys.publishableClientKey);
+    set.publishableClientKeyLastFour = apiKeyLastFour(keys.publishableClientKey);
+  }
+  if (keys.secretServerKey) {
+    set.secretServerKeyHash = hashApiKey(keys.secretServerKey);
+    set.secretServerKeyLastFour = apiKeyLastFour(keys.secretServerKey);
+  }
+  if (keys.superSecretAdminKey) {
+    set.superSecretAdminKeyHash = hashApiKey(keys.superSecretAdminKey);
+    set.superSecretAdminKeyLastFour = apiKeyLastFour(keys.superSecretAdminKey);
+  }
+  if (Object.keys(set).length === 0) return;
+  await db.update(projectApiKeySets).set(set).where(eq(projectApiKeySets.id, keySetId));
+}

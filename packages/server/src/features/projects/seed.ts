@@ -1,11 +1,8 @@
-import { eq } from "drizzle-orm";
 import { internalProjectOverride } from "../../config/index.ts";
-import { apiKeyLastFour, hashApiKey, hashPassword } from "../../crypto/index.ts";
+import { hashPassword } from "../../crypto/index.ts";
 import type { AppDeps } from "../../deps.ts";
-import { projectApiKeySets } from "../project-keys/schema.ts";
-import { type CreatedKeys, createKeySet } from "../project-keys/service.ts";
-import { teams } from "../teams/schema.ts";
-import { addMember } from "../teams/service.ts";
+import { type CreatedKeys, createKeySet, replaceKeys } from "../project-keys/service.ts";
+import { addMember, ensureTeamExists } from "../teams/service.ts";
 import { createUser, findUserByAuthEmail } from "../users/service.ts";
 import { type ConfigStoreDeps, getRenderedConfig } from "./config-store.ts";
 import { createProject, findProject } from "./service.ts";
@@ -13,6 +10,7 @@ import { createProject, findProject } from "./service.ts";
 /** Well-known ids of the seed (PROTOCOL.md §6), so that tools and tests can refer to them. */
 export const INTERNAL_PROJECT_ID = "internal";
 export const INTERNAL_TEAM_ID = "a23e1b7f-ab18-41fc-9ee6-7a9ca9fa543c";
+const INTERNAL_TEAM_NAME = "Internal Team";
 export const INTERNAL_KEY_SET_ID = "3142e763-b230-44b5-8636-aa62f7489c26";
 const INTERNAL_KEYS_EXPIRE_AT = new Date("2099-12-31T23:59:59Z");
 
@@ -55,10 +53,7 @@ export async function seedInternalProject(
     }
   }
   if (created) {
-    await db
-      .insert(teams)
-      .values({ projectId: INTERNAL_PROJECT_ID, id: INTERNAL_TEAM_ID, displayName: "Internal Team" })
-      .onConflictDoNothing();
+    await ensureTeamExists(db, INTERNAL_PROJECT_ID, INTERNAL_TEAM_ID, INTERNAL_TEAM_NAME);
     const { keys } = await createKeySet(
       db,
       INTERNAL_PROJECT_ID,
@@ -76,20 +71,7 @@ export async function seedInternalProject(
 
   if (hasFixedKeys && !created) {
     // The operator may change the fixed keys between starts; the key set follows them.
-    const set: Partial<typeof projectApiKeySets.$inferInsert> = {};
-    if (fixedKeys.publishableClientKey) {
-      set.publishableClientKeyHash = hashApiKey(fixedKeys.publishableClientKey);
-      set.publishableClientKeyLastFour = apiKeyLastFour(fixedKeys.publishableClientKey);
-    }
-    if (fixedKeys.secretServerKey) {
-      set.secretServerKeyHash = hashApiKey(fixedKeys.secretServerKey);
-      set.secretServerKeyLastFour = apiKeyLastFour(fixedKeys.secretServerKey);
-    }
-    if (fixedKeys.superSecretAdminKey) {
-      set.superSecretAdminKeyHash = hashApiKey(fixedKeys.superSecretAdminKey);
-      set.superSecretAdminKeyLastFour = apiKeyLastFour(fixedKeys.superSecretAdminKey);
-    }
-    await db.update(projectApiKeySets).set(set).where(eq(projectApiKeySets.id, INTERNAL_KEY_SET_ID));
+    await replaceKeys(db, INTERNAL_KEY_SET_ID, fixedKeys);
   }
   return { created, generatedKeys };
 }
@@ -144,10 +126,7 @@ export async function seedAdminUser(
       if (!userId) throw error;
     }
   }
-  await db
-    .insert(teams)
-    .values({ projectId: INTERNAL_PROJECT_ID, id: INTERNAL_TEAM_ID, displayName: "Internal Team" })
-    .onConflictDoNothing();
+  await ensureTeamExists(db, INTERNAL_PROJECT_ID, INTERNAL_TEAM_ID, INTERNAL_TEAM_NAME);
   // Joined as the team's creator would be, so the administrator gets the creator's default permissions (team_admin).
   await addMember(
     db,

@@ -4,9 +4,9 @@ import { generateSecureToken, randomUuid, sha256Hex } from "../../crypto/index.t
 import type { Database } from "../../db/index.ts";
 import type { AppDeps } from "../../deps.ts";
 import { isUuid } from "../../fields/ids.ts";
-import type { UserRow } from "../users/schema.ts";
-import { users } from "../users/schema.ts";
+import { type UserRow, users } from "../users/schema.ts";
 import { findPrimaryChannel } from "../users/service.ts";
+import { touchUserActivity } from "../users/store.ts";
 import { restrictedReasonOf } from "../users/views.ts";
 import { type SessionRow, sessions } from "./schema.ts";
 
@@ -126,7 +126,7 @@ export async function refreshSession(
     .update(sessions)
     .set({ lastUsedAt: now, ...(ip ? { lastUsedIp: ip } : {}) })
     .where(eq(sessions.id, found.session.id));
-  await deps.db.update(users).set({ lastActiveAt: now }).where(eq(users.id, found.user.id));
+  await touchUserActivity(deps.db, projectId, found.user.id, now);
   const accessToken = await mintAccessToken(deps, projectId, found.user, found.session.id, config);
   return { accessToken, ...found };
 }
@@ -171,4 +171,18 @@ export async function deleteOtherSessions(
         keepSessionId ? ne(sessions.id, keepSessionId) : undefined,
       ),
     );
+}
+
+/**
+ * Ends the session a refresh token belongs to, by the token's hash: an OAuth authorization code used twice means
+ * someone else may hold it, so the session it produced is no longer trusted (RFC 6749 §4.1.2).
+ */
+export async function deleteSessionByRefreshTokenHash(
+  db: Database,
+  projectId: string,
+  refreshTokenHash: string,
+): Promise<void> {
+  await db
+    .delete(sessions)
+    .where(and(eq(sessions.projectId, projectId), eq(sessions.refreshTokenHash, refreshTokenHash)));
 }

@@ -1,5 +1,5 @@
 import { knownError } from "@gatehouse/shared";
-import { and, asc, eq, gt, inArray, isNull } from "drizzle-orm";
+import { and, asc, eq, gt, inArray } from "drizzle-orm";
 import type { RenderedConfig } from "../../config/index.ts";
 import { randomUuid } from "../../crypto/index.ts";
 import type { Database } from "../../db/index.ts";
@@ -8,8 +8,7 @@ import { contactChannels } from "../contact-channels/schema.ts";
 import type { UserRow } from "../users/schema.ts";
 import { findPrimaryChannel } from "../users/service.ts";
 import { restrictedReasonOf } from "../users/views.ts";
-import { verificationCodes } from "../verification-codes/schema.ts";
-import { createVerificationCode } from "../verification-codes/service.ts";
+import { createVerificationCode, deleteCodes, markCodeUsed } from "../verification-codes/service.ts";
 import { type TeamInvitationRow, type TeamRow, teamInvitations, teams } from "./schema.ts";
 import { addMember } from "./service.ts";
 
@@ -91,11 +90,7 @@ export async function revokeInvitation(
 ): Promise<boolean> {
   const found = await findInvitation(db, projectId, invitationId);
   if (!found || found.invitation.teamId !== teamId) return false;
-  const deleted = await db
-    .delete(verificationCodes)
-    .where(and(eq(verificationCodes.projectId, projectId), eq(verificationCodes.id, found.invitation.codeId)))
-    .returning({ id: verificationCodes.id });
-  return deleted.length > 0;
+  return (await deleteCodes(db, projectId, [found.invitation.codeId])) > 0;
 }
 
 /** The verified email addresses of a user: an invitation to any of them is theirs to accept. */
@@ -169,16 +164,7 @@ export async function joinInvitedTeam(
  */
 export async function useInvitationCode(db: Database, invitation: TeamInvitationRow): Promise<void> {
   if (invitation.expiresAt.getTime() <= Date.now()) throw knownError("VERIFICATION_CODE_EXPIRED");
-  const [used] = await db
-    .update(verificationCodes)
-    .set({ usedAt: new Date() })
-    .where(
-      and(
-        eq(verificationCodes.projectId, invitation.projectId),
-        eq(verificationCodes.id, invitation.codeId),
-        isNull(verificationCodes.usedAt),
-      ),
-    )
-    .returning({ expiresAt: verificationCodes.expiresAt });
-  if (!used) throw knownError("VERIFICATION_CODE_ALREADY_USED");
+  if (!(await markCodeUsed(db, invitation.projectId, invitation.codeId))) {
+    throw knownError("VERIFICATION_CODE_ALREADY_USED");
+  }
 }

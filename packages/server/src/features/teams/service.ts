@@ -1,13 +1,13 @@
 import { knownError } from "@gatehouse/shared";
-import { and, asc, desc, eq, inArray, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, or, type SQL, sql } from "drizzle-orm";
 import type { RenderedConfig } from "../../config/index.ts";
 import { randomUuid } from "../../crypto/index.ts";
 import type { Database } from "../../db/index.ts";
 import { isUuid } from "../../fields/ids.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { projects } from "../projects/schema.ts";
-import { users } from "../users/schema.ts";
-import { verificationCodes } from "../verification-codes/schema.ts";
+import { clearSelectedTeam } from "../users/store.ts";
+import { deleteCodes } from "../verification-codes/service.ts";
 import { grantDefaultTeamPermissions } from "./permission-seam.ts";
 import { type TeamMemberRow, type TeamRow, teamInvitations, teamMembers, teams } from "./schema.ts";
 
@@ -151,6 +151,16 @@ export async function createTeam(
   });
 }
 
+/** Creates a team with a well-known id unless it exists (the seed's internal team; several instances may race). */
+export async function ensureTeamExists(
+  db: Database,
+  projectId: string,
+  teamId: string,
+  displayName: string,
+): Promise<void> {
+  await db.insert(teams).values({ projectId, id: teamId, displayName }).onConflictDoNothing();
+}
+
 export async function updateTeam(
   db: Database,
   projectId: string,
@@ -216,13 +226,8 @@ export async function deleteTeam(db: Database, projectId: string, teamId: string
       .select({ id: teamInvitations.codeId })
       .from(teamInvitations)
       .where(and(eq(teamInvitations.projectId, projectId), eq(teamInvitations.teamId, teamId)));
-    await tx
-      .delete(verificationCodes)
-      .where(and(eq(verificationCodes.projectId, projectId), inArray(verificationCodes.id, codeIds)));
-    await tx
-      .update(users)
-      .set({ selectedTeamId: null })
-      .where(and(eq(users.projectId, projectId), eq(users.selectedTeamId, teamId)));
+    await deleteCodes(tx as Database, projectId, codeIds);
+    await clearSelectedTeam(tx as Database, projectId, teamId);
     const deleted = await tx
       .delete(teams)
       .where(and(eq(teams.projectId, projectId), eq(teams.id, teamId)))
@@ -274,10 +279,7 @@ export async function removeMember(
       )
       .returning({ userId: teamMembers.userId });
     if (deleted.length === 0) return false;
-    await tx
-      .update(users)
-      .set({ selectedTeamId: null })
-      .where(and(eq(users.projectId, projectId), eq(users.id, userId), eq(users.selectedTeamId, teamId)));
+    await clearSelectedTeam(tx as Database, projectId, teamId, userId);
     return true;
   });
 }

@@ -7,8 +7,9 @@ import type { Database } from "../../db/index.ts";
 import { normalizeEmail } from "../../fields/email.ts";
 import { isUuid } from "../../fields/ids.ts";
 import { type ContactChannelRow, contactChannels } from "../contact-channels/schema.ts";
+import { insertPrimaryEmail } from "../contact-channels/store.ts";
 import type { FeatureHooks } from "../hooks.ts";
-import { teamMembers, teams } from "../teams/schema.ts";
+import { createPersonalTeam } from "../teams/personal-team.ts";
 import { type UserRow, users } from "./schema.ts";
 
 export async function findUser(db: Database, projectId: string, userId: string): Promise<UserRow | null> {
@@ -88,35 +89,6 @@ function emailTaken(email: string, wouldWorkIfVerified: boolean) {
 }
 
 /**
- * The name of a personal team (PROTOCOL.md §3.2): "<display name>'s Team", else "<email>'s Team", else "Personal Team".
- */
-export function personalTeamName(
-  displayName: string | null | undefined,
-  email: string | null | undefined,
-): string {
-  if (displayName) return `${displayName}'s Team`;
-  if (email) return `${email}'s Team`;
-  return "Personal Team";
-}
-
-/**
- * Creates the user's personal team with them as its only member, inside the caller's transaction, and returns its
- * id. Default permissions are the caller's business (creation runs hooks, an anonymous upgrade grants directly).
- */
-export async function createPersonalTeam(
-  tx: Database,
-  projectId: string,
-  userId: string,
-  displayName: string | null | undefined,
-  email: string | null | undefined,
-): Promise<string> {
-  const teamId = randomUuid();
-  await tx.insert(teams).values({ projectId, id: teamId, displayName: personalTeamName(displayName, email) });
-  await tx.insert(teamMembers).values({ projectId, teamId, userId });
-  return teamId;
-}
-
-/**
  * Creates a user with their primary email channel and, when the project asks for it, a personal team, then runs
  * every feature's `userCreated` hook in the same transaction.
  * An email already used for sign-in by someone else is USER_EMAIL_ALREADY_EXISTS.
@@ -160,14 +132,11 @@ export async function createUser(
         })
         .returning();
       if (email) {
-        await tx.insert(contactChannels).values({
+        await insertPrimaryEmail(tx as Database, {
           projectId,
-          id: randomUuid(),
           userId: id,
-          type: "email",
-          value: email,
-          isVerified: input.primaryEmailVerified ?? false,
-          isPrimary: true,
+          email,
+          verified: input.primaryEmailVerified ?? false,
           usedForAuth: authEnabled,
         });
       }
@@ -194,11 +163,4 @@ export async function createUser(
 export async function deleteUser(db: Database, projectId: string, userId: string): Promise<void> {
   // Sessions, contact channels, memberships and everything else of the user cascade from this row.
   await db.delete(users).where(and(eq(users.projectId, projectId), eq(users.id, userId)));
-}
-
-export async function touchUserActivity(db: Database, projectId: string, userId: string): Promise<void> {
-  await db
-    .update(users)
-    .set({ lastActiveAt: new Date() })
-    .where(and(eq(users.projectId, projectId), eq(users.id, userId)));
 }

@@ -5,10 +5,10 @@ import { isUniqueViolation } from "../../db/errors.ts";
 import type { Database } from "../../db/index.ts";
 import type { AppDeps } from "../../deps.ts";
 import { normalizeEmail } from "../../fields/email.ts";
-import { sessions } from "../sessions/schema.ts";
+import { applyPrimaryEmailPatch, emailTakenError } from "../contact-channels/primary-email.ts";
+import { deleteOtherSessions } from "../sessions/service.ts";
 import { teamMembers, teams } from "../teams/schema.ts";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "./fields.ts";
-import { applyPrimaryEmailPatch, emailTakenError } from "./primary-email.ts";
 import type { UserPatch } from "./requests.ts";
 import { type UserRow, users } from "./schema.ts";
 import { encryptTotpSecret } from "./totp.ts";
@@ -113,7 +113,7 @@ export async function updateUser(
           ? await tx.update(users).set(set).where(where).returning()
           : await tx.select().from(users).where(where);
       if (passwordHash !== undefined) {
-        await tx.delete(sessions).where(and(eq(sessions.projectId, projectId), eq(sessions.userId, user.id)));
+        await deleteOtherSessions(tx, projectId, user.id, null);
       }
       return updated ?? null;
     });

@@ -1,31 +1,37 @@
 import { and, eq } from "drizzle-orm";
 import type { RenderedConfig } from "../../config/index.ts";
-import { randomUuid } from "../../crypto/index.ts";
 import type { Database } from "../../db/index.ts";
 import { normalizeEmail } from "../../fields/email.ts";
 import { StatusError } from "../../http/status-error.ts";
-import { contactChannels } from "../contact-channels/schema.ts";
+import { makePrimaryEmail } from "../contact-channels/store.ts";
 import { grantDefaultTeamPermissions } from "../permissions/service.ts";
+import { createPersonalTeam } from "../teams/personal-team.ts";
 import { type UserRow, users } from "./schema.ts";
-import { createPersonalTeam } from "./service.ts";
 
 export type AnonymousUpgrade = {
   projectId: string;
   userId: string;
   config: RenderedConfig;
-  /** The address the account signs in with from now on; it becomes the primary email. */
-  email: string;
+  /** The address the account gets as its primary email, or null for none. */
+  email: string | null;
   /** Whether the sign-up proved the address (an email code does, a password sign-up does not). */
   emailVerified: boolean;
+  /**
+   * Whether the address signs in from now on (the default). An OAuth sign-up whose address must not sign in
+   * (unverified, or another account's under allow_duplicates) keeps it as a contact address only.
+   */
+  emailUsedForAuth?: boolean;
   passwordHash?: string;
   otpAuthEnabled?: boolean;
+  /** A provider's name and picture, used only where the anonymous user has set none. */
+  profile?: { displayName: string | null; profileImageUrl: string | null };
 };
 
 /**
  * Turns an anonymous user into a full account in place, inside the caller's transaction: same id, so whatever the
  * app stored for them while anonymous stays theirs. The user gets what a sign-up would have given them: the email
- * as primary sign-in channel, and the personal team (with the creator's default permissions) when the project
- * makes one on sign-up.
+ * as primary channel, and the personal team (with the creator's default permissions) when the project makes one
+ * on sign-up. Every sign-up path (password, email code, OAuth) upgrades through here.
  *
  * The row is locked first, so of two parallel upgrades of one user the second finds it upgraded: a 409. Another
  * account taking the address for sign-in in the meantime surfaces as a unique violation, which the caller turns
@@ -33,10 +39,14 @@ export type AnonymousUpgrade = {
  */
 export async function upgradeAnonymousUser(tx: Database, input: AnonymousUpgrade): Promise<UserRow> {
   const { projectId, userId, config } = input;
-  const email = normalizeEmail(input.email);
+  const email = input.email === null ? null : normalizeEmail(input.email);
   const where = and(eq(users.projectId, projectId), eq(users.id, userId));
   const [locked] = await tx
-    .select({ isAnonymous: users.isAnonymous, displayName: users.displayName })
+    .select({
+      isAnonymous: users.isAnonymous,
+      displayName: users.displayName,
+      profileImageUrl: users.profileImageUrl,
+    })
     .from(users)
     .where(where)
     .for("update");
@@ -47,15 +57,35 @@ export async function upgradeAnonymousUser(tx: Database, input: AnonymousUpgrade
     );
   }
 
-  await setAuthEmail(tx, projectId, userId, email, input.emailVerified);
+  if (email !== null) {
+    const usedForAuth = input.emailUsedForAuth ?? true;
+    // An anonymous user normally has no channel, but a server may have given them some: a channel with the same
+    // address is promoted rather than duplicated, and keeps its verification unless this sign-up proved it.
+    await makePrimaryEmail(tx, {
+      projectId,
+      userId,
+      email,
+      verified: input.emailVerified,
+      usedForAuth,
+      whenAlreadyPresent: {
+        ...(usedForAuth ? { usedForAuth: true } : {}),
+        markVerified: input.emailVerified,
+      },
+    });
+  }
 
-  const set: Partial<typeof users.$inferInsert> = { isAnonymous: false };
+  const displayName = locked.displayName ?? input.profile?.displayName ?? null;
+  const set: Partial<typeof users.$inferInsert> = {
+    isAnonymous: false,
+    displayName,
+    profileImageUrl: locked.profileImageUrl ?? input.profile?.profileImageUrl ?? null,
+  };
   if (input.passwordHash !== undefined) set.passwordHash = input.passwordHash;
   if (input.otpAuthEnabled) set.otpAuthEnabled = true;
   let [user] = await tx.update(users).set(set).where(where).returning();
 
   if (config.teams.createPersonalTeamOnSignUp) {
-    const teamId = await createPersonalTeam(tx, projectId, userId, locked.displayName, email);
+    const teamId = await createPersonalTeam(tx, projectId, userId, displayName, email);
     await grantDefaultTeamPermissions(tx, { projectId, teamId, userId, config, kind: "creator" });
     // A team the user picked while anonymous (a server may have added them to one) stays selected.
     if (user!.selectedTeamId === null) {
@@ -63,46 +93,4 @@ export async function upgradeAnonymousUser(tx: Database, input: AnonymousUpgrade
     }
   }
   return user!;
-}
-
-/**
- * Makes `email` the user's primary channel, used for sign-in. An anonymous user normally has no channel at all,
- * but a server may have given them some: a channel with the same address is promoted (keeping its verification
- * unless this sign-up proved the address) rather than duplicated.
- */
-async function setAuthEmail(
-  tx: Database,
-  projectId: string,
-  userId: string,
-  email: string,
-  verified: boolean,
-): Promise<void> {
-  // Unset first, in its own statement: the one-primary index is checked row by row.
-  await tx
-    .update(contactChannels)
-    .set({ isPrimary: false })
-    .where(
-      and(
-        eq(contactChannels.projectId, projectId),
-        eq(contactChannels.userId, userId),
-        eq(contactChannels.isPrimary, true),
-      ),
-    );
-  const promoted = { isPrimary: true, usedForAuth: true, ...(verified ? { isVerified: true } : {}) };
-  await tx
-    .insert(contactChannels)
-    .values({
-      projectId,
-      id: randomUuid(),
-      userId,
-      type: "email",
-      value: email,
-      isVerified: verified,
-      isPrimary: true,
-      usedForAuth: true,
-    })
-    .onConflictDoUpdate({
-      target: [contactChannels.userId, contactChannels.type, contactChannels.value],
-      set: promoted,
-    });
 }

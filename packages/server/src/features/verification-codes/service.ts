@@ -1,5 +1,5 @@
 import { knownError } from "@gatehouse/shared";
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, type SQLWrapper, sql } from "drizzle-orm";
 import { generateSecureToken, randomUuid, SECURE_TOKEN_LENGTH, sha256Hex } from "../../crypto/index.ts";
 import type { Database } from "../../db/index.ts";
 import { type VerificationCodeRow, verificationCodes } from "./schema.ts";
@@ -104,4 +104,36 @@ export async function revokeCodes(
         sql`${verificationCodes.data} ->> ${field} = ${value}`,
       ),
     );
+}
+
+/**
+ * Deletes codes by id (a list, or a sub-select of ids), so that a link still sitting in someone's inbox answers
+ * VERIFICATION_CODE_NOT_FOUND from then on. Returns how many were deleted.
+ */
+export async function deleteCodes(
+  db: Database,
+  projectId: string,
+  ids: string[] | SQLWrapper,
+): Promise<number> {
+  const deleted = await db
+    .delete(verificationCodes)
+    .where(and(eq(verificationCodes.projectId, projectId), inArray(verificationCodes.id, ids)))
+    .returning({ id: verificationCodes.id });
+  return deleted.length;
+}
+
+/** Marks one unused code used; false when it was used already (of two parallel uses, only one flips `used_at`). */
+export async function markCodeUsed(db: Database, projectId: string, codeId: string): Promise<boolean> {
+  const used = await db
+    .update(verificationCodes)
+    .set({ usedAt: new Date() })
+    .where(
+      and(
+        eq(verificationCodes.projectId, projectId),
+        eq(verificationCodes.id, codeId),
+        isNull(verificationCodes.usedAt),
+      ),
+    )
+    .returning({ id: verificationCodes.id });
+  return used.length > 0;
 }

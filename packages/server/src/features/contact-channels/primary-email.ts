@@ -4,9 +4,9 @@ import { randomUuid } from "../../crypto/index.ts";
 import type { Database } from "../../db/index.ts";
 import { normalizeEmail } from "../../fields/email.ts";
 import { StatusError } from "../../http/status-error.ts";
-import { type ContactChannelRow, contactChannels } from "../contact-channels/schema.ts";
-import { users } from "./schema.ts";
-import { findUserByAuthEmail } from "./service.ts";
+import { users } from "../users/schema.ts";
+import { findUserByAuthEmail } from "../users/service.ts";
+import { type ContactChannelRow, contactChannels } from "./schema.ts";
 
 export type PrimaryEmailPatch = {
   /** A new primary email, or null to have none; undefined leaves it. */

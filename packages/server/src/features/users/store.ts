@@ -1,0 +1,83 @@
+/**
+ * Every write to `users` from outside this folder goes through here (scripts/check-architecture.mjs enforces it),
+ * so the columns other features may touch, and how, are listed in one place: sign-in methods turned on, password
+ * hashes, the selected team, activity. Creation, updates, upgrades and deletion live beside it in users/.
+ */
+import { and, eq, isNull } from "drizzle-orm";
+import type { Database } from "../../db/index.ts";
+import { type UserRow, users } from "./schema.ts";
+
+function byId(projectId: string, userId: string) {
+  return and(eq(users.projectId, projectId), eq(users.id, userId));
+}
+
+/** Turns a sign-in method on after the user used it (PROTOCOL.md §4.2, §4.9); the updated row, or null if gone. */
+export async function enableSignInMethod(
+  db: Database,
+  projectId: string,
+  userId: string,
+  method: "otp" | "passkey",
+): Promise<UserRow | null> {
+  const [user] = await db
+    .update(users)
+    .set(method === "otp" ? { otpAuthEnabled: true } : { passkeyAuthEnabled: true })
+    .where(byId(projectId, userId))
+    .returning();
+  return user ?? null;
+}
+
+export async function storePasswordHash(
+  db: Database,
+  projectId: string,
+  userId: string,
+  passwordHash: string,
+): Promise<void> {
+  await db.update(users).set({ passwordHash }).where(byId(projectId, userId));
+}
+
+/** Sets the first password of a user; false when they already have one (also when a parallel request won). */
+export async function setFirstPasswordHash(
+  db: Database,
+  projectId: string,
+  userId: string,
+  passwordHash: string,
+): Promise<boolean> {
+  const updated = await db
+    .update(users)
+    .set({ passwordHash })
+    .where(and(byId(projectId, userId), isNull(users.passwordHash)))
+    .returning({ id: users.id });
+  return updated.length > 0;
+}
+
+/**
+ * Nobody keeps a team they can no longer select as their selected team: every user of the project whose selected
+ * team it is (a team being deleted), or one user (a member leaving it).
+ */
+export async function clearSelectedTeam(
+  db: Database,
+  projectId: string,
+  teamId: string,
+  userId?: string,
+): Promise<void> {
+  await db
+    .update(users)
+    .set({ selectedTeamId: null })
+    .where(
+      and(
+        eq(users.projectId, projectId),
+        eq(users.selectedTeamId, teamId),
+        userId === undefined ? undefined : eq(users.id, userId),
+      ),
+    );
+}
+
+/** When the user last did something (a token refresh, a sign-in). */
+export async function touchUserActivity(
+  db: Database,
+  projectId: string,
+  userId: string,
+  at: Date = new Date(),
+): Promise<void> {
+  await db.update(users).set({ lastActiveAt: at }).where(byId(projectId, userId));
+}
