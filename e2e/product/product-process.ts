@@ -25,9 +25,14 @@ export type ProductProcess = {
   internalKeys(): InternalKeys;
   /** Stops the process the way an operator does (SIGTERM to npm and the server below it) and waits for it. */
   stop(): Promise<void>;
+  /**
+   * Crashes it: SIGKILL to the spawned process alone (start it with DEPLOY_START so that is the server), no chance
+   * to finish a write or close the database. Resolves once it is gone; a data dir passed in is left as it is.
+   */
+  kill(): Promise<void>;
 };
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const probe = net.createServer();
   await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", () => resolve()));
   const { port } = probe.address() as net.AddressInfo;
@@ -65,11 +70,19 @@ export async function startProduct(
     command?: string[];
     /** Environment of the process, given the base URL it will answer on (a free port chosen here). */
     env?: (baseUrl: string) => Record<string, string>;
+    /** The port to listen on, when the caller must know it before the start (a free one otherwise). */
+    port?: number;
+    /**
+     * An existing GATEHOUSE_DATA_DIR, to start again on the data of a stopped or killed process; the caller owns it
+     * and removes it. Without it a fresh one is made here and removed by `stop()`.
+     */
+    dataDir?: string;
   } = {},
 ): Promise<ProductProcess> {
   const [program, ...args] = options.command ?? QUICK_START;
-  const port = await freePort();
-  const dataDir = mkdtempSync(join(tmpdir(), "gatehouse-product-"));
+  const port = options.port ?? (await freePort());
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "gatehouse-product-"));
+  const ownsDataDir = options.dataDir === undefined;
   const baseUrl = `http://localhost:${port}`;
   let output = "";
   const child: ChildProcess = spawn(program!, args, {
@@ -87,12 +100,19 @@ export async function startProduct(
   });
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
 
+  const running = () => child.exitCode === null && child.signalCode === null;
   const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
+    if (running()) {
       process.kill(-child.pid!, "SIGTERM");
       await exited;
     }
-    rmSync(dataDir, { recursive: true, force: true });
+    if (ownsDataDir) rmSync(dataDir, { recursive: true, force: true });
+  };
+  const kill = async () => {
+    if (running()) {
+      process.kill(child.pid!, "SIGKILL");
+      await exited;
+    }
   };
 
   const deadline = Date.now() + 120_000;
@@ -123,5 +143,6 @@ export async function startProduct(
     serverErrors: () => output.split("\n").filter((line) => line.includes(SERVER_ERROR_LOG_PREFIX)),
     internalKeys: () => JSON.parse(readFileSync(join(dataDir, "internal-keys.json"), "utf8")) as InternalKeys,
     stop,
+    kill,
   };
 }

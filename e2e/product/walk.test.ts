@@ -5,11 +5,11 @@ import {
   GatehouseClientApp,
   GatehouseServerApp,
 } from "@gatehouse/js";
-import pg from "pg";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../../packages/server/src/testing/chromium.ts";
 import { startTestSmtpServer, type TestSmtpServer } from "../../packages/server/src/testing/smtp-server.ts";
+import { createOwnDatabase, type OwnDatabase } from "./postgres-database.ts";
 import { DEPLOY_START, type ProductProcess, QUICK_START, startProduct } from "./product-process.ts";
 
 /**
@@ -29,27 +29,7 @@ const PASSWORD = "correct horse battery staple";
 let smtp: TestSmtpServer;
 let product: ProductProcess;
 let browser: Browser;
-let productionDatabase: { name: string; adminUrl: string } | null = null;
-
-async function createDatabase(url: string): Promise<{ name: string; adminUrl: string; url: string }> {
-  const name = `gatehouse_product_${randomBytes(6).toString("hex")}`;
-  const adminUrl = new URL(url);
-  adminUrl.pathname = "/postgres";
-  const client = new pg.Client({ connectionString: adminUrl.toString() });
-  await client.connect();
-  await client.query(`create database ${name}`);
-  await client.end();
-  const own = new URL(url);
-  own.pathname = `/${name}`;
-  return { name, adminUrl: adminUrl.toString(), url: own.toString() };
-}
-
-async function dropDatabase(database: { name: string; adminUrl: string }): Promise<void> {
-  const client = new pg.Client({ connectionString: database.adminUrl });
-  await client.connect();
-  await client.query(`drop database if exists ${database.name} with (force)`);
-  await client.end();
-}
+let productionDatabase: OwnDatabase | null = null;
 
 beforeAll(async () => {
   smtp = await startTestSmtpServer();
@@ -58,7 +38,7 @@ beforeAll(async () => {
     GATEHOUSE_EMAIL_FROM: "auth@walk.test",
   };
   if (postgresUrl) {
-    const database = await createDatabase(postgresUrl);
+    const database = await createOwnDatabase(postgresUrl);
     productionDatabase = database;
     Object.assign(env, {
       NODE_ENV: "production",
@@ -78,7 +58,7 @@ afterAll(async () => {
   await browser?.close();
   await product?.stop();
   await smtp?.close();
-  if (productionDatabase) await dropDatabase(productionDatabase);
+  await productionDatabase?.drop();
 });
 
 /** The first link in a message that carries a `code=` parameter, and that code. */

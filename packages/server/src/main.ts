@@ -4,6 +4,7 @@ import { serve } from "@hono/node-server";
 import { bootGatehouse } from "./bootstrap.ts";
 import { readServerEnv, type ServerEnv } from "./env.ts";
 import type { CreatedKeys } from "./features/project-keys/service.ts";
+import { StartupError } from "./startup-error.ts";
 
 const startedAt = performance.now();
 let env: ServerEnv;
@@ -14,7 +15,11 @@ try {
   console.error(`Gatehouse cannot start: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 }
-const gatehouse = await bootGatehouse(env);
+const gatehouse = await bootGatehouse(env).catch((error: unknown) => {
+  if (!(error instanceof StartupError)) throw error;
+  console.error(`Gatehouse cannot start: ${error.message}`);
+  process.exit(1);
+});
 
 // Keys generated on first start are kept beside the embedded database (which already holds the master secret),
 // so a newcomer can find them again. With fixed seed keys nothing is written.

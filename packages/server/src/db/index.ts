@@ -8,6 +8,7 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import pg from "pg";
+import { lockDataDir } from "./data-dir-lock.ts";
 import * as schema from "./schema.ts";
 
 /** One database type for both drivers: services never know whether they run on PGlite or PostgreSQL. */
@@ -55,10 +56,23 @@ export async function openDatabase(options: {
   }
   // PGlite creates its own directory but not missing parents, and a fresh GATEHOUSE_DATA_DIR may not exist yet.
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
-  const client = options.dataDir ? new PGlite(options.dataDir) : new PGlite();
-  const db = drizzlePglite(client, { schema }) as unknown as Database;
-  await migratePglite(drizzlePglite(client, { schema }), { migrationsFolder });
-  return { db, kind: "pglite", close: () => client.close() };
+  const unlock = options.dataDir ? lockDataDir(options.dataDir) : () => {};
+  try {
+    const client = options.dataDir ? new PGlite(options.dataDir) : new PGlite();
+    const db = drizzlePglite(client, { schema }) as unknown as Database;
+    await migratePglite(drizzlePglite(client, { schema }), { migrationsFolder });
+    const close = async () => {
+      try {
+        await client.close();
+      } finally {
+        unlock();
+      }
+    };
+    return { db, kind: "pglite", close };
+  } catch (error) {
+    unlock();
+    throw error;
+  }
 }
 
 /** A cheap round trip, for `/health`-style checks. */

@@ -1,0 +1,53 @@
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+
+/** A database of one test file's own on the PostgreSQL server of the CI pass, dropped by `drop()`. */
+export type OwnDatabase = {
+  name: string;
+  /** Connection string of this database, for the product's DATABASE_URL and the test's own queries. */
+  url: string;
+  /** Runs one query on this database (a connection per call: the tests read little). */
+  query<Row extends Record<string, unknown>>(text: string, values?: unknown[]): Promise<Row[]>;
+  drop(): Promise<void>;
+};
+
+/**
+ * Creates a fresh database next to the one in `serverUrl` (the pass's DATABASE_URL), so the product starts on an
+ * empty database and migrates it the way a new deployment does. A server that cannot be reached fails the test.
+ */
+export async function createOwnDatabase(
+  serverUrl: string,
+  prefix = "gatehouse_product",
+): Promise<OwnDatabase> {
+  const name = `${prefix}_${randomBytes(6).toString("hex")}`;
+  const adminUrl = new URL(serverUrl);
+  adminUrl.pathname = "/postgres";
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: adminUrl.toString() });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`create database ${name}`);
+  const own = new URL(serverUrl);
+  own.pathname = `/${name}`;
+  const url = own.toString();
+  return {
+    name,
+    url,
+    async query<Row extends Record<string, unknown>>(text: string, values: unknown[] = []) {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        return (await client.query<Row>(text, values)).rows;
+      } finally {
+        await client.end();
+      }
+    },
+    // `with (force)` ends the connections of a product process that did not stop cleanly.
+    drop: () => admin(`drop database if exists ${name} with (force)`),
+  };
+}
