@@ -34,6 +34,7 @@ describe("schema defaults", () => {
       rbac: { permissions: {}, defaultPermissions: { teamCreator: {}, teamMember: {}, signUp: {} } },
       emails: { server: { isShared: true, provider: "smtp" }, themes: {}, templates: {} },
       project: { requirePublishableClientKey: false },
+      gatehouse: { rateLimits: {}, developmentLoopbackRateLimitFactor: 100 },
     });
     expect(defaultRenderedConfig()).toEqual(
       rendered(renderConfig({ project: {}, branch: {}, environment: {} })),
@@ -151,7 +152,7 @@ describe("renderConfig problems", () => {
       'teams.allowClientTeamCreaton (from the project override): unknown key; did you mean "teams.allowClientTeamCreation"? Known keys under teams: createPersonalTeamOnSignUp, allowClientTeamCreation',
     ]);
     expect(problems(renderConfig({ environment: { allowLocalhost: false } }))).toEqual([
-      'allowLocalhost (from the environment override): unknown key; did you mean "domains.allowLocalhost"? Known keys at the top level: auth, domains, teams, users, onboarding, apiKeys, rbac, emails, project',
+      'allowLocalhost (from the environment override): unknown key; did you mean "domains.allowLocalhost"? Known keys at the top level: auth, domains, teams, users, onboarding, apiKeys, rbac, emails, project, gatehouse',
     ]);
     expect(
       problems(renderConfig({ environment: { "auth.oauth.providers.google": { clientID: "x" } } }))[0],
@@ -159,7 +160,7 @@ describe("renderConfig problems", () => {
       /^auth\.oauth\.providers\.google\.clientID \(from the environment override\): unknown key; did you mean "auth\.oauth\.providers\.google\.clientId"\?/,
     );
     expect(problems(renderConfig({ branch: { payments: { items: {} } } }))).toEqual([
-      "payments (from the branch override): unknown key. Known keys at the top level: auth, domains, teams, users, onboarding, apiKeys, rbac, emails, project",
+      "payments (from the branch override): unknown key. Known keys at the top level: auth, domains, teams, users, onboarding, apiKeys, rbac, emails, project, gatehouse",
     ]);
   });
 

@@ -9,6 +9,13 @@
  *   lower level defined, since overrides have no unset.
  */
 import { z } from "zod";
+import {
+  DEVELOPMENT_LOOPBACK_FACTOR,
+  MAX_LIMIT,
+  MAX_WINDOW_SECONDS,
+  RATE_LIMIT_RULE_IDS,
+  type RateLimitRuleId,
+} from "../rate-limit/rules.ts";
 import { isPlainObject } from "./json.ts";
 import { CONFIG_KEY_SEGMENT_PATTERN } from "./keys.ts";
 import { CUSTOM_PERMISSION_ID_PATTERN, PERMISSION_ID_PATTERN } from "./permissions.ts";
@@ -189,6 +196,26 @@ const emailsSchema = section({
   ),
 });
 
+/** A project's numbers for one rate limit; what it leaves out keeps the built-in default (rate-limit/rules.ts). */
+const rateLimitOverride = entry({
+  limit: z.number().int().min(1).max(MAX_LIMIT).optional(),
+  windowSeconds: z.number().int().min(1).max(MAX_WINDOW_SECONDS).optional(),
+}).optional();
+
+/**
+ * Gatehouse's own settings, under a name of their own so they never collide with keys of the protocol's config.
+ * `rateLimits` is strict: a misspelt rule id is a 400 when the override is written, not a limit silently ignored.
+ */
+const gatehouseSchema = section({
+  rateLimits: section(
+    Object.fromEntries(RATE_LIMIT_RULE_IDS.map((id) => [id, rateLimitOverride])) as Record<
+      RateLimitRuleId,
+      typeof rateLimitOverride
+    >,
+  ),
+  developmentLoopbackRateLimitFactor: z.number().int().min(1).max(1000).default(DEVELOPMENT_LOOPBACK_FACTOR),
+});
+
 export const renderedConfigSchema = z.preprocess(
   dropNullEntries,
   z.strictObject({
@@ -206,6 +233,7 @@ export const renderedConfigSchema = z.preprocess(
     rbac: rbacSchema,
     emails: emailsSchema,
     project: section({ requirePublishableClientKey: z.boolean().default(false) }),
+    gatehouse: gatehouseSchema,
   }),
 );
 

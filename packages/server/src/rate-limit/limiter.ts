@@ -1,81 +1,137 @@
 import { lt, sql } from "drizzle-orm";
+import type { RenderedConfig } from "../config/index.ts";
 import type { Database } from "../db/index.ts";
+import { isLoopbackAddress } from "../http/client-ip.ts";
 import { StatusError } from "../http/status-error.ts";
+import { MAX_WINDOW_SECONDS, RATE_LIMITS, type RateLimitRule } from "./rules.ts";
 import { rateLimitCounters } from "./schema.ts";
 
-export type RateLimitRule = {
-  /** What is limited, e.g. `password-sign-in:account`. */
-  name: string;
-  /** Attempts allowed per window. */
-  limit: number;
-  windowSeconds: number;
+export { RATE_LIMITS, type RateLimitRule };
+
+/**
+ * What every limit of one request depends on: the project (its counters and its configured numbers) and who calls
+ * (a loopback caller of a development server gets generous limits). Built once per request by `rateLimitScope`.
+ */
+export type RateLimitScope = {
+  db: Database;
+  projectId: string;
+  config: Pick<RenderedConfig, "gatehouse">;
+  /** The caller's address as the server sees it (behind proxies: GATEHOUSE_TRUST_PROXY). */
+  clientIp: string | null;
+  isDevelopment: boolean;
 };
 
-/**
- * Limits for anything that sends email or checks a secret (OWASP ASVS 2.2.1). Per account they stop guessing one
- * victim's secret; per IP they stop spraying many accounts from one machine. Numbers are generous for humans.
- *
- * Password checks are limited per account AND source IP (10 per 5 minutes), with a much higher ceiling per account
- * alone (100 per hour). Why both: with only a tight per-account limit, anyone could lock a victim out by failing on
- * purpose; keyed by IP too, such an attacker only locks themselves out, while guessing from many machines still
- * hits the ceiling after 100 tries an hour, a guessing rate too slow to matter.
- */
-export const RATE_LIMITS = {
-  signInPerAccountFromIp: { name: "sign-in:account-ip", limit: 10, windowSeconds: 300 },
-  signInPerAccount: { name: "sign-in:account", limit: 100, windowSeconds: 3600 },
-  signInPerIp: { name: "sign-in:ip", limit: 60, windowSeconds: 300 },
-  signUpPerIp: { name: "sign-up:ip", limit: 30, windowSeconds: 3600 },
-  emailPerRecipient: { name: "email:recipient", limit: 5, windowSeconds: 600 },
-  emailPerIp: { name: "email:ip", limit: 30, windowSeconds: 600 },
-  codeCheckPerIp: { name: "code-check:ip", limit: 60, windowSeconds: 300 },
-} as const satisfies Record<string, RateLimitRule>;
+export function rateLimitScope(
+  deps: { db: Database; env: { isDevelopment: boolean } },
+  auth: { project: { id: string }; config: Pick<RenderedConfig, "gatehouse"> },
+  clientIp: string | null,
+): RateLimitScope {
+  return {
+    db: deps.db,
+    projectId: auth.project.id,
+    config: auth.config,
+    clientIp,
+    isDevelopment: deps.env.isDevelopment,
+  };
+}
 
-/**
- * Counts one attempt against `rule` for `subject` and throws a 429 with Retry-After once the window is full.
- * The increment is a single upsert, so parallel attempts are counted exactly, across instances too.
- */
-export async function consumeRateLimit(
-  db: Database,
-  rule: RateLimitRule,
-  projectId: string,
-  subject: string | null | undefined,
-): Promise<void> {
-  if (!subject) return;
-  const nowMs = Date.now();
-  const windowMs = rule.windowSeconds * 1000;
-  const windowStart = new Date(Math.floor(nowMs / windowMs) * windowMs);
-  const key = `${projectId}:${rule.name}:${subject.toLowerCase()}`;
-  const [row] = await db
-    .insert(rateLimitCounters)
-    .values({ key, windowStart, count: 1 })
-    .onConflictDoUpdate({
-      target: [rateLimitCounters.key, rateLimitCounters.windowStart],
-      set: { count: sql`${rateLimitCounters.count} + 1` },
-    })
-    .returning({ count: rateLimitCounters.count });
-  // Old windows are useless; sweep now and then instead of running a job.
-  if (Math.random() < 0.01) {
-    await db.delete(rateLimitCounters).where(lt(rateLimitCounters.windowStart, new Date(nowMs - 86_400_000)));
-  }
-  if ((row?.count ?? 0) > rule.limit) {
-    const retryAfter = Math.max(1, Math.ceil((windowStart.getTime() + windowMs - nowMs) / 1000));
-    throw new StatusError(429, `Too many attempts. Please wait ${retryAfter} seconds and try again.`, {
-      "retry-after": String(retryAfter),
-    });
-  }
+/** The numbers that apply to `rule` in this scope: the project's own, then the development loopback factor. */
+export function effectiveRule(scope: RateLimitScope, rule: RateLimitRule): RateLimitRule {
+  const configured = scope.config.gatehouse.rateLimits[rule.id];
+  const factor =
+    scope.isDevelopment && isLoopbackAddress(scope.clientIp)
+      ? scope.config.gatehouse.developmentLoopbackRateLimitFactor
+      : 1;
+  return {
+    ...rule,
+    limit: (configured?.limit ?? rule.limit) * factor,
+    windowSeconds: Math.min(configured?.windowSeconds ?? rule.windowSeconds, MAX_WINDOW_SECONDS),
+  };
+}
+
+export type CountedAttempt = {
+  key: string;
+  /** Attempts in the current window, this one included. */
+  count: number;
+  windowStart: Date;
+  windowEndsAt: Date;
+  now: Date;
+};
+
+/** What a counter needs of a rule: its name (part of the key) and its window. */
+type CounterRule = Pick<RateLimitRule, "name" | "windowSeconds">;
+
+export function counterKey(scope: RateLimitScope, rule: CounterRule, subject: string): string {
+  return `${scope.projectId}:${rule.name}:${subject.toLowerCase()}`;
 }
 
 /**
- * Counts one password check for an account: per account and source IP, then per account alone (see RATE_LIMITS).
- * Without a known IP the per-account-and-IP limit falls back to the account alone, which is stricter, not looser.
+ * Counts one attempt in the counter of `rule` and `subject`. One upsert, so parallel attempts are counted exactly,
+ * across instances too: when the stored window has ended, the same statement starts a new one at this attempt
+ * (count 1, and the slow lane of password-checks.ts cleared), otherwise it adds one.
  */
-export async function consumePasswordCheckLimits(
-  db: Database,
-  projectId: string,
-  account: string,
-  clientIp: string | null | undefined,
+export async function countAttempt(
+  scope: RateLimitScope,
+  rule: CounterRule,
+  subject: string,
+): Promise<CountedAttempt> {
+  const now = new Date();
+  const windowMs = rule.windowSeconds * 1000;
+  const key = counterKey(scope, rule, subject);
+  // A stored window that started at or before this instant has ended.
+  const endedIfBefore = new Date(now.getTime() - windowMs).toISOString();
+  const ended = sql`${rateLimitCounters.windowStart} <= ${endedIfBefore}::timestamptz`;
+  const [row] = await scope.db
+    .insert(rateLimitCounters)
+    .values({ key, windowStart: now, count: 1 })
+    .onConflictDoUpdate({
+      target: rateLimitCounters.key,
+      set: {
+        count: sql`case when ${ended} then 1 else ${rateLimitCounters.count} + 1 end`,
+        windowStart: sql`case when ${ended} then ${now.toISOString()}::timestamptz else ${rateLimitCounters.windowStart} end`,
+        slowPasses: sql`case when ${ended} then 0 else ${rateLimitCounters.slowPasses} end`,
+        slowNextAt: sql`case when ${ended} then null else ${rateLimitCounters.slowNextAt} end`,
+      },
+    })
+    .returning({ count: rateLimitCounters.count, windowStart: rateLimitCounters.windowStart });
+  // Ended windows are useless; sweep now and then instead of running a job. No window lasts over a day.
+  if (Math.random() < 0.01) {
+    await scope.db
+      .delete(rateLimitCounters)
+      .where(lt(rateLimitCounters.windowStart, new Date(now.getTime() - MAX_WINDOW_SECONDS * 1000)));
+  }
+  const windowStart = row?.windowStart ?? now;
+  return {
+    key,
+    count: row?.count ?? 1,
+    windowStart,
+    windowEndsAt: new Date(windowStart.getTime() + windowMs),
+    now,
+  };
+}
+
+/**
+ * A 429 whose Retry-After is the time until a retry can pass, rounded up to whole seconds: never longer, so a
+ * client that sleeps inside a request (as the SDKs do) waits no more than it must.
+ */
+export function tooManyAttempts(now: Date, retryAt: Date): StatusError {
+  const retryAfter = Math.max(1, Math.ceil((retryAt.getTime() - now.getTime()) / 1000));
+  return new StatusError(429, `Too many attempts. Please wait ${retryAfter} seconds and try again.`, {
+    "retry-after": String(retryAfter),
+  });
+}
+
+/**
+ * Counts one attempt against `rule` for `subject` and throws a 429 with Retry-After once the window is full.
+ * Without a subject (e.g. no known client address) nothing is counted.
+ */
+export async function consumeRateLimit(
+  scope: RateLimitScope,
+  rule: RateLimitRule,
+  subject: string | null | undefined,
 ): Promise<void> {
-  const accountFromIp = clientIp ? `${account}|${clientIp}` : account;
-  await consumeRateLimit(db, RATE_LIMITS.signInPerAccountFromIp, projectId, accountFromIp);
-  await consumeRateLimit(db, RATE_LIMITS.signInPerAccount, projectId, account);
+  if (!subject) return;
+  const effective = effectiveRule(scope, rule);
+  const attempt = await countAttempt(scope, effective, subject);
+  if (attempt.count > effective.limit) throw tooManyAttempts(attempt.now, attempt.windowEndsAt);
 }

@@ -1,10 +1,7 @@
 import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
-import { keepBurstsInOneRateLimitWindow } from "../../testing/rate-limit-window.ts";
 import { expectKnownError, passwordApi, storedUser, uniqueEmail } from "../auth-password/test-support.ts";
-
-keepBurstsInOneRateLimitWindow();
 
 let server: TestServer;
 let project: TestProject;

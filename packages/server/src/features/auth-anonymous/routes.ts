@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { type AnyRoute, defineRoute } from "../../http/route.ts";
-import { consumeRateLimit, RATE_LIMITS } from "../../rate-limit/limiter.ts";
+import { consumeRateLimit, RATE_LIMITS, rateLimitScope } from "../../rate-limit/limiter.ts";
 import { completeSignIn } from "../sessions/sign-in.ts";
 import { createUser } from "../users/service.ts";
 
@@ -18,7 +18,7 @@ export const anonymousRoutes: AnyRoute[] = [
       // Deliberately not gated by `auth.allowSignUp` (PROTOCOL.md §4.4): an anonymous user is a guest, not an
       // account, and turning it into one goes through a sign-up that is gated. The per-IP limit is shared with
       // password sign-up, so that alternating the two does not double the allowance.
-      await consumeRateLimit(deps.db, RATE_LIMITS.signUpPerIp, auth.project.id, clientIp);
+      await consumeRateLimit(rateLimitScope(deps, auth, clientIp), RATE_LIMITS.signUpPerIp, clientIp);
       const user = await createUser(deps.db, auth.project.id, auth.config, { isAnonymous: true }, deps.hooks);
       const result = await completeSignIn(deps, {
         projectId: auth.project.id,

@@ -4,7 +4,7 @@ import { Secret, TOTP } from "otpauth";
 import type { Database } from "../../db/index.ts";
 import type { AppDeps } from "../../deps.ts";
 import type { RequestAuth } from "../../http/request-auth.ts";
-import { consumeRateLimit, RATE_LIMITS, type RateLimitRule } from "../../rate-limit/limiter.ts";
+import { consumeRateLimit, RATE_LIMITS, rateLimitScope } from "../../rate-limit/limiter.ts";
 import { completeSignIn, type SignInResult } from "../sessions/sign-in.ts";
 import { findUser } from "../users/service.ts";
 import { decryptTotpSecret } from "../users/totp.ts";
@@ -16,12 +16,6 @@ export const TOTP_PERIOD_SECONDS = 30;
 export const TOTP_DIGITS = 6;
 /** One step either side forgives a phone clock that is up to 30 s off, or a code typed as it rolled over. */
 const TOTP_WINDOW = 1;
-
-/**
- * Per account: six digits are 1 in a million, and each attempt code already allows only 20 tries; this stops
- * someone who knows the password from asking for fresh attempt codes to keep guessing.
- */
-const MFA_PER_USER: RateLimitRule = { name: "mfa:user", limit: 10, windowSeconds: 300 };
 
 /** The time step a code of `secret` was made for, within the window around now; null for a wrong code. */
 export function matchTotpStep(secret: Uint8Array, token: string, now = Date.now()): number | null {
@@ -70,7 +64,8 @@ export async function signInWithTotp(
   input: { attemptCode: string; totp: string; ip: string | null },
 ): Promise<SignInResult> {
   const projectId = auth.project.id;
-  await consumeRateLimit(deps.db, RATE_LIMITS.codeCheckPerIp, projectId, input.ip);
+  const limits = rateLimitScope(deps, auth, input.ip);
+  await consumeRateLimit(limits, RATE_LIMITS.codeCheckPerIp, input.ip);
   const attempt = await consumeVerificationCode(deps.db, {
     projectId,
     purpose: "mfa_attempt",
@@ -81,7 +76,8 @@ export async function signInWithTotp(
   const user = typeof data.user_id === "string" ? await findUser(deps.db, projectId, data.user_id) : null;
   // The user was deleted since the first factor: the code stands for nothing any more.
   if (!user) throw knownError("VERIFICATION_CODE_NOT_FOUND");
-  await consumeRateLimit(deps.db, MFA_PER_USER, projectId, user.id);
+  // Per account too (RATE_LIMITS.mfaPerUser says why).
+  await consumeRateLimit(limits, RATE_LIMITS.mfaPerUser, user.id);
 
   // MFA may have been turned off since the first factor; with no secret the code cannot be checked, so refuse it
   // rather than let any six digits through. A fresh sign-in no longer asks for it.

@@ -2,10 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { RATE_LIMITS } from "../../rate-limit/limiter.ts";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
 import { emailsTo } from "../../testing/outbox.ts";
-import { keepBurstsInOneRateLimitWindow } from "../../testing/rate-limit-window.ts";
 import { configureProject, freezeClockAtWindowStart } from "../contact-channels/test-support.ts";
-
-keepBurstsInOneRateLimitWindow();
 
 const CALLBACK = "http://localhost:3000/handler/magic-link-callback";
 

@@ -10,7 +10,7 @@ import { and, eq, lt, sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { AppDeps } from "../../deps.ts";
 import type { RequestAuth } from "../../http/request-auth.ts";
-import { consumeRateLimit, RATE_LIMITS } from "../../rate-limit/limiter.ts";
+import { consumeRateLimit, RATE_LIMITS, rateLimitScope } from "../../rate-limit/limiter.ts";
 import { completeSignIn, type SignInResult } from "../sessions/sign-in.ts";
 import { users } from "../users/schema.ts";
 import { consumeVerificationCode, createVerificationCode } from "../verification-codes/service.ts";
@@ -38,7 +38,7 @@ export async function initiateAuthentication(
   ip: string | null,
 ): Promise<{ options_json: PublicKeyCredentialRequestOptionsJSON; code: string }> {
   assertPasskeyEnabled(auth.config);
-  await consumeRateLimit(deps.db, CHALLENGES_PER_IP, auth.project.id, ip);
+  await consumeRateLimit(rateLimitScope(deps, auth, ip), CHALLENGES_PER_IP, ip);
   const options = await generateAuthenticationOptions({
     rpID: RP_ID_PLACEHOLDER,
     allowCredentials: [],
@@ -65,7 +65,7 @@ export async function signInWithPasskey(
 ): Promise<SignInResult> {
   assertPasskeyEnabled(auth.config);
   const projectId = auth.project.id;
-  await consumeRateLimit(deps.db, RATE_LIMITS.signInPerIp, projectId, input.ip);
+  await consumeRateLimit(rateLimitScope(deps, auth, input.ip), RATE_LIMITS.signInPerIp, input.ip);
   const row = await consumeVerificationCode(deps.db, {
     projectId,
     purpose: "passkey_authentication",

@@ -3,7 +3,7 @@ import { SimpleWebAuthnError } from "@simplewebauthn/server";
 import { decodeClientDataJSON, isoBase64URL } from "@simplewebauthn/server/helpers";
 import { z } from "zod";
 import type { RenderedConfig } from "../../config/index.ts";
-import type { RateLimitRule } from "../../rate-limit/limiter.ts";
+import { RATE_LIMITS } from "../../rate-limit/rules.ts";
 
 /** The relying-party id the options carry; the SDK puts the page's hostname in its place (PROTOCOL.md §4.8). */
 export const RP_ID_PLACEHOLDER = "THIS_VALUE_WILL_BE_REPLACED.example.com";
@@ -14,11 +14,7 @@ export const CHALLENGE_LIFETIME_MS = 65_000;
 export const SUPPORTED_ALGORITHMS = [-8, -7, -257];
 
 /** Every challenge is a database row; this keeps one machine from filling the table. */
-export const CHALLENGES_PER_IP: RateLimitRule = {
-  name: "passkey-challenge:ip",
-  limit: 60,
-  windowSeconds: 300,
-};
+export const CHALLENGES_PER_IP = RATE_LIMITS.passkeyChallengesPerIp;
 
 export function assertPasskeyEnabled(config: RenderedConfig): void {
   if (!config.auth.passkey.allowSignIn) throw knownError("PASSKEY_AUTHENTICATION_NOT_ENABLED");

@@ -9,15 +9,14 @@ import { requireUser } from "../../http/current-user.ts";
 import { readProtocolHeader } from "../../http/protocol-headers.ts";
 import { type AnyRoute, defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
-import { consumePasswordCheckLimits, consumeRateLimit, RATE_LIMITS } from "../../rate-limit/limiter.ts";
+import { consumeRateLimit, RATE_LIMITS, rateLimitScope } from "../../rate-limit/limiter.ts";
+import { consumePasswordCheckLimits, recordKnownSignInAddress } from "../../rate-limit/password-checks.ts";
+import { sendBuiltInEmail } from "../emails/built-in.ts";
 import { deleteOtherSessions, findSessionByRefreshToken } from "../sessions/service.ts";
 import { completeSignIn } from "../sessions/sign-in.ts";
-import {
-  defaultVerifier,
-  setFirstPasswordHash,
-  storePasswordHash,
-  verifyEmailAndPassword,
-} from "./credentials.ts";
+import { findUserByAuthEmail } from "../users/service.ts";
+import { setFirstPasswordHash, storePasswordHash } from "../users/store.ts";
+import { defaultVerifier, verifyEmailAndPassword } from "./credentials.ts";
 import { assertPasswordAuthEnabled, assertPasswordRequirements } from "./policy.ts";
 import { checkPasswordResetCode, resetPassword, sendPasswordResetCode } from "./reset.ts";
 import { createPasswordAccount, sendVerificationEmail } from "./sign-up.ts";
@@ -66,7 +65,7 @@ export const passwordRoutes: AnyRoute[] = [
       // Upgrading an anonymous user makes a real account too; otherwise sign-up could be switched off in name only.
       if (!config.auth.allowSignUp) throw knownError("SIGN_UP_NOT_ENABLED");
       assertPasswordRequirements(body.password);
-      await consumeRateLimit(deps.db, RATE_LIMITS.signUpPerIp, project.id, clientIp);
+      await consumeRateLimit(rateLimitScope(deps, auth, clientIp), RATE_LIMITS.signUpPerIp, clientIp);
 
       const anonymousUser = auth.user?.isAnonymous ? auth.user : null;
       const user = await createPasswordAccount(deps, {
@@ -106,9 +105,26 @@ export const passwordRoutes: AnyRoute[] = [
     handler: async ({ deps, auth, body, clientIp }) => {
       const { project, config } = auth;
       assertPasswordAuthEnabled(config);
+      const limits = rateLimitScope(deps, auth, clientIp);
       // Before any hashing: a blocked attacker must not be able to make the server do the expensive part.
-      await consumeRateLimit(deps.db, RATE_LIMITS.signInPerIp, project.id, clientIp);
-      await consumePasswordCheckLimits(deps.db, project.id, normalizeEmail(body.email), clientIp);
+      await consumeRateLimit(limits, RATE_LIMITS.signInPerIp, clientIp);
+      const owner = await findUserByAuthEmail(deps.db, project.id, body.email);
+      await consumePasswordCheckLimits(limits, {
+        account: normalizeEmail(body.email),
+        userId: owner?.user.id ?? null,
+        onCeilingReached: owner
+          ? (ceiling) =>
+              sendBuiltInEmail(deps, project, {
+                kind: "sign_in_attempts",
+                to: owner.channel.value,
+                userId: owner.user.id,
+                variables: {
+                  attempts: ceiling.limit,
+                  windowMinutes: Math.max(1, Math.round(ceiling.windowSeconds / 60)),
+                },
+              }).then(() => undefined)
+          : undefined,
+      });
       const user = await verifyEmailAndPassword(deps.db, project.id, body.email, body.password);
       if (!user) throw knownError("EMAIL_PASSWORD_MISMATCH");
       const result = await completeSignIn(deps, {
@@ -118,6 +134,8 @@ export const passwordRoutes: AnyRoute[] = [
         isNewUser: false,
         ip: clientIp,
       });
+      // Only after the whole sign-in, second factor included: this address now skips the account's ceiling.
+      await recordKnownSignInAddress(limits, user.id);
       return {
         body: { access_token: result.access_token, refresh_token: result.refresh_token, user_id: user.id },
       };
@@ -135,13 +153,9 @@ export const passwordRoutes: AnyRoute[] = [
       assertPasswordAuthEnabled(auth.config);
       assertTrustedCallbackUrl(auth.config, body.callback_url);
       // Counted whether or not the account exists, so that the limits do not reveal it either.
-      await consumeRateLimit(deps.db, RATE_LIMITS.emailPerIp, auth.project.id, clientIp);
-      await consumeRateLimit(
-        deps.db,
-        RATE_LIMITS.emailPerRecipient,
-        auth.project.id,
-        normalizeEmail(body.email),
-      );
+      const limits = rateLimitScope(deps, auth, clientIp);
+      await consumeRateLimit(limits, RATE_LIMITS.emailPerIp, clientIp);
+      await consumeRateLimit(limits, RATE_LIMITS.emailPerRecipient, normalizeEmail(body.email));
       await sendPasswordResetCode(deps, auth.project, { email: body.email, callbackUrl: body.callback_url });
       return { body: { success: RESET_CODE_SENT } };
     },
@@ -158,7 +172,7 @@ export const passwordRoutes: AnyRoute[] = [
       assertPasswordAuthEnabled(auth.config);
       // Checked first so that a rejected password does not use up the code.
       assertPasswordRequirements(body.password);
-      await consumeRateLimit(deps.db, RATE_LIMITS.codeCheckPerIp, auth.project.id, clientIp);
+      await consumeRateLimit(rateLimitScope(deps, auth, clientIp), RATE_LIMITS.codeCheckPerIp, clientIp);
       await resetPassword(deps, auth.project.id, body);
       return { body: { success: true as const } };
     },
@@ -172,7 +186,7 @@ export const passwordRoutes: AnyRoute[] = [
     request: { body: z.strictObject({ code }) },
     response: { body: z.object({ is_code_valid: z.literal(true) }) },
     handler: async ({ deps, auth, body, clientIp }) => {
-      await consumeRateLimit(deps.db, RATE_LIMITS.codeCheckPerIp, auth.project.id, clientIp);
+      await consumeRateLimit(rateLimitScope(deps, auth, clientIp), RATE_LIMITS.codeCheckPerIp, clientIp);
       await checkPasswordResetCode(deps, auth.project.id, body.code);
       return { body: { is_code_valid: true as const } };
     },
@@ -191,8 +205,9 @@ export const passwordRoutes: AnyRoute[] = [
       assertPasswordAuthEnabled(auth.config);
       if (user.passwordHash === null) throw knownError("USER_DOES_NOT_HAVE_PASSWORD");
       assertPasswordRequirements(body.new_password);
-      await consumeRateLimit(deps.db, RATE_LIMITS.signInPerIp, projectId, clientIp);
-      await consumePasswordCheckLimits(deps.db, projectId, `user:${user.id}`, clientIp);
+      const limits = rateLimitScope(deps, auth, clientIp);
+      await consumeRateLimit(limits, RATE_LIMITS.signInPerIp, clientIp);
+      await consumePasswordCheckLimits(limits, { account: `user:${user.id}`, userId: user.id });
       const check = await defaultVerifier.verify(user.passwordHash, body.old_password);
       if (!check.valid) throw knownError("PASSWORD_CONFIRMATION_MISMATCH");
       await storePasswordHash(deps.db, projectId, user.id, await hashPassword(body.new_password));

@@ -1,11 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashPassword } from "../../crypto/index.ts";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
-import { keepBurstsInOneRateLimitWindow } from "../../testing/rate-limit-window.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 import { expectKnownError, passwordApi, uniqueEmail } from "./test-support.ts";
-
-keepBurstsInOneRateLimitWindow();
 
 let server: TestServer;
 let project: TestProject;

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
-import { consumeRateLimit } from "../../rate-limit/limiter.ts";
+import { consumeRateLimit, rateLimitScope } from "../../rate-limit/limiter.ts";
 import {
   attemptHasAnonymousSession,
   CLI_POLL_RATE_LIMIT,
@@ -66,7 +66,7 @@ export const cliAuthRoutes = [
       ]),
     },
     handler: async ({ deps, auth, body, clientIp }) => {
-      await consumeRateLimit(deps.db, CLI_POLL_RATE_LIMIT, auth.project.id, clientIp);
+      await consumeRateLimit(rateLimitScope(deps, auth, clientIp), CLI_POLL_RATE_LIMIT, clientIp);
       const result = await pollCliAuthAttempt(deps, auth.project.id, body.polling_code);
       // The SDK treats only a 201 as success (PROTOCOL.md §4.9).
       return { status: result.status === "success" ? 201 : 200, body: result };

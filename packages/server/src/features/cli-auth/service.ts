@@ -12,7 +12,7 @@ import {
 import type { Database } from "../../db/index.ts";
 import type { AppDeps } from "../../deps.ts";
 import { StatusError } from "../../http/status-error.ts";
-import type { RateLimitRule } from "../../rate-limit/limiter.ts";
+import { RATE_LIMITS } from "../../rate-limit/rules.ts";
 import { sessions } from "../sessions/schema.ts";
 import { findSessionByRefreshToken, issueTokens, type TokenPair } from "../sessions/service.ts";
 import { type UserRow, users } from "../users/schema.ts";
@@ -22,15 +22,8 @@ import { type CliAuthAttemptRow, cliAuthAttempts } from "./schema.ts";
 
 export const DEFAULT_CLI_AUTH_LIFETIME_MS = 2 * 3600 * 1000;
 export const MAX_CLI_AUTH_LIFETIME_MS = 24 * 3600 * 1000;
-/**
- * The SDK polls every 2 s, so one CLI makes 30 polls a minute; this lets a few hundred pass per IP and minute, enough
- * for a whole office behind one NAT, while stopping a runaway loop from hammering the database.
- */
-export const CLI_POLL_RATE_LIMIT = {
-  name: "cli-poll:ip",
-  limit: 300,
-  windowSeconds: 60,
-} as const satisfies RateLimitRule;
+/** RATE_LIMITS.cliPollPerIp says why these numbers. */
+export const CLI_POLL_RATE_LIMIT = RATE_LIMITS.cliPollPerIp;
 /** Expired attempts are kept a day, so a late poll still hears "expired" instead of "invalid code". */
 const KEEP_EXPIRED_MS = 24 * 3600 * 1000;
 const REFRESH_TOKEN_PURPOSE = "cli-refresh-token";

@@ -73,7 +73,7 @@ export const verificationRoutes = [
     handler: async ({ deps, auth, body, clientIp }) => {
       await verifyEmailCode(
         deps,
-        { projectId: auth.project.id, ip: clientIp },
+        { projectId: auth.project.id, config: auth.config, ip: clientIp },
         { code: body.code, peek: false },
       );
       return { body: { success: true } };
@@ -90,7 +90,7 @@ export const verificationRoutes = [
     handler: async ({ deps, auth, body, clientIp }) => {
       await verifyEmailCode(
         deps,
-        { projectId: auth.project.id, ip: clientIp },
+        { projectId: auth.project.id, config: auth.config, ip: clientIp },
         { code: body.code, peek: true },
       );
       return { body: { is_code_valid: true } };

@@ -2,12 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RATE_LIMITS } from "../../rate-limit/limiter.ts";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
 import { codeFromEmail, emailsTo, latestEmailTo } from "../../testing/outbox.ts";
-import { keepBurstsInOneRateLimitWindow } from "../../testing/rate-limit-window.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 import { createVerificationCode } from "../verification-codes/service.ts";
 import { configureProject, expireCode, freezeClockAtWindowStart } from "./test-support.ts";
-
-keepBurstsInOneRateLimitWindow();
 
 const CALLBACK = "http://localhost:3000/handler/email-verification";
 

@@ -3,7 +3,7 @@ import type { RenderedConfig } from "../../config/index.ts";
 import { assertTrustedCallbackUrl, withCode } from "../../config/trusted-urls.ts";
 import type { AppDeps } from "../../deps.ts";
 import { normalizeEmail } from "../../fields/email.ts";
-import { consumeRateLimit, RATE_LIMITS } from "../../rate-limit/limiter.ts";
+import { consumeRateLimit, RATE_LIMITS, rateLimitScope } from "../../rate-limit/limiter.ts";
 import { sendBuiltInEmail } from "../emails/built-in.ts";
 import type { ProjectRow } from "../projects/schema.ts";
 import { consumeVerificationCode, createVerificationCode } from "../verification-codes/service.ts";
@@ -20,8 +20,9 @@ export async function sendEmailVerificationCode(
 ): Promise<void> {
   assertTrustedCallbackUrl(context.config, input.callbackUrl);
   const projectId = context.project.id;
-  await consumeRateLimit(deps.db, RATE_LIMITS.emailPerIp, projectId, context.ip);
-  await consumeRateLimit(deps.db, RATE_LIMITS.emailPerRecipient, projectId, input.email);
+  const limits = rateLimitScope(deps, context, context.ip);
+  await consumeRateLimit(limits, RATE_LIMITS.emailPerIp, context.ip);
+  await consumeRateLimit(limits, RATE_LIMITS.emailPerRecipient, input.email);
   const { code } = await createVerificationCode(deps.db, {
     projectId,
     purpose: "email_verification",
@@ -50,10 +51,15 @@ function readCodeData(data: unknown): { userId: string; email: string } {
  */
 export async function verifyEmailCode(
   deps: AppDeps,
-  context: { projectId: string; ip: string | null },
+  context: { projectId: string; config: RenderedConfig; ip: string | null },
   input: { code: string; peek: boolean },
 ): Promise<void> {
-  await consumeRateLimit(deps.db, RATE_LIMITS.codeCheckPerIp, context.projectId, context.ip);
+  const limits = rateLimitScope(
+    deps,
+    { project: { id: context.projectId }, config: context.config },
+    context.ip,
+  );
+  await consumeRateLimit(limits, RATE_LIMITS.codeCheckPerIp, context.ip);
   const row = await consumeVerificationCode(deps.db, {
     projectId: context.projectId,
     purpose: "email_verification",

@@ -2,7 +2,7 @@ import { desc, eq } from "drizzle-orm";
 import { z } from "zod";
 import { escapeHtml } from "../../http/html.ts";
 import { defineRoute } from "../../http/route.ts";
-import { consumeRateLimit, RATE_LIMITS } from "../../rate-limit/limiter.ts";
+import { consumeRateLimit, RATE_LIMITS, rateLimitScope } from "../../rate-limit/limiter.ts";
 import { type SentEmailRow, sentEmails } from "./schema.ts";
 import { smtpOptionsFromSettings, trySendOnce } from "./transport.ts";
 
@@ -81,7 +81,7 @@ export const emailRoutes = [
     },
     handler: async ({ deps, auth, body, clientIp }) => {
       // The call makes this server open a connection to any host and port: keep it from becoming a scanner.
-      await consumeRateLimit(deps.db, RATE_LIMITS.emailPerIp, auth.project.id, clientIp);
+      await consumeRateLimit(rateLimitScope(deps, auth, clientIp), RATE_LIMITS.emailPerIp, clientIp);
       const config = body.email_config;
       const projectName = auth.project.displayName;
       const result = await trySendOnce(

@@ -7,7 +7,7 @@ import { requireUser, resolveUserId } from "../../http/current-user.ts";
 import type { RequestAuth } from "../../http/request-auth.ts";
 import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
-import { consumeRateLimit, RATE_LIMITS } from "../../rate-limit/limiter.ts";
+import { consumeRateLimit, RATE_LIMITS, rateLimitScope } from "../../rate-limit/limiter.ts";
 import { sendBuiltInEmail } from "../emails/built-in.ts";
 import { consumeVerificationCode } from "../verification-codes/service.ts";
 import { requireClientTeamPermission, requireUserInProject, teamForCaller } from "./access.ts";
@@ -38,13 +38,13 @@ async function teamForInviting(db: Database, auth: RequestAuth, teamId: string) 
 
 /** Checks an emailed code, counting the attempt; `peek` leaves it usable. */
 async function checkInvitationCode(
-  deps: { db: Database },
+  deps: { db: Database; env: { isDevelopment: boolean } },
   auth: RequestAuth,
   clientIp: string | null,
   code: string,
   peek: boolean,
 ) {
-  await consumeRateLimit(deps.db, RATE_LIMITS.codeCheckPerIp, auth.project.id, clientIp);
+  await consumeRateLimit(rateLimitScope(deps, auth, clientIp), RATE_LIMITS.codeCheckPerIp, clientIp);
   const row = await consumeVerificationCode(deps.db, {
     projectId: auth.project.id,
     purpose: "team_invitation",
@@ -72,8 +72,9 @@ export const invitationRoutes = [
       const email = normalizeEmail(body.email);
       if (auth.accessType === "client") {
         // A member could otherwise turn the project's mail server against any address.
-        await consumeRateLimit(deps.db, RATE_LIMITS.emailPerRecipient, auth.project.id, email);
-        await consumeRateLimit(deps.db, RATE_LIMITS.emailPerIp, auth.project.id, clientIp);
+        const limits = rateLimitScope(deps, auth, clientIp);
+        await consumeRateLimit(limits, RATE_LIMITS.emailPerRecipient, email);
+        await consumeRateLimit(limits, RATE_LIMITS.emailPerIp, clientIp);
       }
       const { invitation, code } = await createInvitation(deps.db, {
         projectId: auth.project.id,

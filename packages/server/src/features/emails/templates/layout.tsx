@@ -18,7 +18,8 @@ export type EmailLayoutProps = {
   /** The inbox preview line, shown by mail clients next to the subject. */
   preview: string;
   heading: string;
-  action: { label: string; href: string };
+  /** The one thing to do, as a button and a copyable link; a notice with nothing to click leaves it out. */
+  action?: { label: string; href: string };
   children?: ReactNode;
 };
 
@@ -75,15 +76,19 @@ export function EmailLayout({ projectName, preview, heading, action, children }:
             {heading}
           </Heading>
           {children}
-          <Section style={styles.actionSection}>
-            <Button href={action.href} style={styles.button}>
-              {action.label}
-            </Button>
-          </Section>
-          <Text style={styles.muted}>Or copy and paste this link into your browser:</Text>
-          <Link href={action.href} style={styles.link}>
-            {action.href}
-          </Link>
+          {action && (
+            <>
+              <Section style={styles.actionSection}>
+                <Button href={action.href} style={styles.button}>
+                  {action.label}
+                </Button>
+              </Section>
+              <Text style={styles.muted}>Or copy and paste this link into your browser:</Text>
+              <Link href={action.href} style={styles.link}>
+                {action.href}
+              </Link>
+            </>
+          )}
           <Hr style={styles.hr} />
           <Text style={styles.muted}>
             This email was sent by {projectName}. If you did not expect it, you can safely ignore it.

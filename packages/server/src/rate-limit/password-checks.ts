@@ -1,0 +1,155 @@
+import { and, eq, gt, isNull, lt, lte, or, sql } from "drizzle-orm";
+import { sessions } from "../features/sessions/schema.ts";
+import {
+  consumeRateLimit,
+  countAttempt,
+  effectiveRule,
+  type RateLimitScope,
+  tooManyAttempts,
+} from "./limiter.ts";
+import { RATE_LIMITS, type RateLimitRule } from "./rules.ts";
+import { knownSignInAddresses, rateLimitCounters } from "./schema.ts";
+
+/**
+ * Past the per-account ceiling, attempts from unknown addresses are not refused outright: one passes, then the next
+ * one waits 2 s, then 4 s, 8 s, ... up to 5 minutes between passes, until the ceiling's window ends. Someone who
+ * fails on purpose from many machines thus slows newcomers down without walling the owner out, and guessing stays
+ * under 20 extra tries an hour on top of the ceiling's 100 (9 passes in the first 8.5 minutes, then one per 5).
+ */
+const SLOW_LANE_MAX_WAIT_SECONDS = 300;
+
+/**
+ * An address stays known for 90 days after its last successful sign-in: long enough to cover a person's usual
+ * places, short enough that an address handed to someone else by their provider stops counting.
+ */
+const KNOWN_ADDRESS_DAYS = 90;
+const DAY_MS = 86_400_000;
+const NO_USER = "00000000-0000-0000-0000-000000000000";
+
+/** The owner hears about a ceiling reached at most once a day, however long an attack lasts. */
+const CEILING_NOTICE = { name: "sign-in:ceiling-notice", windowSeconds: 86_400 };
+
+export type PasswordCheckAccount = {
+  /** What the account's counters are keyed by: the normalised email, or `user:<id>` for a signed-in user. */
+  account: string;
+  /** The user the account is, when there is one (an unknown email has no owner to recognise or tell). */
+  userId: string | null;
+  /** Tells the owner that the ceiling (its numbers as they apply here) was reached; at most once a day. */
+  onCeilingReached?: (ceiling: RateLimitRule) => Promise<void>;
+};
+
+/**
+ * Counts one password check (see RATE_LIMITS): per account and address first, which everyone is held to. An
+ * address the user signed in from before then skips the per-account ceiling: failures from elsewhere neither fill
+ * it for them nor make them wait. Anyone else is counted towards the ceiling and, past it, takes the slow lane.
+ * Without a known client address the per-account-and-address limit is keyed by the account alone: stricter.
+ */
+export async function consumePasswordCheckLimits(
+  scope: RateLimitScope,
+  input: PasswordCheckAccount,
+): Promise<void> {
+  const ip = scope.clientIp;
+  await consumeRateLimit(
+    scope,
+    RATE_LIMITS.signInPerAccountFromIp,
+    ip ? `${input.account}|${ip}` : input.account,
+  );
+  if (ip) {
+    // Looked up for emails without an account too (as a user no one has), so the time taken does not tell them apart.
+    const known = await isKnownSignInAddress(scope, input.userId ?? NO_USER, ip);
+    if (known && input.userId) return;
+  }
+
+  const ceiling = effectiveRule(scope, RATE_LIMITS.signInPerAccount);
+  const attempt = await countAttempt(scope, ceiling, input.account);
+  if (attempt.count <= ceiling.limit) return;
+  // Exactly one attempt per window sees the count just past the limit, even among parallel ones.
+  if (attempt.count === ceiling.limit + 1 && input.onCeilingReached) {
+    const notice = await countAttempt(scope, CEILING_NOTICE, input.account);
+    if (notice.count === 1) await input.onCeilingReached(ceiling);
+  }
+
+  // One statement takes the slow lane's next pass, so of parallel attempts exactly one gets it.
+  const now = attempt.now;
+  const passed = await scope.db
+    .update(rateLimitCounters)
+    .set({
+      slowPasses: sql`${rateLimitCounters.slowPasses} + 1`,
+      slowNextAt: sql`${now.toISOString()}::timestamptz + make_interval(secs => least(power(2, ${rateLimitCounters.slowPasses} + 1), ${sql.raw(String(SLOW_LANE_MAX_WAIT_SECONDS))}))`,
+    })
+    .where(
+      and(
+        eq(rateLimitCounters.key, attempt.key),
+        or(isNull(rateLimitCounters.slowNextAt), lte(rateLimitCounters.slowNextAt, now)),
+      ),
+    )
+    .returning({ slowPasses: rateLimitCounters.slowPasses });
+  if (passed.length > 0) return;
+  const [row] = await scope.db
+    .select({ slowNextAt: rateLimitCounters.slowNextAt })
+    .from(rateLimitCounters)
+    .where(eq(rateLimitCounters.key, attempt.key));
+  // A retry passes at the next slow pass, or when the window ends and the count starts over, whichever is first.
+  const nextPass = (row?.slowNextAt ?? now).getTime();
+  throw tooManyAttempts(now, new Date(Math.min(nextPass, attempt.windowEndsAt.getTime())));
+}
+
+/**
+ * Whether the user signed in from `address` before: a password sign-in recorded here, or a live session last used
+ * from there (which also covers sign-ins by email code, OAuth or passkey). Impersonation sessions are someone
+ * else's doing and do not count.
+ */
+export async function isKnownSignInAddress(
+  scope: RateLimitScope,
+  userId: string,
+  address: string,
+): Promise<boolean> {
+  const now = new Date();
+  const [recorded] = await scope.db
+    .select({ address: knownSignInAddresses.address })
+    .from(knownSignInAddresses)
+    .where(
+      and(
+        eq(knownSignInAddresses.projectId, scope.projectId),
+        eq(knownSignInAddresses.userId, userId),
+        eq(knownSignInAddresses.address, address),
+        gt(knownSignInAddresses.lastSignInAt, new Date(now.getTime() - KNOWN_ADDRESS_DAYS * DAY_MS)),
+      ),
+    )
+    .limit(1);
+  if (recorded) return true;
+  const [session] = await scope.db
+    .select({ id: sessions.id })
+    .from(sessions)
+    .where(
+      and(
+        eq(sessions.projectId, scope.projectId),
+        eq(sessions.userId, userId),
+        eq(sessions.lastUsedIp, address),
+        eq(sessions.isImpersonation, false),
+        or(isNull(sessions.expiresAt), gt(sessions.expiresAt, now)),
+      ),
+    )
+    .limit(1);
+  return session !== undefined;
+}
+
+/** Remembers that the user signed in from the caller's address (nothing without one). */
+export async function recordKnownSignInAddress(scope: RateLimitScope, userId: string): Promise<void> {
+  const address = scope.clientIp;
+  if (!address) return;
+  const now = new Date();
+  await scope.db
+    .insert(knownSignInAddresses)
+    .values({ projectId: scope.projectId, userId, address, lastSignInAt: now })
+    .onConflictDoUpdate({
+      target: [knownSignInAddresses.projectId, knownSignInAddresses.userId, knownSignInAddresses.address],
+      set: { lastSignInAt: now },
+    });
+  // Forgotten addresses are useless; sweep now and then instead of running a job.
+  if (Math.random() < 0.01) {
+    await scope.db
+      .delete(knownSignInAddresses)
+      .where(lt(knownSignInAddresses.lastSignInAt, new Date(now.getTime() - KNOWN_ADDRESS_DAYS * DAY_MS)));
+  }
+}
