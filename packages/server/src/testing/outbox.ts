@@ -1,13 +1,21 @@
 import { and, desc, eq, sql } from "drizzle-orm";
 import type { AppDeps } from "../deps.ts";
+import { settleAfterAnswer } from "../features/emails/after-answer.ts";
+import { readableEmail } from "../features/emails/body.ts";
 import { sentEmails } from "../features/emails/schema.ts";
 
 /** A harness server, or anything else with the deps of a running Gatehouse (e.g. a listening server's). */
-type WithDb = { deps: Pick<AppDeps, "db"> };
+type WithDb = { deps: Pick<AppDeps, "db" | "env"> };
 
-/** The emails a project queued for an address, newest first (read straight from the outbox table). */
+/**
+ * The emails a project queued for an address, newest first, as their recipient reads them: the outbox rows with the
+ * sealed message opened (tests run in development, where the dev outbox keeps it; features/emails/body.ts). Email
+ * work a request left running after its answer (password reset) finishes first, so a test can read right after
+ * the request. Use the table itself to see what is stored.
+ */
 export async function emailsTo(server: WithDb, projectId: string, address: string) {
-  return server.deps.db
+  await settleAfterAnswer(server.deps);
+  const rows = await server.deps.db
     .select()
     .from(sentEmails)
     .where(
@@ -17,6 +25,7 @@ export async function emailsTo(server: WithDb, projectId: string, address: strin
       ),
     )
     .orderBy(desc(sentEmails.createdAt));
+  return rows.map((row) => readableEmail(server.deps.env, row));
 }
 
 /** The newest email to an address, or a clear failure. */

@@ -1,9 +1,8 @@
-import { and, eq, isNull } from "drizzle-orm";
 import { hashPassword, verifyPassword, verifyPasswordAgainstDummy } from "../../crypto/index.ts";
 import type { Database } from "../../db/index.ts";
 import type { UserRow } from "../users/schema.ts";
-import { users } from "../users/schema.ts";
 import { findUserByAuthEmail } from "../users/service.ts";
+import { storePasswordHash } from "../users/store.ts";
 
 /** The two ways a password attempt is checked; tests pass counting wrappers around the real functions. */
 export type PasswordVerifier = {
@@ -40,31 +39,4 @@ export async function verifyEmailAndPassword(
     await storePasswordHash(db, projectId, found.user.id, await hashPassword(password));
   }
   return found.user;
-}
-
-export async function storePasswordHash(
-  db: Database,
-  projectId: string,
-  userId: string,
-  passwordHash: string,
-): Promise<void> {
-  await db
-    .update(users)
-    .set({ passwordHash })
-    .where(and(eq(users.projectId, projectId), eq(users.id, userId)));
-}
-
-/** Sets the first password of a user; false when they already have one (also when a parallel request won). */
-export async function setFirstPasswordHash(
-  db: Database,
-  projectId: string,
-  userId: string,
-  passwordHash: string,
-): Promise<boolean> {
-  const updated = await db
-    .update(users)
-    .set({ passwordHash })
-    .where(and(eq(users.projectId, projectId), eq(users.id, userId), isNull(users.passwordHash)))
-    .returning({ id: users.id });
-  return updated.length > 0;
 }

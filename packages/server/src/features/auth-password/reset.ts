@@ -1,14 +1,14 @@
 import { knownError } from "@gatehouse/shared";
-import { and, eq } from "drizzle-orm";
 import { withCode } from "../../config/trusted-urls.ts";
 import { hashPassword } from "../../crypto/index.ts";
 import type { AppDeps } from "../../deps.ts";
-import { contactChannels } from "../contact-channels/schema.ts";
+import { markEmailVerified } from "../contact-channels/store.ts";
+import { runAfterAnswer } from "../emails/after-answer.ts";
 import { sendBuiltInEmail } from "../emails/built-in.ts";
 import type { ProjectRow } from "../projects/schema.ts";
-import { sessions } from "../sessions/schema.ts";
-import { users } from "../users/schema.ts";
+import { deleteOtherSessions } from "../sessions/service.ts";
 import { findUserByAuthEmail } from "../users/service.ts";
+import { storePasswordHash } from "../users/store.ts";
 import {
   consumeVerificationCode,
   createVerificationCode,
@@ -20,9 +20,20 @@ type ResetCodeData = { user_id: string; email: string };
 
 /**
  * Emails a reset link to whoever can sign in with `email`, with or without a password yet (proving the mailbox is
- * enough to set one). Says nothing about whether anyone did: the caller answers the same either way.
+ * enough to set one). Says nothing about whether anyone did: the caller answers the same either way, and in the
+ * same time, because everything that depends on the answer (the lookup included) runs after the request has
+ * answered (emails/after-answer.ts). Before answering, both paths do exactly the same thing: hand the work over.
  */
-export async function sendPasswordResetCode(
+export function sendPasswordResetCode(
+  deps: AppDeps,
+  project: Pick<ProjectRow, "id" | "displayName">,
+  input: { email: string; callbackUrl: string },
+): Promise<void> {
+  runAfterAnswer(deps, "Sending a password reset email", () => mailResetLink(deps, project, input));
+  return Promise.resolve();
+}
+
+async function mailResetLink(
   deps: AppDeps,
   project: Pick<ProjectRow, "id" | "displayName">,
   input: { email: string; callbackUrl: string },
@@ -66,26 +77,10 @@ export async function resetPassword(
   const passwordHash = await hashPassword(input.password);
   await deps.db.transaction(async (tx) => {
     // The link was for this email on this account; if the email has moved on since, the link is worthless.
-    const [channel] = await tx
-      .update(contactChannels)
-      .set({ isVerified: true })
-      .where(
-        and(
-          eq(contactChannels.projectId, projectId),
-          eq(contactChannels.userId, data.user_id),
-          eq(contactChannels.type, "email"),
-          eq(contactChannels.value, data.email),
-        ),
-      )
-      .returning({ id: contactChannels.id });
-    if (!channel) throw knownError("EMAIL_NOT_ASSOCIATED_WITH_USER");
-    await tx
-      .update(users)
-      .set({ passwordHash })
-      .where(and(eq(users.projectId, projectId), eq(users.id, data.user_id)));
-    await tx
-      .delete(sessions)
-      .where(and(eq(sessions.projectId, projectId), eq(sessions.userId, data.user_id)));
+    const channelId = await markEmailVerified(tx, { projectId, userId: data.user_id, email: data.email });
+    if (!channelId) throw knownError("EMAIL_NOT_ASSOCIATED_WITH_USER");
+    await storePasswordHash(tx, projectId, data.user_id, passwordHash);
+    await deleteOtherSessions(tx, projectId, data.user_id, null);
   });
   // Other reset links sent before this one must not work after it.
   await revokeCodes(deps.db, projectId, "password_reset", "user_id", data.user_id);

@@ -6,6 +6,7 @@ import { emailVerificationEmail } from "./templates/email-verification.tsx";
 import type { TemplateOutput } from "./templates/layout.tsx";
 import { magicLinkEmail } from "./templates/magic-link.tsx";
 import { passwordResetEmail } from "./templates/password-reset.tsx";
+import { signInAttemptsEmail } from "./templates/sign-in-attempts.tsx";
 import { signInInvitationEmail } from "./templates/sign-in-invitation.tsx";
 import { teamInvitationEmail } from "./templates/team-invitation.tsx";
 
@@ -15,7 +16,8 @@ export type BuiltInEmail =
   | { kind: "password_reset"; variables: { link: string } }
   | { kind: "magic_link"; variables: { link: string; otp: string } }
   | { kind: "team_invitation"; variables: { link: string; teamDisplayName: string } }
-  | { kind: "sign_in_invitation"; variables: { link: string } };
+  | { kind: "sign_in_invitation"; variables: { link: string } }
+  | { kind: "sign_in_attempts"; variables: { attempts: number; windowMinutes: number } };
 
 export type RenderedEmail = { subject: string; html: string; text: string };
 
@@ -31,6 +33,8 @@ function builtInTemplate(projectName: string, email: BuiltInEmail): TemplateOutp
       return teamInvitationEmail({ projectName, ...email.variables });
     case "sign_in_invitation":
       return signInInvitationEmail({ projectName, ...email.variables });
+    case "sign_in_attempts":
+      return signInAttemptsEmail({ projectName, ...email.variables });
   }
 }
 
@@ -60,6 +64,16 @@ export async function renderBuiltInEmail(
   return { subject: oneLine(subject), html, text: toPlainText(html, plainTextOptions) };
 }
 
+/** Variables that carry a one-time secret by their name: the emailed link, the code a person types. */
+const SECRET_VARIABLE = /^(link|otp|code|token)$|(Link|Url|Code|Token)$/;
+
+/** The values the stored copy must not show (outbox.ts redacts them; body.ts says why). */
+export function secretsOf(variables: Record<string, unknown>): string[] {
+  return Object.entries(variables)
+    .filter(([name, value]) => SECRET_VARIABLE.test(name) && typeof value === "string")
+    .map(([, value]) => value as string);
+}
+
 /** Renders a built-in message and puts it in the outbox. */
 export async function sendBuiltInEmail(
   deps: AppDeps,
@@ -72,5 +86,6 @@ export async function sendBuiltInEmail(
     ...rendered,
     kind: input.kind,
     userId: input.userId ?? null,
+    secrets: secretsOf(input.variables),
   });
 }

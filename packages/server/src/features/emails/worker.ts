@@ -3,6 +3,8 @@ import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
 import type { AppDeps } from "../../deps.ts";
 import { getRenderedConfig } from "../projects/config-store.ts";
 import { projects } from "../projects/schema.ts";
+import { settleAfterAnswer } from "./after-answer.ts";
+import { type EmailMessage, openMessage, redactMessage } from "./body.ts";
 import { type SentEmailRow, sentEmails } from "./schema.ts";
 import { type Delivery, describeSmtpError, resolveDelivery, sendWith, TransportCache } from "./transport.ts";
 
@@ -11,7 +13,10 @@ export type EmailWorker = {
   wake: () => void;
   /** Stops the timer, waits for the deliveries in flight and closes the SMTP transports. */
   stop: () => Promise<void>;
-  /** Delivers everything that is due now, then resolves; for tests and shutdown hooks. */
+  /**
+   * Lets email work still running after its request answered (after-answer.ts) queue its mail, then delivers
+   * everything that is due now, and resolves; for tests and shutdown hooks.
+   */
   drain: () => Promise<void>;
 };
 
@@ -98,9 +103,12 @@ export function startEmailWorker(deps: AppDeps, options: EmailWorkerOptions = {}
         ),
       );
 
+  const giveUp = (row: SentEmailRow, error: string) =>
+    finish(row, { status: "failed", error, ...outOfHands(row) });
+
   const recordFailure = (row: SentEmailRow, error: string) =>
     row.attempts >= settings.maxAttempts
-      ? finish(row, { status: "failed", error })
+      ? giveUp(row, error)
       : finish(row, {
           status: "queued",
           error,
@@ -133,7 +141,15 @@ export function startEmailWorker(deps: AppDeps, options: EmailWorkerOptions = {}
   const deliver = async (row: SentEmailRow, delivery: Delivery | undefined): Promise<void> => {
     if (!delivery) return; // the project was deleted meanwhile, and its outbox with it
     if (row.attempts > settings.maxAttempts) {
-      await finish(row, { status: "failed", error: row.error ?? "Delivery was interrupted too many times." });
+      await giveUp(row, row.error ?? "Delivery was interrupted too many times.");
+      return;
+    }
+    let message: EmailMessage;
+    try {
+      message = row.bodyEncrypted ? openMessage(deps.env, row.bodyEncrypted) : legacyMessage(row);
+    } catch (error) {
+      // Retrying cannot help: the message was sealed under another GATEHOUSE_SECRET, or altered since.
+      await giveUp(row, `The message could not be read, so it was not sent (${errorMessage(error)}).`);
       return;
     }
     if (delivery.kind === "misconfigured") {
@@ -141,22 +157,33 @@ export function startEmailWorker(deps: AppDeps, options: EmailWorkerOptions = {}
       return;
     }
     if (delivery.kind === "dev-outbox") {
-      await finish(row, { status: "sent", transport: "dev-outbox", sentAt: sql`now()`, error: null });
+      await finish(row, {
+        status: "sent",
+        transport: "dev-outbox",
+        sentAt: sql`now()`,
+        error: null,
+        // In production nothing secret is kept, even though nothing was sent (no SMTP server is configured).
+        ...(deps.env.isDevelopment && row.bodyEncrypted ? {} : outOfHands(row)),
+      });
       return;
     }
     try {
       await sendWith(transports.get(delivery.options), {
         from: delivery.from,
         to: row.to,
-        subject: row.subject,
-        html: row.html,
-        text: row.text,
+        ...message,
       });
     } catch (error) {
       await recordFailure(row, describeSmtpError(error));
       return;
     }
-    await finish(row, { status: "sent", transport: "smtp", sentAt: sql`now()`, error: null });
+    await finish(row, {
+      status: "sent",
+      transport: "smtp",
+      sentAt: sql`now()`,
+      error: null,
+      ...outOfHands(row),
+    });
   };
 
   const deliverDue = async (): Promise<void> => {
@@ -199,12 +226,38 @@ export function startEmailWorker(deps: AppDeps, options: EmailWorkerOptions = {}
 
   return {
     wake: runInBackground,
-    drain: () => (stopped ? Promise.resolve() : run()),
+    drain: async () => {
+      await settleAfterAnswer(deps);
+      if (!stopped) await run();
+    },
     stop: async () => {
       stopped = true;
       clearInterval(timer);
+      // Work after an answer only queues mail (which stays in the outbox for the next start); let it finish first.
+      await settleAfterAnswer(deps);
       await running?.catch(() => {});
       transports.closeAll();
     },
   };
+}
+
+/**
+ * Once a message is out of our hands (accepted by the SMTP server, or given up on), the sealed body goes and the row
+ * keeps only its redacted copy (body.ts). Development's dev outbox keeps it, as the developer's inbox.
+ */
+function outOfHands(row: SentEmailRow): PgUpdateSetSource<typeof sentEmails> {
+  return row.bodyEncrypted ? { bodyEncrypted: null } : redactMessage(legacyMessage(row), []);
+}
+
+/**
+ * A row without a sealed body was queued by an instance still running an older version (a rolling upgrade): its
+ * columns are the message itself, sent as they are and redacted by the general rules once out (body.ts). The
+ * migration that added the sealed body redacted the rows that were already delivered.
+ */
+function legacyMessage(row: SentEmailRow): EmailMessage {
+  return { subject: row.subject, html: row.html, text: row.text };
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
