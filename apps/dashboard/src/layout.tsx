@@ -1,5 +1,5 @@
 import { UserButton } from "@gatehouse/react";
-import { type ReactNode, useEffect, useRef, useState } from "react";
+import { type ReactNode, useCallback, useEffect, useRef, useState } from "react";
 import { projectPath, useProjectContext } from "./project-context.tsx";
 import { Link, navigate, useLocation } from "./router.tsx";
 import { colorFor } from "./ui/components.tsx";
@@ -113,15 +113,53 @@ function ProjectSwitcher() {
   );
 }
 
+/**
+ * On a phone the sidebar is a drawer behind a menu button (styles.css decides by width): open, it takes the focus
+ * to its first link; Escape, the backdrop or the button close it and give the focus back to the button; following
+ * a link closes it and puts the focus on the page it opened.
+ */
+function useDrawer(pathname: string) {
+  const [open, setOpen] = useState(false);
+  const button = useRef<HTMLButtonElement>(null);
+  const drawer = useRef<HTMLElement>(null);
+  const main = useRef<HTMLElement>(null);
+  const close = useCallback(() => {
+    setOpen(false);
+    button.current?.focus();
+  }, []);
+  useEffect(() => {
+    if (!open) return;
+    drawer.current?.querySelector<HTMLElement>("a[href]")?.focus();
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === "Escape") close();
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, [open, close]);
+  // A link followed from the drawer: the page changed under it.
+  const openNow = useRef(open);
+  openNow.current = open;
+  const shown = useRef(pathname);
+  useEffect(() => {
+    if (shown.current === pathname) return;
+    shown.current = pathname;
+    if (!openNow.current) return;
+    setOpen(false);
+    main.current?.focus({ preventScroll: true });
+  }, [pathname]);
+  return { open, toggle: () => (open ? close() : setOpen(true)), close, button, drawer, main };
+}
+
 export function Shell({ children }: { children: ReactNode }) {
   const { project } = useProjectContext();
   const { pathname } = useLocation();
   const base = projectPath(project.id);
   const rest = pathname.startsWith(base) ? pathname.slice(base.length).replace(/^\//, "") : "";
   const current = rest.split("/")[0] ?? "";
+  const drawer = useDrawer(pathname);
   return (
-    <div className="shell">
-      <aside className="sidebar">
+    <div className={`shell${drawer.open ? " drawer-open" : ""}`}>
+      <aside className="sidebar" id="sidebar" ref={drawer.drawer} data-testid="sidebar">
         <div className="sidebar-inner">
           <div className="brand">
             <BrandMark /> Gatehouse
@@ -157,13 +195,30 @@ export function Shell({ children }: { children: ReactNode }) {
           </div>
         </div>
       </aside>
+      {drawer.open ? (
+        // biome-ignore lint/a11y/noStaticElementInteractions: a pointer shortcut; Escape and the button close it too
+        // biome-ignore lint/a11y/useKeyWithClickEvents: see above
+        <div className="drawer-backdrop" onClick={drawer.close} />
+      ) : null}
       <div className="main">
         <header className="topbar">
+          <button
+            type="button"
+            ref={drawer.button}
+            className="btn ghost menu-button"
+            aria-expanded={drawer.open}
+            aria-controls="sidebar"
+            aria-label="Menu"
+            data-testid="menu-button"
+            onClick={drawer.toggle}
+          >
+            <Icon name={drawer.open ? "x" : "menu"} size={18} />
+          </button>
           <ProjectSwitcher />
           <span className="spacer" />
           <UserButton />
         </header>
-        <main className="content">
+        <main className="content" ref={drawer.main} tabIndex={-1}>
           <div className="page">{children}</div>
         </main>
       </div>

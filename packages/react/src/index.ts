@@ -41,4 +41,4 @@ export type {
 export { navigate, useLocation } from "./internal/router.ts";
 export { GatehouseProvider, type GatehouseProviderProps, injectStyles } from "./provider.tsx";
 export { defaultStrings, type GatehouseStrings } from "./strings.ts";
-export { GATEHOUSE_CSS } from "./styles.ts";
+export { GATEHOUSE_CSS, gatehouseTokensCss } from "./styles.ts";

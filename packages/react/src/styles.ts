@@ -29,9 +29,13 @@ const light = `
   --gh-info-soft: #eff6ff;
   --gh-info-border: #bfdbfe;
   --gh-info: #1d4ed8;
+  --gh-warning: #b45309;
+  --gh-warning-soft: #fffbeb;
+  --gh-warning-border: #fde68a;
   --gh-radius: 12px;
   --gh-radius-sm: 8px;
   --gh-shadow: 0 1px 2px rgba(16, 24, 40, 0.04), 0 8px 24px rgba(16, 24, 40, 0.06);
+  --gh-shadow-sm: 0 1px 2px rgba(16, 24, 40, 0.04), 0 1px 3px rgba(16, 24, 40, 0.06);
   --gh-shadow-pop: 0 4px 6px rgba(16, 24, 40, 0.05), 0 16px 40px rgba(16, 24, 40, 0.14);
   color-scheme: light;
 `;
@@ -60,7 +64,11 @@ const dark = `
   --gh-info-soft: rgba(96, 165, 250, 0.1);
   --gh-info-border: rgba(96, 165, 250, 0.3);
   --gh-info: #93c5fd;
+  --gh-warning: #fbbf24;
+  --gh-warning-soft: rgba(251, 191, 36, 0.1);
+  --gh-warning-border: rgba(251, 191, 36, 0.3);
   --gh-shadow: 0 1px 2px rgba(0, 0, 0, 0.3), 0 8px 24px rgba(0, 0, 0, 0.35);
+  --gh-shadow-sm: 0 1px 2px rgba(0, 0, 0, 0.4);
   --gh-shadow-pop: 0 4px 6px rgba(0, 0, 0, 0.3), 0 16px 40px rgba(0, 0, 0, 0.5);
   color-scheme: dark;
 `;
@@ -337,5 +345,14 @@ export const GATEHOUSE_CSS = `
 .gh-switch[aria-checked="true"]::after { transform: translateX(16px); }
 .gh-switch:disabled { opacity: 0.5; cursor: not-allowed; }
 `;
+
+/**
+ * The variables alone, light and dark, under the given selectors: for an app that draws its own UI in the same
+ * colours (the dashboard puts them on `:root`). The dark selector must match the same element as the light one,
+ * more specifically, because it declares only what differs.
+ */
+export function gatehouseTokensCss(selectors: { light: string; dark: string }): string {
+  return `${selectors.light} {${light}}\n${selectors.dark} {${dark}}\n`;
+}
 
 export const STYLE_ELEMENT_ID = "gatehouse-styles";

@@ -1,7 +1,17 @@
 import type { AdminProject } from "@gatehouse/js";
 import { useState } from "react";
 import { useProjectContext } from "../project-context.tsx";
-import { ActionButton, Badge, Button, Card, Field, Modal, PageHead, Toggle } from "../ui/components.tsx";
+import {
+  ActionButton,
+  Badge,
+  Button,
+  Card,
+  Field,
+  Modal,
+  PageHead,
+  Table,
+  Toggle,
+} from "../ui/components.tsx";
 import { useToast } from "../ui/toast.tsx";
 
 /** Providers as their owners spell them. */
@@ -108,7 +118,7 @@ function OAuthProviders() {
       title="OAuth providers"
       description="Sign-in with other accounts. Shared keys are for development only."
     >
-      <table className="table" data-testid="oauth-providers">
+      <Table testId="oauth-providers">
         <tbody>
           {PROVIDERS.map((id) => {
             const provider = providers.find((p) => p.id === id);
@@ -135,7 +145,7 @@ function OAuthProviders() {
             );
           })}
         </tbody>
-      </table>
+      </Table>
       <Field label="Account merge strategy" hint="When an OAuth sign-in uses the email of an existing user.">
         <select
           name="mergeStrategy"

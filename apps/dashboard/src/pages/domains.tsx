@@ -1,7 +1,7 @@
 import { validateTrustedDomainBaseUrl } from "@gatehouse/shared";
 import { type FormEvent, useState } from "react";
 import { useProjectContext } from "../project-context.tsx";
-import { Button, Card, ConfirmButton, Empty, Field, PageHead, Toggle } from "../ui/components.tsx";
+import { Button, Card, ConfirmButton, Empty, Field, PageHead, Table, Toggle } from "../ui/components.tsx";
 import { errorMessage } from "../ui/hooks.ts";
 import { Icon } from "../ui/icons.tsx";
 import { useToast } from "../ui/toast.tsx";
@@ -60,7 +60,7 @@ export function DomainsPage() {
             Add the URL your app is served from, e.g. https://app.example.com.
           </Empty>
         ) : (
-          <table className="table" data-testid="domains">
+          <Table testId="domains">
             <thead>
               <tr>
                 <th>Domain</th>
@@ -87,7 +87,7 @@ export function DomainsPage() {
                 </tr>
               ))}
             </tbody>
-          </table>
+          </Table>
         )}
         <form className="card-body" onSubmit={add} style={{ borderTop: "1px solid var(--border)" }}>
           <div className="row" style={{ alignItems: "flex-start" }}>

@@ -1,16 +1,7 @@
 import { useState } from "react";
 import { useProjectContext } from "../project-context.tsx";
-import {
-  ActionButton,
-  Badge,
-  Card,
-  Empty,
-  ErrorAlert,
-  Field,
-  formatDate,
-  Loading,
-  PageHead,
-} from "../ui/components.tsx";
+import { AsyncCard } from "../ui/async.tsx";
+import { ActionButton, Badge, Card, Empty, Field, formatDate, PageHead, Table } from "../ui/components.tsx";
 import { useAsync } from "../ui/hooks.ts";
 import { Icon } from "../ui/icons.tsx";
 
@@ -172,17 +163,16 @@ export function EmailPage() {
           ) : null}
         </Card>
       </div>
-      <Card title="Sent emails" description="The project's outbox, newest first." flush>
-        {emails.error ? (
-          <div className="card-body">
-            <ErrorAlert error={emails.error} retry={emails.reload} />
-          </div>
-        ) : !emails.data ? (
-          <Loading rows={4} />
-        ) : emails.data.length === 0 ? (
-          <Empty icon={<Icon name="mail" size={22} />} title="No emails sent yet" />
-        ) : (
-          <table className="table" data-testid="sent-emails">
+      <AsyncCard
+        title="Sent emails"
+        description="The project's outbox, newest first."
+        flush
+        state={emails}
+        rows={4}
+        empty={<Empty icon={<Icon name="mail" size={22} />} title="No emails sent yet" />}
+      >
+        {(sent) => (
+          <Table testId="sent-emails">
             <thead>
               <tr>
                 <th>To</th>
@@ -192,7 +182,7 @@ export function EmailPage() {
               </tr>
             </thead>
             <tbody>
-              {emails.data.map((email) => (
+              {sent.map((email) => (
                 <tr key={email.id}>
                   <td>{email.to.join(", ")}</td>
                   <td>{email.subject}</td>
@@ -214,9 +204,9 @@ export function EmailPage() {
                 </tr>
               ))}
             </tbody>
-          </table>
+          </Table>
         )}
-      </Card>
+      </AsyncCard>
     </>
   );
 }

@@ -1,19 +1,18 @@
 import type { InternalApiKey, InternalApiKeyFirstView } from "@gatehouse/js";
 import { useState } from "react";
 import { useProjectContext } from "../project-context.tsx";
+import { AsyncCard } from "../ui/async.tsx";
 import {
   ActionButton,
   Badge,
   Button,
-  Card,
   ConfirmButton,
   Empty,
-  ErrorAlert,
   Field,
   formatDay,
-  Loading,
   Modal,
   PageHead,
+  Table,
 } from "../ui/components.tsx";
 import { useAsync } from "../ui/hooks.ts";
 import { Icon } from "../ui/icons.tsx";
@@ -52,19 +51,18 @@ export function KeysPage() {
           </Button>
         }
       />
-      <Card flush>
-        {keys.error ? (
-          <div className="card-body">
-            <ErrorAlert error={keys.error} retry={keys.reload} />
-          </div>
-        ) : !keys.data ? (
-          <Loading rows={4} />
-        ) : keys.data.length === 0 ? (
+      <AsyncCard
+        flush
+        state={keys}
+        rows={4}
+        empty={
           <Empty icon={<Icon name="key" size={22} />} title="No key sets">
             Create one to connect an app.
           </Empty>
-        ) : (
-          <table className="table" data-testid="keys-table">
+        }
+      >
+        {(all) => (
+          <Table testId="keys-table">
             <thead>
               <tr>
                 <th>Description</th>
@@ -77,7 +75,7 @@ export function KeysPage() {
               </tr>
             </thead>
             <tbody>
-              {keys.data.map((key) => (
+              {all.map((key) => (
                 <tr key={key.id}>
                   <td>
                     <strong>{key.description || "Untitled"}</strong>
@@ -109,9 +107,9 @@ export function KeysPage() {
                 </tr>
               ))}
             </tbody>
-          </table>
+          </Table>
         )}
-      </Card>
+      </AsyncCard>
       {creating ? (
         <CreateKeysModal
           onClose={() => setCreating(false)}

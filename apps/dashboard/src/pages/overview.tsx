@@ -1,17 +1,8 @@
 import { productionModeChecks } from "@gatehouse/shared";
 import { projectPath, useProjectContext } from "../project-context.tsx";
 import { Link } from "../router.tsx";
-import {
-  Avatar,
-  Badge,
-  Card,
-  CopyField,
-  ErrorAlert,
-  formatDate,
-  formatDay,
-  Loading,
-  PageHead,
-} from "../ui/components.tsx";
+import { AsyncCard } from "../ui/async.tsx";
+import { Avatar, Badge, Card, CopyField, formatDate, formatDay, PageHead } from "../ui/components.tsx";
 import { useAsync } from "../ui/hooks.ts";
 
 const RECENT_USERS = 5;
@@ -106,16 +97,16 @@ export function OverviewPage() {
             {setupSnippet(project.id, baseUrl)}
           </pre>
         </Card>
-        <Card title="Recent sign-ups" description="The newest users of your app.">
-          {recent.error ? (
-            <ErrorAlert error={recent.error} retry={recent.reload} />
-          ) : !recent.data ? (
-            <Loading rows={3} />
-          ) : recent.data.length === 0 ? (
-            <p className="muted">No users yet. They appear here as soon as someone signs up.</p>
-          ) : (
+        <AsyncCard
+          title="Recent sign-ups"
+          description="The newest users of your app."
+          state={recent}
+          rows={3}
+          empty={<p className="muted">No users yet. They appear here as soon as someone signs up.</p>}
+        >
+          {(users) => (
             <div className="stack" data-testid="recent-users">
-              {recent.data.map((user) => (
+              {users.map((user) => (
                 <Link key={user.id} to={projectPath(project.id, `users/${user.id}`)} className="user-cell">
                   <Avatar
                     name={user.displayName ?? user.primaryEmail}
@@ -131,7 +122,7 @@ export function OverviewPage() {
               <Link to={projectPath(project.id, "users")}>All users →</Link>
             </div>
           )}
-        </Card>
+        </AsyncCard>
       </div>
     </>
   );

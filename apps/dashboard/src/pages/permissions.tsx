@@ -1,16 +1,16 @@
 import { type FormEvent, useState } from "react";
 import { useProjectContext } from "../project-context.tsx";
+import { AsyncCard } from "../ui/async.tsx";
 import {
   ActionButton,
   Button,
   Card,
   ConfirmButton,
   Empty,
-  ErrorAlert,
   Field,
-  Loading,
   Modal,
   PageHead,
+  Table,
 } from "../ui/components.tsx";
 import { errorMessage, useAsync } from "../ui/hooks.ts";
 import { Icon } from "../ui/icons.tsx";
@@ -87,7 +87,7 @@ function Definitions({ kind, onChanged }: { kind: Kind; onChanged: () => void })
   const roots = (definitions.data ?? []).filter((definition) => !contained.has(definition.id));
   return (
     <div className="grid2">
-      <Card
+      <AsyncCard
         title={kind === "team" ? "Team permission definitions" : "Project permission definitions"}
         actions={
           <Button variant="primary" size="sm" onClick={() => setEditing("new")}>
@@ -95,21 +95,18 @@ function Definitions({ kind, onChanged }: { kind: Kind; onChanged: () => void })
           </Button>
         }
         flush
-      >
-        {definitions.error ? (
-          <div className="card-body">
-            <ErrorAlert error={definitions.error} retry={definitions.reload} />
-          </div>
-        ) : !definitions.data ? (
-          <Loading rows={4} />
-        ) : definitions.data.length === 0 ? (
+        state={definitions}
+        rows={4}
+        empty={
           <Empty icon={<Icon name="shield" size={22} />} title="No permissions yet">
             Create one, e.g. <code>read_reports</code>.
           </Empty>
-        ) : (
-          <table className="table" data-testid={`${kind}-definitions`}>
+        }
+      >
+        {(all) => (
+          <Table testId={`${kind}-definitions`}>
             <tbody>
-              {definitions.data.map((definition) => (
+              {all.map((definition) => (
                 <tr key={definition.id}>
                   <td>
                     <span className={`perm-node${definition.id.startsWith("$") ? " system" : ""}`}>
@@ -149,9 +146,9 @@ function Definitions({ kind, onChanged }: { kind: Kind; onChanged: () => void })
                 </tr>
               ))}
             </tbody>
-          </table>
+          </Table>
         )}
-      </Card>
+      </AsyncCard>
       <Card title="Graph" description="Each permission with the permissions it contains.">
         {roots.length === 0 ? (
           <p className="muted">Nothing to show yet.</p>

@@ -10,11 +10,11 @@ import {
   Card,
   ConfirmButton,
   Field,
-  JsonEditor,
   Modal,
   PageHead,
 } from "../ui/components.tsx";
 import { useAsync } from "../ui/hooks.ts";
+import { JsonEditor } from "../ui/json-editor.tsx";
 
 export function SettingsPage() {
   const { project, refresh } = useProjectContext();

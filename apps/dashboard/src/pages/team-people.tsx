@@ -2,15 +2,8 @@ import type { PermissionDefinition, ServerTeam } from "@gatehouse/js";
 import { useMemo, useState } from "react";
 import { projectPath, useProjectContext } from "../project-context.tsx";
 import { Link } from "../router.tsx";
-import {
-  ActionButton,
-  Avatar,
-  Card,
-  ConfirmButton,
-  ErrorAlert,
-  formatDate,
-  Loading,
-} from "../ui/components.tsx";
+import { AsyncBody, AsyncCard } from "../ui/async.tsx";
+import { ActionButton, Avatar, Card, ConfirmButton, formatDate, Table } from "../ui/components.tsx";
 import { useAsync } from "../ui/hooks.ts";
 import { useToast } from "../ui/toast.tsx";
 import { UserPicker } from "../ui/user-picker.tsx";
@@ -31,17 +24,36 @@ export function Members({ team }: { team: ServerTeam }) {
   const memberIds = useMemo(() => new Set((members.data ?? []).map((member) => member.id)), [members.data]);
   return (
     <div className="grid2">
-      <Card title="Members" description="Click a member to edit their permissions in this team.">
-        {members.error ? (
-          <ErrorAlert error={members.error} retry={members.reload} />
-        ) : !members.data ? (
-          <Loading rows={3} />
-        ) : members.data.length === 0 ? (
+      <AsyncCard
+        title="Members"
+        description="Click a member to edit their permissions in this team."
+        state={members}
+        rows={3}
+        empty={
           <p className="muted">No members yet. Add users of the project below, or invite people by email.</p>
-        ) : (
-          <table className="table" data-testid="members">
+        }
+        after={
+          <UserPicker
+            name="addMember"
+            placeholder="Add a member: find a user by name, email or id"
+            exclude={memberIds}
+            onPick={async (user) => {
+              try {
+                await team.addUser(user.id);
+                toast.success(`${user.displayName ?? user.primaryEmail ?? "User"} added`);
+                setSelected(user.id);
+                await members.reload();
+              } catch (error) {
+                toast.error(error);
+              }
+            }}
+          />
+        }
+      >
+        {(all) => (
+          <Table testId="members">
             <tbody>
-              {members.data.map((member) => (
+              {all.map((member) => (
                 <tr
                   key={member.id}
                   className="clickable"
@@ -78,24 +90,9 @@ export function Members({ team }: { team: ServerTeam }) {
                 </tr>
               ))}
             </tbody>
-          </table>
+          </Table>
         )}
-        <UserPicker
-          name="addMember"
-          placeholder="Add a member: find a user by name, email or id"
-          exclude={memberIds}
-          onPick={async (user) => {
-            try {
-              await team.addUser(user.id);
-              toast.success(`${user.displayName ?? user.primaryEmail ?? "User"} added`);
-              setSelected(user.id);
-              await members.reload();
-            } catch (error) {
-              toast.error(error);
-            }
-          }}
-        />
-      </Card>
+      </AsyncCard>
       <MemberPermissions team={team} userId={selected} />
     </div>
   );
@@ -134,26 +131,34 @@ function MemberPermissions({ team, userId }: { team: ServerTeam; userId: string 
     <Card title="Member permissions" description="Team permissions granted directly to the selected member.">
       {!userId ? (
         <p className="muted">Select a member.</p>
-      ) : definitions.error || held.error ? (
-        <ErrorAlert error={definitions.error ?? held.error} retry={held.reload} />
-      ) : !held.data || !definitions.data ? (
-        <Loading rows={3} />
       ) : (
-        <div className="stack" data-testid="member-permissions">
-          {definitions.data.map((definition) => (
-            <label key={definition.id} className="checkbox">
-              <input
-                type="checkbox"
-                name={`perm-${definition.id}`}
-                checked={held.data!.has(definition.id)}
-                disabled={busy !== null}
-                onChange={(event) => void toggle(definition, event.target.checked)}
-              />
-              <span className="perm-node">{definition.id}</span>
-              <span className="muted small">{definition.description}</span>
-            </label>
-          ))}
-        </div>
+        <AsyncBody
+          rows={3}
+          state={{
+            data: held.data && definitions.data ? { held: held.data, all: definitions.data } : undefined,
+            error: definitions.error ?? held.error,
+            loading: held.loading || definitions.loading,
+            reload: held.reload,
+          }}
+        >
+          {({ held: granted, all }) => (
+            <div className="stack" data-testid="member-permissions">
+              {all.map((definition) => (
+                <label key={definition.id} className="checkbox">
+                  <input
+                    type="checkbox"
+                    name={`perm-${definition.id}`}
+                    checked={granted.has(definition.id)}
+                    disabled={busy !== null}
+                    onChange={(event) => void toggle(definition, event.target.checked)}
+                  />
+                  <span className="perm-node">{definition.id}</span>
+                  <span className="muted small">{definition.description}</span>
+                </label>
+              ))}
+            </div>
+          )}
+        </AsyncBody>
       )}
     </Card>
   );
@@ -166,20 +171,43 @@ export function Invitations({ team }: { team: ServerTeam }) {
   const [email, setEmail] = useState("");
   const emailLooksValid = /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email.trim());
   return (
-    <Card
+    <AsyncCard
       title="Invitations"
       description="Pending invitations; the link in the email adds the person to the team."
+      state={invitations}
+      rows={2}
+      empty={<p className="muted">No pending invitations.</p>}
+      after={
+        <div className="row">
+          <input
+            type="email"
+            name="inviteEmail"
+            placeholder="teammate@example.com"
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+            style={{ flex: 1, width: "auto" }}
+          />
+          <ActionButton
+            disabled={!emailLooksValid}
+            success="Invitation sent"
+            onClick={async () => {
+              await team.inviteUser({
+                email: email.trim(),
+                callbackUrl: invitationCallbackUrl(project.config.domains),
+              });
+              setEmail("");
+              await invitations.reload();
+            }}
+          >
+            Invite
+          </ActionButton>
+        </div>
+      }
     >
-      {invitations.error ? (
-        <ErrorAlert error={invitations.error} retry={invitations.reload} />
-      ) : !invitations.data ? (
-        <Loading rows={2} />
-      ) : invitations.data.length === 0 ? (
-        <p className="muted">No pending invitations.</p>
-      ) : (
-        <table className="table" data-testid="invitations">
+      {(all) => (
+        <Table testId="invitations">
           <tbody>
-            {invitations.data.map((invitation) => (
+            {all.map((invitation) => (
               <tr key={invitation.id}>
                 <td>{invitation.recipientEmail}</td>
                 <td className="muted">expires {formatDate(invitation.expiresAt)}</td>
@@ -200,32 +228,8 @@ export function Invitations({ team }: { team: ServerTeam }) {
               </tr>
             ))}
           </tbody>
-        </table>
+        </Table>
       )}
-      <div className="row">
-        <input
-          type="email"
-          name="inviteEmail"
-          placeholder="teammate@example.com"
-          value={email}
-          onChange={(e) => setEmail(e.target.value)}
-          style={{ flex: 1, width: "auto" }}
-        />
-        <ActionButton
-          disabled={!emailLooksValid}
-          success="Invitation sent"
-          onClick={async () => {
-            await team.inviteUser({
-              email: email.trim(),
-              callbackUrl: invitationCallbackUrl(project.config.domains),
-            });
-            setEmail("");
-            await invitations.reload();
-          }}
-        >
-          Invite
-        </ActionButton>
-      </div>
-    </Card>
+    </AsyncCard>
   );
 }

@@ -1,18 +1,9 @@
+import type { ServerTeam } from "@gatehouse/js";
 import { type FormEvent, useState } from "react";
 import { projectPath, useProjectContext } from "../project-context.tsx";
 import { navigate } from "../router.tsx";
-import {
-  Avatar,
-  Button,
-  Card,
-  Empty,
-  ErrorAlert,
-  Field,
-  formatDate,
-  Loading,
-  Modal,
-  PageHead,
-} from "../ui/components.tsx";
+import { AsyncCard } from "../ui/async.tsx";
+import { Avatar, Button, Empty, Field, formatDate, Modal, PageHead, Table } from "../ui/components.tsx";
 import { errorMessage, useAsync } from "../ui/hooks.ts";
 import { Icon } from "../ui/icons.tsx";
 import { useToast } from "../ui/toast.tsx";
@@ -22,9 +13,8 @@ export function TeamsPage() {
   const teams = useAsync(() => app.listTeams(), [app]);
   const [filter, setFilter] = useState("");
   const [creating, setCreating] = useState(false);
-  const shown = (teams.data ?? []).filter((team) =>
-    team.displayName.toLowerCase().includes(filter.trim().toLowerCase()),
-  );
+  const matching = (all: ServerTeam[]) =>
+    all.filter((team) => team.displayName.toLowerCase().includes(filter.trim().toLowerCase()));
   return (
     <>
       <PageHead
@@ -36,8 +26,11 @@ export function TeamsPage() {
           </Button>
         }
       />
-      <Card flush>
-        <div className="card-head">
+      <AsyncCard
+        flush
+        state={teams}
+        rows={5}
+        toolbar={
           <input
             type="search"
             name="filter"
@@ -46,19 +39,16 @@ export function TeamsPage() {
             onChange={(e) => setFilter(e.target.value)}
             style={{ maxWidth: 320 }}
           />
-        </div>
-        {teams.error ? (
-          <div className="card-body">
-            <ErrorAlert error={teams.error} retry={teams.reload} />
-          </div>
-        ) : !teams.data ? (
-          <Loading rows={5} />
-        ) : shown.length === 0 ? (
+        }
+        isEmpty={(all) => matching(all).length === 0}
+        empty={
           <Empty icon={<Icon name="teams" size={22} />} title={filter ? "No matching teams" : "No teams yet"}>
             Teams are created by your users or by you.
           </Empty>
-        ) : (
-          <table className="table" data-testid="teams-table">
+        }
+      >
+        {(all) => (
+          <Table testId="teams-table">
             <thead>
               <tr>
                 <th>Team</th>
@@ -67,7 +57,7 @@ export function TeamsPage() {
               </tr>
             </thead>
             <tbody>
-              {shown.map((team) => (
+              {matching(all).map((team) => (
                 <tr
                   key={team.id}
                   className="clickable"
@@ -84,9 +74,9 @@ export function TeamsPage() {
                 </tr>
               ))}
             </tbody>
-          </table>
+          </Table>
         )}
-      </Card>
+      </AsyncCard>
       {creating ? <CreateTeamModal onClose={() => setCreating(false)} /> : null}
     </>
   );

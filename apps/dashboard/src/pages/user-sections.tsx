@@ -2,27 +2,9 @@ import type { ServerUser } from "@gatehouse/js";
 import { useState } from "react";
 import { projectPath, useProjectContext } from "../project-context.tsx";
 import { Link } from "../router.tsx";
-import {
-  ActionButton,
-  Badge,
-  Card,
-  ConfirmButton,
-  ErrorAlert,
-  formatDate,
-  Loading,
-} from "../ui/components.tsx";
-import { type AsyncState, useAsync } from "../ui/hooks.ts";
-
-function Section<T>(props: {
-  state: AsyncState<T[]>;
-  empty: string;
-  children: (items: T[]) => React.ReactNode;
-}) {
-  if (props.state.error) return <ErrorAlert error={props.state.error} retry={props.state.reload} />;
-  if (!props.state.data) return <Loading rows={2} />;
-  if (props.state.data.length === 0) return <p className="muted">{props.empty}</p>;
-  return <>{props.children(props.state.data)}</>;
-}
+import { AsyncBody } from "../ui/async.tsx";
+import { ActionButton, Badge, Card, ConfirmButton, formatDate, Table } from "../ui/components.tsx";
+import { useAsync } from "../ui/hooks.ts";
 
 /** The user's contact channels, sign-in connections, sessions, teams and project permissions. */
 export function UserActivity({ user }: { user: ServerUser }) {
@@ -40,9 +22,9 @@ export function UserActivity({ user }: { user: ServerUser }) {
     <>
       <div className="grid2">
         <Card title="Contact channels" description="Email addresses of the user.">
-          <Section state={channels} empty="No contact channels.">
+          <AsyncBody state={channels} rows={2} empty={<p className="muted">No contact channels.</p>}>
             {(items) => (
-              <table className="table" data-testid="contact-channels">
+              <Table testId="contact-channels">
                 <tbody>
                   {items.map((channel) => (
                     <tr key={channel.id}>
@@ -73,9 +55,9 @@ export function UserActivity({ user }: { user: ServerUser }) {
                     </tr>
                   ))}
                 </tbody>
-              </table>
+              </Table>
             )}
-          </Section>
+          </AsyncBody>
           <div className="row">
             <input
               type="email"
@@ -103,7 +85,7 @@ export function UserActivity({ user }: { user: ServerUser }) {
           </div>
         </Card>
         <Card title="Connected accounts" description="OAuth providers the user signs in with.">
-          <Section state={providers} empty="No connected accounts.">
+          <AsyncBody state={providers} rows={2} empty={<p className="muted">No connected accounts.</p>}>
             {(items) => (
               <ul className="checklist">
                 {items.map((provider) => (
@@ -113,14 +95,14 @@ export function UserActivity({ user }: { user: ServerUser }) {
                 ))}
               </ul>
             )}
-          </Section>
+          </AsyncBody>
         </Card>
       </div>
       <Card title="Sessions" description="Where the user is signed in. Revoking signs that device out." flush>
         <div className="card-body">
-          <Section state={sessions} empty="No active sessions.">
+          <AsyncBody state={sessions} rows={2} empty={<p className="muted">No active sessions.</p>}>
             {(items) => (
-              <table className="table" data-testid="sessions">
+              <Table testId="sessions">
                 <thead>
                   <tr>
                     <th>Created</th>
@@ -155,14 +137,14 @@ export function UserActivity({ user }: { user: ServerUser }) {
                     </tr>
                   ))}
                 </tbody>
-              </table>
+              </Table>
             )}
-          </Section>
+          </AsyncBody>
         </div>
       </Card>
       <div className="grid2">
         <Card title="Teams">
-          <Section state={teams} empty="Not in any team.">
+          <AsyncBody state={teams} rows={2} empty={<p className="muted">Not in any team.</p>}>
             {(items) => (
               <ul className="checklist">
                 {items.map((team) => (
@@ -172,10 +154,10 @@ export function UserActivity({ user }: { user: ServerUser }) {
                 ))}
               </ul>
             )}
-          </Section>
+          </AsyncBody>
         </Card>
         <Card title="Project permissions" description="Granted directly; contained permissions follow.">
-          <Section state={granted} empty="No project permissions.">
+          <AsyncBody state={granted} rows={2} empty={<p className="muted">No project permissions.</p>}>
             {(items) => (
               <div className="row" data-testid="user-permissions">
                 {items.map((permission) => (
@@ -196,7 +178,7 @@ export function UserActivity({ user }: { user: ServerUser }) {
                 ))}
               </div>
             )}
-          </Section>
+          </AsyncBody>
           <div className="row">
             <select
               name="grantPermission"

@@ -2,20 +2,17 @@ import type { ServerUser } from "@gatehouse/js";
 import { useState } from "react";
 import { projectPath, useProjectContext } from "../project-context.tsx";
 import { Link, navigate } from "../router.tsx";
+import { DetailPage } from "../ui/async.tsx";
 import {
   ActionButton,
   Avatar,
   Badge,
   Card,
   ConfirmButton,
-  Empty,
-  ErrorAlert,
   Field,
   formatDate,
-  Loading,
   PageHead,
 } from "../ui/components.tsx";
-import { useAsync } from "../ui/hooks.ts";
 import { MetadataCard } from "../ui/metadata-card.tsx";
 import { Impersonate } from "./user-impersonate.tsx";
 import { UserActivity } from "./user-sections.tsx";
@@ -28,55 +25,47 @@ export function UserPage({ userId }: { userId: string }) {
 
 function UserPageContent({ userId }: { userId: string }) {
   const { app, project } = useProjectContext();
-  const user = useAsync(() => app.getUser(userId), [app, userId]);
   const crumb = <Link to={projectPath(project.id, "users")}>← Users</Link>;
-  if (user.error) return <ErrorAlert error={user.error} retry={user.reload} />;
-  if (user.data === undefined) return <Loading rows={8} />;
-  if (user.data === null) {
-    return (
-      <>
-        <PageHead crumb={crumb} title="User not found" />
-        <Empty title="This user does not exist">It may have been deleted.</Empty>
-      </>
-    );
-  }
-  const u = user.data;
   return (
-    <>
-      <PageHead
-        crumb={crumb}
-        title={
-          <span className="row" style={{ gap: 14 }}>
-            <Avatar large name={u.displayName ?? u.primaryEmail} seed={u.id} image={u.profileImageUrl} />
-            <span>
-              {u.displayName ?? u.primaryEmail ?? "Anonymous user"}
-              <div className="muted small mono" style={{ fontWeight: 400 }}>
-                {u.id}
-              </div>
-            </span>
-          </span>
-        }
-        actions={
-          <>
-            <UserStatus user={u} />
-            <Impersonate user={u} />
-          </>
-        }
-      />
-      <div className="grid2">
-        <ProfileCard user={u} reload={user.reload} />
-        <DangerCard user={u} reload={user.reload} />
-      </div>
-      <MetadataCard
-        owner="user"
-        value={u}
-        save={async (update) => {
-          await u.update(update);
-          await user.reload();
-        }}
-      />
-      <UserActivity user={u} />
-    </>
+    <DetailPage noun="user" load={() => app.getUser(userId)} deps={[app, userId]} crumb={crumb}>
+      {(u, reload) => (
+        <>
+          <PageHead
+            crumb={crumb}
+            title={
+              <span className="row" style={{ gap: 14 }}>
+                <Avatar large name={u.displayName ?? u.primaryEmail} seed={u.id} image={u.profileImageUrl} />
+                <span>
+                  {u.displayName ?? u.primaryEmail ?? "Anonymous user"}
+                  <div className="muted small mono" style={{ fontWeight: 400 }}>
+                    {u.id}
+                  </div>
+                </span>
+              </span>
+            }
+            actions={
+              <>
+                <UserStatus user={u} />
+                <Impersonate user={u} />
+              </>
+            }
+          />
+          <div className="grid2">
+            <ProfileCard user={u} reload={reload} />
+            <DangerCard user={u} reload={reload} />
+          </div>
+          <MetadataCard
+            owner="user"
+            value={u}
+            save={async (update) => {
+              await u.update(update);
+              await reload();
+            }}
+          />
+          <UserActivity user={u} />
+        </>
+      )}
+    </DetailPage>
   );
 }
 

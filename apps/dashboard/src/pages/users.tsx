@@ -2,18 +2,17 @@ import type { ServerUser } from "@gatehouse/js";
 import { type FormEvent, useEffect, useState } from "react";
 import { projectPath, useProjectContext } from "../project-context.tsx";
 import { navigate } from "../router.tsx";
+import { AsyncCard } from "../ui/async.tsx";
 import {
   Avatar,
   Badge,
   Button,
-  Card,
   Empty,
-  ErrorAlert,
   Field,
   formatDate,
-  Loading,
   Modal,
   PageHead,
+  Table,
 } from "../ui/components.tsx";
 import { useAsync } from "../ui/hooks.ts";
 import { Icon } from "../ui/icons.tsx";
@@ -73,8 +72,11 @@ export function UsersPage() {
           </Button>
         }
       />
-      <Card flush>
-        <div className="card-head">
+      <AsyncCard
+        flush
+        state={users}
+        rows={6}
+        toolbar={
           <div className="row" style={{ flex: 1 }}>
             <input
               type="search"
@@ -94,21 +96,32 @@ export function UsersPage() {
               Include anonymous users
             </label>
           </div>
-        </div>
-        {users.error ? (
-          <div className="card-body">
-            <ErrorAlert error={users.error} retry={users.reload} />
-          </div>
-        ) : !users.data ? (
-          <Loading rows={6} />
-        ) : users.data.length === 0 ? (
+        }
+        empty={
           <Empty icon={<Icon name="users" size={22} />} title={search ? "No matching users" : "No users yet"}>
             {search
               ? "Try another name, email or ID."
               : "Users appear here when they sign up to your app, or create one yourself."}
           </Empty>
-        ) : (
-          <table className="table" data-testid="users-table">
+        }
+        footer={
+          <>
+            <span className="muted small pager-label">Page {cursors.length}</span>
+            <Button size="sm" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>
+              Previous
+            </Button>
+            <Button
+              size="sm"
+              disabled={!users.data?.nextCursor}
+              onClick={() => setCursors([...cursors, users.data!.nextCursor!])}
+            >
+              Next
+            </Button>
+          </>
+        }
+      >
+        {(page) => (
+          <Table testId="users-table">
             <thead>
               <tr>
                 <th>User</th>
@@ -120,7 +133,7 @@ export function UsersPage() {
               </tr>
             </thead>
             <tbody style={{ opacity: users.loading ? 0.6 : 1 }}>
-              {users.data.map((user) => (
+              {page.map((user) => (
                 <tr
                   key={user.id}
                   className="clickable"
@@ -149,24 +162,9 @@ export function UsersPage() {
                 </tr>
               ))}
             </tbody>
-          </table>
+          </Table>
         )}
-        <div className="card-foot" style={{ justifyContent: "space-between", alignItems: "center" }}>
-          <span className="muted small">Page {cursors.length}</span>
-          <div className="row">
-            <Button size="sm" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>
-              Previous
-            </Button>
-            <Button
-              size="sm"
-              disabled={!users.data?.nextCursor}
-              onClick={() => setCursors([...cursors, users.data!.nextCursor!])}
-            >
-              Next
-            </Button>
-          </div>
-        </div>
-      </Card>
+      </AsyncCard>
       {creating ? <CreateUserModal onClose={() => setCreating(false)} onCreated={users.reload} /> : null}
     </>
   );

@@ -138,6 +138,20 @@ export function Toggle(props: {
   );
 }
 
+/**
+ * A table that scrolls sideways inside its card when the screen is narrower than its columns (a phone), instead
+ * of widening the page. `testId` stays on the table itself.
+ */
+export function Table({ testId, children }: { testId?: string; children: ReactNode }) {
+  return (
+    <div className="table-scroll">
+      <table className="table" data-testid={testId}>
+        {children}
+      </table>
+    </div>
+  );
+}
+
 export function Badge(props: { tone?: "accent" | "success" | "danger" | "warning"; children: ReactNode }) {
   return <span className={`badge ${props.tone ?? ""}`}>{props.children}</span>;
 }
@@ -326,83 +340,6 @@ export function ConfirmButton(props: {
         </Modal>
       ) : null}
     </>
-  );
-}
-
-/** Parses JSON for an editor; `null` error means valid. */
-export function parseJson(
-  text: string,
-  options: { object?: boolean } = {},
-): { value: unknown; error: string | null } {
-  if (text.trim() === "") return { value: null, error: null };
-  try {
-    const value = JSON.parse(text);
-    if (options.object && (typeof value !== "object" || value === null || Array.isArray(value))) {
-      return { value, error: "Must be a JSON object." };
-    }
-    return { value, error: null };
-  } catch (error) {
-    return { value: undefined, error: `Invalid JSON: ${errorMessage(error)}` };
-  }
-}
-
-/** A JSON textarea that validates as you type and saves only valid JSON. */
-export function JsonEditor(props: {
-  label: string;
-  hint?: ReactNode;
-  value: unknown;
-  onSave: (value: unknown) => Promise<void>;
-  object?: boolean;
-  name: string;
-  rows?: number;
-}) {
-  const initial =
-    props.value === null || props.value === undefined ? "" : JSON.stringify(props.value, null, 2);
-  const [text, setText] = useState(initial);
-  const [busy, setBusy] = useState(false);
-  const toast = useToast();
-  const parsed = parseJson(text, { object: props.object ?? false });
-  const dirty = text !== initial;
-  return (
-    <div className="stack" data-testid={`json-${props.name}`}>
-      <Field label={props.label} hint={props.hint} error={parsed.error}>
-        <textarea
-          name={props.name}
-          className={parsed.error ? "invalid" : ""}
-          rows={props.rows ?? 6}
-          placeholder={'Nothing stored. Type JSON, e.g. { "plan": "pro" }'}
-          value={text}
-          spellCheck={false}
-          onChange={(event) => setText(event.target.value)}
-        />
-      </Field>
-      <div className="row end">
-        {dirty ? (
-          <Button size="sm" variant="ghost" onClick={() => setText(initial)}>
-            Reset
-          </Button>
-        ) : null}
-        <Button
-          size="sm"
-          variant="primary"
-          disabled={!dirty || parsed.error !== null}
-          loading={busy}
-          onClick={async () => {
-            setBusy(true);
-            try {
-              await props.onSave(parsed.value);
-              toast.success(`${props.label} saved`);
-            } catch (error) {
-              toast.error(error);
-            } finally {
-              setBusy(false);
-            }
-          }}
-        >
-          Save
-        </Button>
-      </div>
-    </div>
   );
 }
 

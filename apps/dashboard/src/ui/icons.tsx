@@ -23,6 +23,7 @@ const PATHS = {
   moon: "M21 13A9 9 0 1 1 11 3a7 7 0 0 0 10 10z",
   check: "M5 12l5 5L20 7",
   x: "M6 6l12 12M18 6L6 18",
+  menu: "M4 6h16M4 12h16M4 18h16",
   logout: "M9 21H5V3h4M16 17l5-5-5-5M21 12H9",
 } as const;
 

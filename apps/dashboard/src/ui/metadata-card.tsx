@@ -1,4 +1,5 @@
-import { Card, JsonEditor } from "./components.tsx";
+import { Card } from "./components.tsx";
+import { JsonEditor } from "./json-editor.tsx";
 
 type Metadata = {
   clientMetadata: unknown;

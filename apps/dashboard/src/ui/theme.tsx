@@ -1,3 +1,4 @@
+import { gatehouseTokensCss } from "@gatehouse/react";
 import { useState, useSyncExternalStore } from "react";
 import { Icon } from "./icons.tsx";
 
@@ -7,6 +8,18 @@ export function initialTheme(): "light" | "dark" {
   const saved = localStorage.getItem(KEY);
   if (saved === "light" || saved === "dark") return saved;
   return window.matchMedia?.("(prefers-color-scheme: dark)").matches ? "dark" : "light";
+}
+
+/**
+ * The one palette: @gatehouse/react's `--gh-*` variables on the document root, dark when `data-theme` says so.
+ * First in <head>, before styles.css, which maps the dashboard's own names onto them.
+ */
+export function installColourTokens(doc: Document = document): void {
+  if (doc.getElementById("dashboard-tokens")) return;
+  const style = doc.createElement("style");
+  style.id = "dashboard-tokens";
+  style.textContent = gatehouseTokensCss({ light: ":root", dark: ':root[data-theme="dark"]' });
+  doc.head.prepend(style);
 }
 
 const listeners = new Set<() => void>();

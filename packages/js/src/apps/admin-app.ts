@@ -6,6 +6,7 @@ import {
   type InternalApiKeyFirstView,
   internalApiKeyFromJson,
 } from "../objects/api-keys.ts";
+import { provideOwnedProjectAdminApp } from "../objects/owned-projects.ts";
 import { permissionDefinitions } from "../objects/permissions.ts";
 import { type AdminProject, adminProjectFromJson } from "../objects/projects.ts";
 import { call, type Scope } from "../objects/scope.ts";
@@ -150,3 +151,6 @@ export function ownedProjectAdminApp(
   });
   return { app, scope: { ctx: app[gatehouseInternals].context, accessType: "admin", session: null } };
 }
+
+// Whoever loaded this module can list owned projects without the package entry's import() (see owned-projects.ts).
+provideOwnedProjectAdminApp(ownedProjectAdminApp);

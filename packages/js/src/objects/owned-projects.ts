@@ -1,3 +1,4 @@
+import type { AppContext } from "../apps/context.ts";
 import type { Session } from "../session/session.ts";
 import type { Wire } from "../utils/wire.ts";
 import {
@@ -16,17 +17,41 @@ export type ProjectOwnerMethods = {
   transferProject(projectId: string, newTeamId: string): Promise<void>;
 };
 
+/** Makes the admin app of one owned project, acting as its owner (`ownedProjectAdminApp` of apps/admin-app.ts). */
+export type OwnedProjectAdminAppFactory = (
+  parent: AppContext,
+  projectId: string,
+  ownerSession: Session,
+) => { app: Wire; scope: Scope };
+
+// The admin app module extends the client app, which reaches this module through the current user: importing it
+// from here (even with import()) would close an import cycle. So it is handed in instead: the package entry hands
+// in a loader that import()s it on first use (index.ts, which bundlers keep: it is listed in "sideEffects"), and
+// the admin app module hands in its factory when it loads.
+let loadFactory: (() => Promise<OwnedProjectAdminAppFactory>) | null = null;
+
+/** The package entry's loader; it import()s the admin app module on first use. */
+export function provideOwnedProjectAdminAppLoader(load: () => Promise<OwnedProjectAdminAppFactory>): void {
+  loadFactory ??= load;
+}
+
+/** The admin app module's own factory, once that module has loaded: no import() needed any more. */
+export function provideOwnedProjectAdminApp(factory: OwnedProjectAdminAppFactory): void {
+  loadFactory = async () => factory;
+}
+
 /**
  * Each owned project comes with an admin app acting as its owner (PROTOCOL.md §6). The admin app module is loaded
- * on first use, so a browser app that never lists owned projects does not carry it, while one that does always
- * gets it, whatever it imported and however its bundler treats side effects.
+ * on first use, so a browser app that never lists owned projects does not carry it.
  */
 async function ownedProjectsFromJson(
   scope: Scope,
   session: Session,
   items: Wire[],
 ): Promise<AdminOwnedProject[]> {
-  const { ownedProjectAdminApp } = await import("../apps/admin-app.ts");
+  if (!loadFactory)
+    throw new Error("The admin app of owned projects is missing: import @gatehouse/js itself.");
+  const ownedProjectAdminApp = await loadFactory();
   return items.map((json) => {
     const { app, scope: projectScope } = ownedProjectAdminApp(scope.ctx, json.id, session);
     return { ...adminProjectFromJson(projectScope, json), app };

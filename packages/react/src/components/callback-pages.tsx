@@ -3,12 +3,11 @@ import { useState } from "react";
 import { useStrings } from "../context.ts";
 import { useGatehouseApp } from "../hooks.ts";
 import { PageBoundary } from "../internal/boundary.tsx";
-import { describeError, reportUnexpected } from "../internal/errors.ts";
 import { AlertIcon, CheckCircleIcon, MailIcon } from "../internal/icons.tsx";
 import { useOnce, useQueryParam } from "../internal/once.ts";
 import { appNavigate } from "../internal/router.ts";
 import { Alert, AppLink, Button, CardHeader, CardPage, Loading } from "../internal/ui.tsx";
-import { useAction } from "../internal/use-action.ts";
+import { useFormAction } from "../internal/use-action.ts";
 import { BadLinkCard } from "./password-pages.tsx";
 
 /**
@@ -19,12 +18,12 @@ export function EmailVerification({ code: givenCode }: { code?: string }) {
   const s = useStrings();
   const app = useGatehouseApp();
   const code = useQueryParam("code", givenCode);
-  const [outcome, setOutcome] = useState<{ ok: true } | { ok: false; message: string } | null>(null);
-  const [run, pending] = useAction();
+  const [verified, setVerified] = useState(false);
+  const action = useFormAction({ link: true });
 
   if (!code)
     return <BadLinkCard message={s.linkMissingCode} retryHref={app.urls.home} retryLabel={s.goHome} />;
-  if (outcome?.ok) {
+  if (verified) {
     return (
       <CardPage>
         <CardHeader
@@ -47,26 +46,20 @@ export function EmailVerification({ code: givenCode }: { code?: string }) {
         icon={<MailIcon />}
       />
       <div className="gh-stack">
-        {outcome && !outcome.ok ? <Alert>{outcome.message}</Alert> : null}
+        {action.error ? <Alert>{action.error}</Alert> : null}
         <Button
           block
-          loading={pending}
+          loading={action.pending}
           onClick={() =>
-            run(async () => {
+            action.run(async () => {
               try {
                 const result = await app.verifyEmail(code);
-                if (result.status === "error") {
-                  setOutcome({ ok: false, message: describeError(result.error, s, { link: true }).message });
-                } else {
-                  setOutcome({ ok: true });
-                }
+                if (result.status === "error") action.fail(result.error);
+                else setVerified(true);
               } catch (error) {
                 // A second click on an already verified address is not a failure worth alarming about.
-                if (isKnownError(error, "EMAIL_ALREADY_VERIFIED")) setOutcome({ ok: true });
-                else {
-                  reportUnexpected(error);
-                  setOutcome({ ok: false, message: describeError(error, s, { link: true }).message });
-                }
+                if (isKnownError(error, "EMAIL_ALREADY_VERIFIED")) setVerified(true);
+                else throw error;
               }
             })
           }
@@ -83,37 +76,27 @@ export function MagicLinkCallback({ code: givenCode }: { code?: string }) {
   const s = useStrings();
   const app = useGatehouseApp();
   const code = useQueryParam("code", givenCode);
-  const [error, setError] = useState<string>();
-  const [run, pending] = useAction();
+  const action = useFormAction({ link: true });
 
   if (!code) return <BadLinkCard message={s.linkMissingCode} />;
   return (
     <CardPage>
       <CardHeader title={s.magicLinkTitle} subtitle={s.magicLinkQuestion} icon={<MailIcon />} />
       <div className="gh-stack">
-        {error ? (
+        {action.error ? (
           <Alert>
-            {error} <AppLink href={app.urls.signIn}>{s.backToSignIn}</AppLink>
+            {action.error} <AppLink href={app.urls.signIn}>{s.backToSignIn}</AppLink>
           </Alert>
         ) : null}
         <Button
           block
-          loading={pending}
+          loading={action.pending}
           onClick={() =>
-            run(async () => {
-              setError(undefined);
-              try {
-                // The SDK goes on to after-sign-up for a new user and after-sign-in otherwise.
-                const result = await app.signInWithMagicLink(code);
-                if (
-                  result.status === "error" &&
-                  result.error.code !== "MULTI_FACTOR_AUTHENTICATION_REQUIRED"
-                ) {
-                  setError(describeError(result.error, s, { link: true }).message);
-                }
-              } catch (caught) {
-                reportUnexpected(caught);
-                setError(describeError(caught, s, { link: true }).message);
+            action.run(async () => {
+              // The SDK goes on to after-sign-up for a new user and after-sign-in otherwise.
+              const result = await app.signInWithMagicLink(code);
+              if (result.status === "error" && result.error.code !== "MULTI_FACTOR_AUTHENTICATION_REQUIRED") {
+                action.fail(result.error);
               }
             })
           }

@@ -2,11 +2,10 @@ import { useState } from "react";
 import { useStrings } from "../context.ts";
 import { useGatehouseApp, useUser } from "../hooks.ts";
 import { PageBoundary } from "../internal/boundary.tsx";
-import { describeError, reportUnexpected } from "../internal/errors.ts";
 import { AlertIcon, CheckCircleIcon, TerminalIcon } from "../internal/icons.tsx";
 import { useQueryParam } from "../internal/once.ts";
 import { Alert, Avatar, Button, CardHeader, CardPage } from "../internal/ui.tsx";
-import { useAction } from "../internal/use-action.ts";
+import { useFormAction } from "../internal/use-action.ts";
 
 /** `/handler/cli-auth-confirm?login_code=…`: the signed-in user hands a command-line login their session. */
 export function CliAuthConfirm({ loginCode }: { loginCode?: string }) {
@@ -23,8 +22,11 @@ function CliAuthConfirmInner({ loginCode: givenCode }: { loginCode?: string }) {
   const user = useUser();
   const code = useQueryParam("login_code", givenCode);
   const [state, setState] = useState<"ask" | "done" | "cancelled">("ask");
-  const [error, setError] = useState<string>();
-  const [run, pending] = useAction();
+  const action = useFormAction();
+  // The server answers a plain 400 for unknown, expired and used login codes.
+  const failure = action.failure;
+  const error =
+    failure && failure.code === null && /login code/i.test(failure.message) ? s.cliInvalid : failure?.message;
 
   if (!code) {
     return (
@@ -76,29 +78,17 @@ function CliAuthConfirmInner({ loginCode: givenCode }: { loginCode?: string }) {
         <div className="gh-stack-sm">
           <Button
             block
-            loading={pending}
+            loading={action.pending}
             onClick={() =>
-              run(async () => {
-                setError(undefined);
-                try {
-                  await app.completeCliLogin(code);
-                  setState("done");
-                } catch (caught) {
-                  reportUnexpected(caught);
-                  const described = describeError(caught, s);
-                  // The server answers a plain 400 for unknown, expired and used login codes.
-                  setError(
-                    described.code === null && /login code/i.test(described.message)
-                      ? s.cliInvalid
-                      : described.message,
-                  );
-                }
+              action.run(async () => {
+                await app.completeCliLogin(code);
+                setState("done");
               })
             }
           >
             {s.cliAuthorize}
           </Button>
-          <Button block variant="secondary" disabled={pending} onClick={() => setState("cancelled")}>
+          <Button block variant="secondary" disabled={action.pending} onClick={() => setState("cancelled")}>
             {s.cancel}
           </Button>
         </div>

@@ -1,12 +1,12 @@
 import { type FormEvent, useState } from "react";
 import { useStrings } from "../context.ts";
 import { useGatehouseApp } from "../hooks.ts";
-import { describeError, reportUnexpected } from "../internal/errors.ts";
+import { describeError } from "../internal/errors.ts";
 import { EmailField, Form, TextField } from "../internal/fields.tsx";
 import { Alert, Button } from "../internal/ui.tsx";
-import { useAction } from "../internal/use-action.ts";
+import { useFormAction } from "../internal/use-action.ts";
 import { type Errors, hasErrors, OTP_LENGTH, validateEmail } from "../internal/validation.ts";
-import type { SignInFormProps } from "./sign-in.tsx";
+import type { SignInFormProps } from "./sign-in-form-props.ts";
 
 /**
  * Sign-in with a one-time code by e-mail: first the address, then the 6 characters from the e-mail (the rest of
@@ -19,31 +19,25 @@ export function EmailCodeForm({ noRedirect, track, onSuccess }: SignInFormProps)
   const [sent, setSent] = useState<{ email: string; nonce: string } | null>(null);
   const [code, setCode] = useState("");
   const [errors, setErrors] = useState<Errors<"email" | "code">>({});
-  const [run, pending] = useAction();
+  const action = useFormAction({ onThrow: () => track(false) });
+  const failed = action.placed(["email"]);
 
   const send = (address: string) =>
-    run(async () => {
-      try {
-        const result = await app.sendMagicLinkEmail(address);
-        if (result.status === "error") {
-          const described = describeError(result.error, s);
-          setErrors({ [described.field === "email" ? "email" : "form"]: described.message });
-          return;
-        }
-        setSent({ email: address, nonce: result.data.nonce });
-        setCode("");
-        setErrors({});
-      } catch (error) {
-        reportUnexpected(error);
-        const described = describeError(error, s);
-        setErrors({ [described.field === "email" ? "email" : "form"]: described.message });
+    action.run(async () => {
+      const result = await app.sendMagicLinkEmail(address);
+      if (result.status === "error") {
+        action.fail(result.error);
+        return;
       }
+      setSent({ email: address, nonce: result.data.nonce });
+      setCode("");
+      setErrors({});
     });
 
   const onSendSubmit = () => {
     const found = { email: validateEmail(email, s) };
     setErrors(found);
-    if (hasErrors(found)) return;
+    if (hasErrors(found)) return action.reset();
     void send(email.trim());
   };
 
@@ -55,34 +49,33 @@ export function EmailCodeForm({ noRedirect, track, onSuccess }: SignInFormProps)
       code: typed === "" ? s.required : typed.length !== OTP_LENGTH ? s.codeLength(OTP_LENGTH) : undefined,
     };
     setErrors(found);
-    if (hasErrors(found)) return;
-    void run(async () => {
+    if (hasErrors(found)) return action.reset();
+    void action.run(async () => {
       track(true);
-      try {
-        // The SDK moves on by itself: to after-sign-up for a new user, after-sign-in otherwise.
-        const result = await app.signInWithMagicLink(typed.toLowerCase() + sent.nonce, {
-          noRedirect: noRedirect ?? false,
-        });
-        if (result.status === "error") {
-          if (result.error.code === "MULTI_FACTOR_AUTHENTICATION_REQUIRED") return;
-          track(false);
-          const described = describeError(result.error, s);
-          setErrors({ [described.field === "code" ? "code" : "form"]: described.message });
-          return;
-        }
-        onSuccess();
-      } catch (error) {
+      // The SDK moves on by itself: to after-sign-up for a new user, after-sign-in otherwise.
+      const result = await app.signInWithMagicLink(typed.toLowerCase() + sent.nonce, {
+        noRedirect: noRedirect ?? false,
+      });
+      if (result.status === "error") {
+        if (result.error.code === "MULTI_FACTOR_AUTHENTICATION_REQUIRED") return;
         track(false);
-        reportUnexpected(error);
-        setErrors({ form: describeError(error, s).message });
+        const described = describeError(result.error, s);
+        setErrors({ [described.field === "code" ? "code" : "form"]: described.message });
+        return;
       }
+      onSuccess();
     });
   };
 
   if (!sent) {
     return (
-      <Form onSubmit={onSendSubmit} error={errors.form} submitLabel={s.sendCode} pending={pending}>
-        <EmailField value={email} onValueChange={setEmail} error={errors.email} />
+      <Form
+        onSubmit={onSendSubmit}
+        error={errors.form ?? failed.form}
+        submitLabel={s.sendCode}
+        pending={action.pending}
+      >
+        <EmailField value={email} onValueChange={setEmail} error={errors.email ?? failed.email} />
       </Form>
     );
   }
@@ -92,7 +85,7 @@ export function EmailCodeForm({ noRedirect, track, onSuccess }: SignInFormProps)
       <Alert tone="info" title={s.codeSentTitle}>
         {s.codeSentTo(sent.email)}
       </Alert>
-      {errors.form ? <Alert>{errors.form}</Alert> : null}
+      {errors.form || action.error ? <Alert>{errors.form ?? action.error}</Alert> : null}
       <TextField
         label={s.codeLabel}
         name="code"
@@ -106,7 +99,7 @@ export function EmailCodeForm({ noRedirect, track, onSuccess }: SignInFormProps)
         error={errors.code}
         autoFocus
       />
-      <Button type="submit" block loading={pending}>
+      <Button type="submit" block loading={action.pending}>
         {s.signInButton}
       </Button>
       <div className="gh-row-actions" style={{ justifyContent: "space-between" }}>
@@ -116,7 +109,7 @@ export function EmailCodeForm({ noRedirect, track, onSuccess }: SignInFormProps)
         <button
           type="button"
           className="gh-link gh-link-muted"
-          disabled={pending}
+          disabled={action.pending}
           onClick={() => send(sent.email)}
         >
           {s.resendCode}

@@ -2,12 +2,12 @@ import { MFA_ATTEMPT_CODE_STORAGE_KEY } from "@gatehouse/js";
 import { type FormEvent, useState } from "react";
 import { useStrings } from "../context.ts";
 import { useGatehouseApp } from "../hooks.ts";
-import { describeError, reportUnexpected } from "../internal/errors.ts";
+import { describeError } from "../internal/errors.ts";
 import { TextField } from "../internal/fields.tsx";
 import { ShieldIcon } from "../internal/icons.tsx";
 import { withCurrentReturnTo } from "../internal/router.ts";
 import { Alert, AppLink, Brand, Button, CardHeader, CardPage } from "../internal/ui.tsx";
-import { useAction } from "../internal/use-action.ts";
+import { useFormAction } from "../internal/use-action.ts";
 import { TOTP_LENGTH } from "../internal/validation.ts";
 
 function storedAttemptCode(): string | null {
@@ -30,7 +30,8 @@ export function MfaCodeEntry({ attemptCode: givenAttemptCode }: { attemptCode?: 
   const [attemptCode] = useState(() => givenAttemptCode ?? storedAttemptCode());
   const [code, setCode] = useState("");
   const [errors, setErrors] = useState<{ code?: string | undefined; form?: string | undefined }>({});
-  const [run, pending] = useAction();
+  const action = useFormAction();
+  const formError = errors.form ?? action.error;
 
   if (!attemptCode) {
     return (
@@ -49,21 +50,16 @@ export function MfaCodeEntry({ attemptCode: givenAttemptCode }: { attemptCode?: 
       return;
     }
     setErrors({});
-    void run(async () => {
-      try {
-        const result = await app.signInWithMfa(totp, attemptCode);
-        if (result.status === "error") {
-          const described = describeError(result.error, s);
-          if (result.error.code === "INVALID_TOTP_CODE") setErrors({ code: described.message });
-          else setErrors({ form: s.mfaNoAttempt });
-          setCode("");
-          return;
-        }
-        sessionStorage.removeItem(MFA_ATTEMPT_CODE_STORAGE_KEY);
-      } catch (error) {
-        reportUnexpected(error);
-        setErrors({ form: describeError(error, s).message });
+    void action.run(async () => {
+      const result = await app.signInWithMfa(totp, attemptCode);
+      if (result.status === "error") {
+        const described = describeError(result.error, s);
+        if (result.error.code === "INVALID_TOTP_CODE") setErrors({ code: described.message });
+        else setErrors({ form: s.mfaNoAttempt });
+        setCode("");
+        return;
       }
+      sessionStorage.removeItem(MFA_ATTEMPT_CODE_STORAGE_KEY);
     });
   };
 
@@ -76,9 +72,9 @@ export function MfaCodeEntry({ attemptCode: givenAttemptCode }: { attemptCode?: 
     <CardPage>
       <CardHeader title={s.mfaTitle} subtitle={s.mfaSubtitle} icon={<ShieldIcon />} />
       <form className="gh-form" onSubmit={onSubmit} noValidate>
-        {errors.form ? (
+        {formError ? (
           <Alert>
-            {errors.form} <AppLink href={withCurrentReturnTo(app.urls.signIn)}>{s.backToSignIn}</AppLink>
+            {formError} <AppLink href={withCurrentReturnTo(app.urls.signIn)}>{s.backToSignIn}</AppLink>
           </Alert>
         ) : null}
         <TextField
@@ -93,12 +89,12 @@ export function MfaCodeEntry({ attemptCode: givenAttemptCode }: { attemptCode?: 
           onValueChange={(value) => {
             const digits = value.replace(/\D/g, "").slice(0, TOTP_LENGTH);
             setCode(digits);
-            if (digits.length === TOTP_LENGTH && !pending) submit(digits);
+            if (digits.length === TOTP_LENGTH && !action.pending) submit(digits);
           }}
           error={errors.code}
           autoFocus
         />
-        <Button type="submit" block loading={pending}>
+        <Button type="submit" block loading={action.pending}>
           {s.mfaVerify}
         </Button>
       </form>

@@ -2,13 +2,13 @@ import { useState } from "react";
 import { useStrings } from "../context.ts";
 import { useGatehouseApp } from "../hooks.ts";
 import { PageBoundary } from "../internal/boundary.tsx";
-import { describeError, reportUnexpected } from "../internal/errors.ts";
+import { describeError } from "../internal/errors.ts";
 import { EmailField, Form, NewPasswordFields } from "../internal/fields.tsx";
 import { AlertIcon, CheckCircleIcon, LockIcon, MailIcon } from "../internal/icons.tsx";
 import { useOnce, useQueryParam } from "../internal/once.ts";
 import { withCurrentReturnTo } from "../internal/router.ts";
 import { AppLink, Brand, CardHeader, CardPage, Loading } from "../internal/ui.tsx";
-import { useAction } from "../internal/use-action.ts";
+import { useFormAction } from "../internal/use-action.ts";
 import {
   type Errors,
   hasErrors,
@@ -24,25 +24,20 @@ export function ForgotPassword() {
   const [email, setEmail] = useState("");
   const [errors, setErrors] = useState<Errors<"email">>({});
   const [sentTo, setSentTo] = useState<string | null>(null);
-  const [run, pending] = useAction();
+  const action = useFormAction();
+  const failed = action.placed(["email"]);
 
   const onSubmit = () => {
     const found = { email: validateEmail(email, s) };
     setErrors(found);
-    if (hasErrors(found)) return;
-    void run(async () => {
-      try {
-        const result = await app.sendForgotPasswordEmail(email.trim());
-        if (result.status === "error") {
-          setErrors({ email: describeError(result.error, s).message });
-          return;
-        }
-        setSentTo(email.trim());
-      } catch (error) {
-        reportUnexpected(error);
-        const described = describeError(error, s);
-        setErrors({ [described.field === "email" ? "email" : "form"]: described.message });
+    if (hasErrors(found)) return action.reset();
+    void action.run(async () => {
+      const result = await app.sendForgotPasswordEmail(email.trim());
+      if (result.status === "error") {
+        setErrors({ email: describeError(result.error, s).message });
+        return;
       }
+      setSentTo(email.trim());
     });
   };
 
@@ -59,8 +54,13 @@ export function ForgotPassword() {
   return (
     <CardPage>
       <CardHeader title={s.forgotPasswordTitle} subtitle={s.forgotPasswordSubtitle} icon={<LockIcon />} />
-      <Form onSubmit={onSubmit} error={errors.form} submitLabel={s.sendResetLink} pending={pending}>
-        <EmailField value={email} onValueChange={setEmail} error={errors.email} />
+      <Form
+        onSubmit={onSubmit}
+        error={errors.form ?? failed.form}
+        submitLabel={s.sendResetLink}
+        pending={action.pending}
+      >
+        <EmailField value={email} onValueChange={setEmail} error={errors.email ?? failed.email} />
       </Form>
       <p className="gh-card-footer">
         <AppLink href={withCurrentReturnTo(app.urls.signIn)}>{s.backToSignIn}</AppLink>
@@ -119,7 +119,9 @@ function PasswordResetForm({ code }: { code: string }) {
   const [repeat, setRepeat] = useState("");
   const [errors, setErrors] = useState<Errors<"password" | "passwordRepeat" | "code">>({});
   const [done, setDone] = useState(false);
-  const [run, pending] = useAction();
+  const action = useFormAction();
+  // A failure the page did not foresee is shown where the link's own problems are, with a new link offered.
+  const codeError = errors.code ?? action.error;
 
   const forgot = app.urls.forgotPassword;
   if (!check.ok)
@@ -161,20 +163,15 @@ function PasswordResetForm({ code }: { code: string }) {
       passwordRepeat: validateRepeat(password, repeat, s),
     };
     setErrors(found);
-    if (hasErrors(found)) return;
-    void run(async () => {
-      try {
-        const result = await app.resetPassword({ code, password });
-        if (result.status === "error") {
-          const described = describeError(result.error, s, { link: true });
-          setErrors({ [described.field === "password" ? "password" : "code"]: described.message });
-          return;
-        }
-        setDone(true);
-      } catch (error) {
-        reportUnexpected(error);
-        setErrors({ code: describeError(error, s).message });
+    if (hasErrors(found)) return action.reset();
+    void action.run(async () => {
+      const result = await app.resetPassword({ code, password });
+      if (result.status === "error") {
+        const described = describeError(result.error, s, { link: true });
+        setErrors({ [described.field === "password" ? "password" : "code"]: described.message });
+        return;
       }
+      setDone(true);
     });
   };
 
@@ -184,14 +181,14 @@ function PasswordResetForm({ code }: { code: string }) {
       <Form
         onSubmit={onSubmit}
         error={
-          errors.code ? (
+          codeError ? (
             <>
-              {errors.code} <AppLink href={forgot}>{s.sendResetLink}</AppLink>
+              {codeError} <AppLink href={forgot}>{s.sendResetLink}</AppLink>
             </>
           ) : null
         }
         submitLabel={s.resetPasswordButton}
-        pending={pending}
+        pending={action.pending}
       >
         <NewPasswordFields
           label={s.newPassword}

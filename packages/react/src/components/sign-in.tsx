@@ -3,16 +3,17 @@ import { type ReactNode, useState } from "react";
 import { useStrings } from "../context.ts";
 import { useGatehouseApp, useProject, useUser } from "../hooks.ts";
 import { PageBoundary } from "../internal/boundary.tsx";
-import { describeError, reportUnexpected } from "../internal/errors.ts";
+import { describeError } from "../internal/errors.ts";
 import { EmailField, Form, PasswordField } from "../internal/fields.tsx";
 import { FingerprintIcon } from "../internal/icons.tsx";
 import { providerInfo } from "../internal/providers.ts";
 import { withCurrentReturnTo } from "../internal/router.ts";
 import { Alert, AppLink, Brand, Button, CardHeader, CardPage, Divider } from "../internal/ui.tsx";
-import { useAction } from "../internal/use-action.ts";
+import { useFormAction } from "../internal/use-action.ts";
 import { type Errors, hasErrors, required, validateEmail } from "../internal/validation.ts";
 import { AlreadySignedIn } from "./already-signed-in.tsx";
 import { EmailCodeForm } from "./email-code-form.tsx";
+import type { SignInFormProps } from "./sign-in-form-props.ts";
 
 export type SignInProps = {
   /** Stay on the page after signing in (the app's after-sign-in page is the default). */
@@ -126,52 +127,44 @@ function SignInCard({ noRedirect, onSignIn }: SignInProps) {
   );
 }
 
-export type SignInFormProps = {
-  noRedirect?: boolean | undefined;
-  /** Told when a sign-in starts (true) and when it failed (false). */
-  track: (signingIn: boolean) => void;
-  onSuccess: () => void;
-};
-
 function PasswordSignInForm({ noRedirect, track, onSuccess }: SignInFormProps) {
   const s = useStrings();
   const app = useGatehouseApp();
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
   const [errors, setErrors] = useState<Errors<"email" | "password">>({});
-  const [run, pending] = useAction();
+  const action = useFormAction({ onThrow: () => track(false) });
 
   const onSubmit = () => {
     const found = { email: validateEmail(email, s), password: required(password, s) };
     setErrors(found);
-    if (hasErrors(found)) return;
-    void run(async () => {
+    if (hasErrors(found)) return action.reset();
+    void action.run(async () => {
       track(true);
-      try {
-        const result = await app.signInWithCredential({ email: email.trim(), password, noRedirect: true });
-        if (result.status === "error") {
-          // The SDK has already sent the user on to the MFA page.
-          if (result.error.code === "MULTI_FACTOR_AUTHENTICATION_REQUIRED") return;
-          track(false);
-          const described = describeError(result.error, s);
-          setErrors({
-            [described.field === "email" ? "email" : described.field === "form" ? "form" : "password"]:
-              described.message,
-          });
-          return;
-        }
-        onSuccess();
-        if (!noRedirect) await app.redirectToAfterSignIn({ replace: true });
-      } catch (error) {
+      const result = await app.signInWithCredential({ email: email.trim(), password, noRedirect: true });
+      if (result.status === "error") {
+        // The SDK has already sent the user on to the MFA page.
+        if (result.error.code === "MULTI_FACTOR_AUTHENTICATION_REQUIRED") return;
         track(false);
-        reportUnexpected(error);
-        setErrors({ form: describeError(error, s).message });
+        const described = describeError(result.error, s);
+        setErrors({
+          [described.field === "email" ? "email" : described.field === "form" ? "form" : "password"]:
+            described.message,
+        });
+        return;
       }
+      onSuccess();
+      if (!noRedirect) await app.redirectToAfterSignIn({ replace: true });
     });
   };
 
   return (
-    <Form onSubmit={onSubmit} error={errors.form} submitLabel={s.signInButton} pending={pending}>
+    <Form
+      onSubmit={onSubmit}
+      error={errors.form ?? action.error}
+      submitLabel={s.signInButton}
+      pending={action.pending}
+    >
       <EmailField value={email} onValueChange={setEmail} error={errors.email} />
       <PasswordField
         label={s.password}
@@ -193,12 +186,11 @@ function PasswordSignInForm({ noRedirect, track, onSuccess }: SignInFormProps) {
 export function OAuthButtons({ providers }: { providers: string[] }) {
   const s = useStrings();
   const app = useGatehouseApp();
-  const [run, pending] = useAction();
-  const [error, setError] = useState<string>();
+  const action = useFormAction();
   const [chosen, setChosen] = useState<string>();
   return (
     <div className="gh-stack-sm">
-      {error ? <Alert>{error}</Alert> : null}
+      {action.error ? <Alert>{action.error}</Alert> : null}
       {providers.map((id) => {
         const info = providerInfo(id);
         return (
@@ -206,19 +198,12 @@ export function OAuthButtons({ providers }: { providers: string[] }) {
             key={id}
             block
             variant="secondary"
-            loading={pending && chosen === id}
-            disabled={pending}
+            loading={action.pending && chosen === id}
+            disabled={action.pending}
             onClick={() => {
               setChosen(id);
               const returnTo = new URL(window.location.href).searchParams.get("after_auth_return_to");
-              void run(async () => {
-                try {
-                  await app.signInWithOAuth(id, returnTo ? { returnTo } : {});
-                } catch (caught) {
-                  reportUnexpected(caught);
-                  setError(describeError(caught, s).message);
-                }
-              });
+              void action.run(() => app.signInWithOAuth(id, returnTo ? { returnTo } : {}));
             }}
           >
             <span className="gh-provider-icon" style={{ background: info.color }}>
@@ -236,33 +221,25 @@ export function OAuthButtons({ providers }: { providers: string[] }) {
 function PasskeyButton({ track, onSuccess }: SignInFormProps) {
   const s = useStrings();
   const app = useGatehouseApp();
-  const [run, pending] = useAction();
-  const [error, setError] = useState<string>();
+  const action = useFormAction({ onThrow: () => track(false) });
   return (
     <div className="gh-stack-sm">
-      {error ? <Alert>{error}</Alert> : null}
+      {action.error ? <Alert>{action.error}</Alert> : null}
       <Button
         block
         variant="secondary"
-        loading={pending}
+        loading={action.pending}
         onClick={() =>
-          run(async () => {
-            setError(undefined);
+          action.run(async () => {
             track(true);
-            try {
-              const result = await app.signInWithPasskey();
-              if (result.status === "error") {
-                if (result.error.code === "MULTI_FACTOR_AUTHENTICATION_REQUIRED") return;
-                track(false);
-                setError(describeError(result.error, s).message);
-                return;
-              }
-              onSuccess();
-            } catch (caught) {
+            const result = await app.signInWithPasskey();
+            if (result.status === "error") {
+              if (result.error.code === "MULTI_FACTOR_AUTHENTICATION_REQUIRED") return;
               track(false);
-              reportUnexpected(caught);
-              setError(describeError(caught, s).message);
+              action.fail(result.error);
+              return;
             }
+            onSuccess();
           })
         }
       >

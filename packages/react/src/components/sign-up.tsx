@@ -2,11 +2,11 @@ import { useState } from "react";
 import { useStrings } from "../context.ts";
 import { useGatehouseApp, useProject, useUser } from "../hooks.ts";
 import { PageBoundary } from "../internal/boundary.tsx";
-import { describeError, reportUnexpected } from "../internal/errors.ts";
+import { describeError } from "../internal/errors.ts";
 import { EmailField, Form, NewPasswordFields } from "../internal/fields.tsx";
 import { withCurrentReturnTo } from "../internal/router.ts";
 import { Alert, AppLink, Brand, CardHeader, CardPage, Divider } from "../internal/ui.tsx";
-import { useAction } from "../internal/use-action.ts";
+import { useFormAction } from "../internal/use-action.ts";
 import {
   type Errors,
   hasErrors,
@@ -16,7 +16,8 @@ import {
 } from "../internal/validation.ts";
 import { AlreadySignedIn } from "./already-signed-in.tsx";
 import { EmailCodeForm } from "./email-code-form.tsx";
-import { enabledMethods, OAuthButtons, type SignInFormProps } from "./sign-in.tsx";
+import { enabledMethods, OAuthButtons } from "./sign-in.tsx";
+import type { SignInFormProps } from "./sign-in-form-props.ts";
 
 export type SignUpProps = {
   /** Stay on the page after signing up (the app's after-sign-up page is the default). */
@@ -81,7 +82,7 @@ function PasswordSignUpForm({ noRedirect, track, onSuccess }: SignInFormProps) {
   const [repeat, setRepeat] = useState("");
   const [errors, setErrors] = useState<Errors<Field>>({});
   const [submitted, setSubmitted] = useState(false);
-  const [run, pending] = useAction();
+  const action = useFormAction({ onThrow: () => track(false) });
 
   const validate = (values: { email: string; password: string; repeat: string }): Errors<Field> => ({
     email: validateEmail(values.email, s),
@@ -94,39 +95,41 @@ function PasswordSignUpForm({ noRedirect, track, onSuccess }: SignInFormProps) {
     if (field === "email") setEmail(value);
     else if (field === "password") setPassword(value);
     else setRepeat(value);
-    if (submitted) setErrors(validate(next));
+    if (submitted) {
+      setErrors(validate(next));
+      action.reset();
+    }
   };
 
   const onSubmit = () => {
     setSubmitted(true);
     const found = validate({ email, password, repeat });
     setErrors(found);
-    if (hasErrors(found)) return;
-    void run(async () => {
+    if (hasErrors(found)) return action.reset();
+    void action.run(async () => {
       track(true);
-      try {
-        const result = await app.signUpWithCredential({ email: email.trim(), password, noRedirect: true });
-        if (result.status === "error") {
-          if (result.error.code === "MULTI_FACTOR_AUTHENTICATION_REQUIRED") return;
-          track(false);
-          const described = describeError(result.error, s);
-          const field =
-            described.field === "email" || described.field === "password" ? described.field : "form";
-          setErrors({ [field]: described.message });
-          return;
-        }
-        onSuccess();
-        if (!noRedirect) await app.redirectToAfterSignUp({ replace: true });
-      } catch (error) {
+      const result = await app.signUpWithCredential({ email: email.trim(), password, noRedirect: true });
+      if (result.status === "error") {
+        if (result.error.code === "MULTI_FACTOR_AUTHENTICATION_REQUIRED") return;
         track(false);
-        reportUnexpected(error);
-        setErrors({ form: describeError(error, s).message });
+        const described = describeError(result.error, s);
+        const field =
+          described.field === "email" || described.field === "password" ? described.field : "form";
+        setErrors({ [field]: described.message });
+        return;
       }
+      onSuccess();
+      if (!noRedirect) await app.redirectToAfterSignUp({ replace: true });
     });
   };
 
   return (
-    <Form onSubmit={onSubmit} error={errors.form} submitLabel={s.signUpButton} pending={pending}>
+    <Form
+      onSubmit={onSubmit}
+      error={errors.form ?? action.error}
+      submitLabel={s.signUpButton}
+      pending={action.pending}
+    >
       <EmailField value={email} onValueChange={(value) => change("email", value)} error={errors.email} />
       <NewPasswordFields
         label={s.password}

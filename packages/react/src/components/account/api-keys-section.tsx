@@ -4,10 +4,9 @@ import { useStrings } from "../../context.ts";
 import { useApiKeys, useGatehouseApp, useUser } from "../../hooks.ts";
 import { SectionBoundary } from "../../internal/boundary.tsx";
 import { invalidateLists } from "../../internal/caches.ts";
-import { describeError, reportUnexpected } from "../../internal/errors.ts";
 import { TextField } from "../../internal/fields.tsx";
 import { Alert, Button, formatDate, Loading, Section } from "../../internal/ui.tsx";
-import { useAction } from "../../internal/use-action.ts";
+import { useAction, useFormAction } from "../../internal/use-action.ts";
 import { required } from "../../internal/validation.ts";
 
 const EXPIRY_CHOICES = [7, 30, 90, 365, 0] as const;
@@ -31,29 +30,25 @@ function CreateApiKeyForm() {
   const user = useUser({ or: "throw", includeRestricted: true });
   const [description, setDescription] = useState("");
   const [days, setDays] = useState<number>(90);
-  const [error, setError] = useState<string>();
+  const [missing, setMissing] = useState<string>();
   const [created, setCreated] = useState<string | null>(null);
   const [copied, setCopied] = useState(false);
-  const [run, pending] = useAction();
+  const action = useFormAction();
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
-    const missing = required(description, s);
-    setError(missing);
-    if (missing) return;
-    void run(async () => {
-      try {
-        const key = await user.createApiKey({
-          description: description.trim(),
-          expiresAt: days === 0 ? null : new Date(Date.now() + days * DAY_MS),
-        });
-        invalidateLists(app, "apiKeys");
-        setCreated(key.value);
-        setCopied(false);
-        setDescription("");
-      } catch (caught) {
-        reportUnexpected(caught);
-        setError(describeError(caught, s).message);
-      }
+    const error = required(description, s);
+    setMissing(error);
+    action.reset();
+    if (error) return;
+    void action.run(async () => {
+      const key = await user.createApiKey({
+        description: description.trim(),
+        expiresAt: days === 0 ? null : new Date(Date.now() + days * DAY_MS),
+      });
+      invalidateLists(app, "apiKeys");
+      setCreated(key.value);
+      setCopied(false);
+      setDescription("");
     });
   };
   return (
@@ -86,7 +81,7 @@ function CreateApiKeyForm() {
           placeholder={s.apiKeyDescriptionPlaceholder}
           value={description}
           onValueChange={setDescription}
-          error={error}
+          error={missing ?? action.error}
           maxLength={200}
         />
         <div className="gh-field" style={{ flex: "0 0 auto", minWidth: 0 }}>
@@ -106,7 +101,7 @@ function CreateApiKeyForm() {
             ))}
           </select>
         </div>
-        <Button type="submit" loading={pending} style={{ marginTop: 25 }}>
+        <Button type="submit" loading={action.pending} style={{ marginTop: 25 }}>
           {s.createApiKey}
         </Button>
       </div>

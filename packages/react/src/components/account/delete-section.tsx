@@ -1,11 +1,10 @@
 import { type FormEvent, useState } from "react";
 import { useStrings } from "../../context.ts";
 import { useGatehouseApp, useUser } from "../../hooks.ts";
-import { describeError, reportUnexpected } from "../../internal/errors.ts";
 import { TextField } from "../../internal/fields.tsx";
 import { appNavigate } from "../../internal/router.ts";
 import { Alert, Button, Section } from "../../internal/ui.tsx";
-import { useAction } from "../../internal/use-action.ts";
+import { useFormAction } from "../../internal/use-action.ts";
 
 export function DeleteAccountSection() {
   const s = useStrings();
@@ -13,23 +12,21 @@ export function DeleteAccountSection() {
   const user = useUser({ or: "throw", includeRestricted: true });
   const [confirm, setConfirm] = useState("");
   const [open, setOpen] = useState(false);
-  const [error, setError] = useState<string>();
-  const [run, pending] = useAction();
+  // The typed word's check; the server's refusal is the action's.
+  const [mistyped, setMistyped] = useState<string>();
+  const action = useFormAction();
+  const error = mistyped ?? action.error;
   const word = s.deleteAccountConfirmWord;
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
     if (confirm.trim() !== word) {
-      setError(s.deleteAccountConfirmLabel(word));
+      setMistyped(s.deleteAccountConfirmLabel(word));
       return;
     }
-    void run(async () => {
-      try {
-        await user.delete();
-        appNavigate(app, app.urls.afterSignOut, { replace: true });
-      } catch (caught) {
-        reportUnexpected(caught);
-        setError(describeError(caught, s).message);
-      }
+    setMistyped(undefined);
+    void action.run(async () => {
+      await user.delete();
+      appNavigate(app, app.urls.afterSignOut, { replace: true });
     });
   };
   return (
@@ -44,7 +41,7 @@ export function DeleteAccountSection() {
             onValueChange={setConfirm}
             error={error}
           />
-          <Button type="submit" variant="danger" loading={pending} style={{ marginTop: 25 }}>
+          <Button type="submit" variant="danger" loading={action.pending} style={{ marginTop: 25 }}>
             {s.deleteAccount}
           </Button>
         </form>

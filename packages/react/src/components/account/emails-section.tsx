@@ -2,10 +2,9 @@ import type { ContactChannel } from "@gatehouse/js";
 import { type FormEvent, useState } from "react";
 import { useStrings } from "../../context.ts";
 import { useContactChannels, useUser } from "../../hooks.ts";
-import { describeError, reportUnexpected } from "../../internal/errors.ts";
 import { TextField } from "../../internal/fields.tsx";
 import { Alert, Button, Section } from "../../internal/ui.tsx";
-import { useAction } from "../../internal/use-action.ts";
+import { useFormAction } from "../../internal/use-action.ts";
 import { validateEmail } from "../../internal/validation.ts";
 
 export function EmailsSection() {
@@ -21,26 +20,22 @@ export function EmailsSection() {
 function EmailList() {
   const s = useStrings();
   const channels = useContactChannels();
-  const [status, setStatus] = useState<{ error?: string; info?: string }>({});
-  const [run, pending] = useAction();
-  const act = (action: () => Promise<void>, info?: string) =>
-    run(async () => {
-      try {
-        await action();
-        setStatus(info ? { info } : {});
-      } catch (caught) {
-        reportUnexpected(caught);
-        setStatus({ error: describeError(caught, s).message });
-      }
+  const [info, setInfo] = useState<string>();
+  const action = useFormAction();
+  const act = (change: () => Promise<void>, done?: string) =>
+    action.run(async () => {
+      setInfo(undefined);
+      await change();
+      setInfo(done);
     });
   if (channels.length === 0) return <p className="gh-empty">{s.noEmails}</p>;
   return (
     <div className="gh-stack-sm">
-      {status.error ? <Alert>{status.error}</Alert> : null}
-      {status.info ? <Alert tone="success">{status.info}</Alert> : null}
+      {action.error ? <Alert>{action.error}</Alert> : null}
+      {info ? <Alert tone="success">{info}</Alert> : null}
       <ul className="gh-list" aria-label={s.sectionEmails}>
         {channels.map((channel) => (
-          <EmailRow key={channel.id} channel={channel} pending={pending} act={act} />
+          <EmailRow key={channel.id} channel={channel} pending={action.pending} act={act} />
         ))}
       </ul>
     </div>
@@ -121,31 +116,29 @@ function AddEmailForm() {
   const s = useStrings();
   const user = useUser({ or: "throw", includeRestricted: true });
   const [email, setEmail] = useState("");
-  const [status, setStatus] = useState<{ error?: string; info?: string }>({});
-  const [run, pending] = useAction();
+  const [invalid, setInvalid] = useState<string>();
+  const [sent, setSent] = useState(false);
+  const action = useFormAction();
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
     const error = validateEmail(email, s);
-    if (error) return setStatus({ error });
-    void run(async () => {
-      try {
-        const channel = await user.createContactChannel({
-          value: email.trim(),
-          type: "email",
-          usedForAuth: false,
-        });
-        await channel.sendVerificationEmail();
-        setEmail("");
-        setStatus({ info: s.verificationSent });
-      } catch (caught) {
-        reportUnexpected(caught);
-        setStatus({ error: describeError(caught, s).message });
-      }
+    setInvalid(error);
+    setSent(false);
+    if (error) return action.reset();
+    void action.run(async () => {
+      const channel = await user.createContactChannel({
+        value: email.trim(),
+        type: "email",
+        usedForAuth: false,
+      });
+      await channel.sendVerificationEmail();
+      setEmail("");
+      setSent(true);
     });
   };
   return (
     <form className="gh-stack-sm" onSubmit={onSubmit} noValidate>
-      {status.info ? <Alert tone="success">{status.info}</Alert> : null}
+      {sent ? <Alert tone="success">{s.verificationSent}</Alert> : null}
       <div className="gh-inline-form">
         <TextField
           label={s.newEmail}
@@ -155,11 +148,13 @@ function AddEmailForm() {
           value={email}
           onValueChange={(value) => {
             setEmail(value);
-            setStatus({});
+            setInvalid(undefined);
+            setSent(false);
+            action.reset();
           }}
-          error={status.error}
+          error={invalid ?? action.error}
         />
-        <Button type="submit" variant="secondary" loading={pending} style={{ marginTop: 25 }}>
+        <Button type="submit" variant="secondary" loading={action.pending} style={{ marginTop: 25 }}>
           {s.addEmail}
         </Button>
       </div>

@@ -1,11 +1,11 @@
 import { type FormEvent, useEffect, useState } from "react";
 import { useStrings } from "../../context.ts";
 import { useProject, useUser } from "../../hooks.ts";
-import { describeError, reportUnexpected } from "../../internal/errors.ts";
+import { reportUnexpected } from "../../internal/errors.ts";
 import { TextField } from "../../internal/fields.tsx";
 import { base32, newTotpSecret, otpauthUri, verifyTotp } from "../../internal/totp.ts";
 import { Alert, Button } from "../../internal/ui.tsx";
-import { useAction } from "../../internal/use-action.ts";
+import { useAction, useFormAction } from "../../internal/use-action.ts";
 
 async function qrDataUrl(text: string): Promise<string> {
   // Loaded on demand: only this screen needs the QR encoder.
@@ -24,9 +24,12 @@ export function MfaSetup() {
   const [secret, setSecret] = useState<Uint8Array | null>(null);
   const [qr, setQr] = useState<string | null>(null);
   const [code, setCode] = useState("");
-  const [error, setError] = useState<string>();
+  // A code that does not match the new secret, found here before anything is stored.
+  const [codeError, setCodeError] = useState<string>();
   const [done, setDone] = useState(false);
   const [run, pending] = useAction();
+  const confirm = useFormAction();
+  const error = codeError ?? confirm.error;
 
   useEffect(() => {
     if (!secret) return;
@@ -44,21 +47,16 @@ export function MfaSetup() {
   const onConfirm = (event: FormEvent) => {
     event.preventDefault();
     if (!secret) return;
-    void run(async () => {
+    void confirm.run(async () => {
       if (!(await verifyTotp(secret, code.trim()))) {
-        setError(/^\d{6}$/.test(code.trim()) ? s.invalidTotp : s.mfaCodeFormat);
+        setCodeError(/^\d{6}$/.test(code.trim()) ? s.invalidTotp : s.mfaCodeFormat);
         return;
       }
-      try {
-        await user.update({ totpMultiFactorSecret: secret });
-        setSecret(null);
-        setQr(null);
-        setCode("");
-        setDone(true);
-      } catch (caught) {
-        reportUnexpected(caught);
-        setError(describeError(caught, s).message);
-      }
+      await user.update({ totpMultiFactorSecret: secret });
+      setSecret(null);
+      setQr(null);
+      setCode("");
+      setDone(true);
     });
   };
 
@@ -108,7 +106,8 @@ export function MfaSetup() {
               value={code}
               onValueChange={(value) => {
                 setCode(value.replace(/\D/g, ""));
-                setError(undefined);
+                setCodeError(undefined);
+                confirm.reset();
               }}
               error={error}
             />
@@ -117,7 +116,7 @@ export function MfaSetup() {
             <Button variant="secondary" onClick={() => setSecret(null)}>
               {s.cancel}
             </Button>
-            <Button type="submit" loading={pending}>
+            <Button type="submit" loading={confirm.pending}>
               {s.mfaConfirm}
             </Button>
           </div>
@@ -127,7 +126,8 @@ export function MfaSetup() {
           variant="secondary"
           onClick={() => {
             setSecret(newTotpSecret());
-            setError(undefined);
+            setCodeError(undefined);
+            confirm.reset();
             setDone(false);
           }}
         >

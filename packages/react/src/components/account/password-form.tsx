@@ -1,10 +1,10 @@
 import { type FormEvent, useState } from "react";
 import { useStrings } from "../../context.ts";
 import { useUser } from "../../hooks.ts";
-import { describeError, reportUnexpected } from "../../internal/errors.ts";
+import { describeError } from "../../internal/errors.ts";
 import { PasswordField } from "../../internal/fields.tsx";
 import { Alert, Button } from "../../internal/ui.tsx";
-import { useAction } from "../../internal/use-action.ts";
+import { useFormAction } from "../../internal/use-action.ts";
 import {
   type Errors,
   hasErrors,
@@ -27,7 +27,8 @@ export function PasswordForm() {
   const [repeat, setRepeat] = useState("");
   const [errors, setErrors] = useState<Errors<Field>>({});
   const [done, setDone] = useState(false);
-  const [run, pending] = useAction();
+  const action = useFormAction();
+  const formError = errors.form ?? action.error;
 
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
@@ -37,30 +38,25 @@ export function PasswordForm() {
       passwordRepeat: validateRepeat(password, repeat, s),
     };
     setErrors(found);
-    if (hasErrors(found)) return;
-    void run(async () => {
-      try {
-        const error = hasPassword
-          ? await user.updatePassword({ oldPassword: current, newPassword: password })
-          : await user.setPassword({ password });
-        if (error) {
-          const described = describeError(error, s);
-          setErrors(
-            error.code === "PASSWORD_CONFIRMATION_MISMATCH"
-              ? { current: described.message }
-              : { [described.field === "password" ? "password" : "form"]: described.message },
-          );
-          return;
-        }
-        setCurrent("");
-        setPassword("");
-        setRepeat("");
-        setOpen(false);
-        setDone(true);
-      } catch (caught) {
-        reportUnexpected(caught);
-        setErrors({ form: describeError(caught, s).message });
+    if (hasErrors(found)) return action.reset();
+    void action.run(async () => {
+      const error = hasPassword
+        ? await user.updatePassword({ oldPassword: current, newPassword: password })
+        : await user.setPassword({ password });
+      if (error) {
+        const described = describeError(error, s);
+        setErrors(
+          error.code === "PASSWORD_CONFIRMATION_MISMATCH"
+            ? { current: described.message }
+            : { [described.field === "password" ? "password" : "form"]: described.message },
+        );
+        return;
       }
+      setCurrent("");
+      setPassword("");
+      setRepeat("");
+      setOpen(false);
+      setDone(true);
     });
   };
 
@@ -75,7 +71,7 @@ export function PasswordForm() {
       </div>
       {open ? (
         <form className="gh-form" style={{ width: "100%", maxWidth: 420 }} onSubmit={onSubmit} noValidate>
-          {errors.form ? <Alert>{errors.form}</Alert> : null}
+          {formError ? <Alert>{formError}</Alert> : null}
           {hasPassword ? (
             <PasswordField
               label={s.currentPassword}
@@ -107,7 +103,7 @@ export function PasswordForm() {
             <Button variant="secondary" onClick={() => setOpen(false)}>
               {s.cancel}
             </Button>
-            <Button type="submit" loading={pending}>
+            <Button type="submit" loading={action.pending}>
               {hasPassword ? s.changePassword : s.setPassword}
             </Button>
           </div>

@@ -1,27 +1,22 @@
 import { type FormEvent, useState } from "react";
 import { useStrings } from "../../context.ts";
 import { useUser } from "../../hooks.ts";
-import { describeError, reportUnexpected } from "../../internal/errors.ts";
 import { TextField } from "../../internal/fields.tsx";
 import { Avatar, Button, Section } from "../../internal/ui.tsx";
-import { useAction } from "../../internal/use-action.ts";
+import { useFormAction } from "../../internal/use-action.ts";
 
 export function ProfileSection() {
   const s = useStrings();
   const user = useUser({ or: "throw", includeRestricted: true });
   const [name, setName] = useState(user.displayName ?? "");
-  const [status, setStatus] = useState<{ error?: string; saved?: boolean }>({});
-  const [run, pending] = useAction();
+  const [saved, setSaved] = useState(false);
+  const action = useFormAction();
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
-    void run(async () => {
-      try {
-        await user.setDisplayName(name.trim() === "" ? null : name.trim());
-        setStatus({ saved: true });
-      } catch (caught) {
-        reportUnexpected(caught);
-        setStatus({ error: describeError(caught, s).message });
-      }
+    void action.run(async () => {
+      setSaved(false);
+      await user.setDisplayName(name.trim() === "" ? null : name.trim());
+      setSaved(true);
     });
   };
   return (
@@ -42,13 +37,14 @@ export function ProfileSection() {
           value={name}
           onValueChange={(value) => {
             setName(value);
-            setStatus({});
+            setSaved(false);
+            action.reset();
           }}
-          error={status.error}
+          error={action.error}
           maxLength={256}
         />
-        <Button type="submit" loading={pending} style={{ marginTop: 25 }}>
-          {status.saved ? s.saved : s.save}
+        <Button type="submit" loading={action.pending} style={{ marginTop: 25 }}>
+          {saved ? s.saved : s.save}
         </Button>
       </form>
     </Section>

@@ -1,10 +1,9 @@
 import { useState } from "react";
 import { useStrings } from "../../context.ts";
 import { useGatehouseApp, useProject, useUser } from "../../hooks.ts";
-import { describeError, reportUnexpected } from "../../internal/errors.ts";
 import { FingerprintIcon } from "../../internal/icons.tsx";
 import { Alert, Button, Section, Switch } from "../../internal/ui.tsx";
-import { useAction } from "../../internal/use-action.ts";
+import { useAction, useFormAction } from "../../internal/use-action.ts";
 import { MfaSetup } from "./mfa-setup.tsx";
 import { PasswordForm } from "./password-form.tsx";
 
@@ -25,8 +24,8 @@ function PasskeySettings() {
   const s = useStrings();
   const app = useGatehouseApp();
   const user = useUser({ or: "throw", includeRestricted: true });
-  const [status, setStatus] = useState<{ error?: string; info?: string }>({});
-  const [run, pending] = useAction();
+  const [added, setAdded] = useState(false);
+  const action = useFormAction();
   return (
     <div className="gh-subsection">
       <div className="gh-subsection-text">
@@ -34,33 +33,28 @@ function PasskeySettings() {
         <span className="gh-muted">
           {user.passkeyAuthEnabled ? s.passkeyRegistered : s.passkeysDescription}
         </span>
-        {status.error ? <Alert>{status.error}</Alert> : null}
-        {status.info ? <Alert tone="success">{status.info}</Alert> : null}
+        {action.error ? <Alert>{action.error}</Alert> : null}
+        {added ? <Alert tone="success">{s.passkeyAdded}</Alert> : null}
       </div>
       <div className="gh-row-actions">
         {user.passkeyAuthEnabled ? (
           <Button
             variant="ghost"
-            disabled={pending}
-            onClick={() => run(() => user.update({ passkeyAuthEnabled: false }))}
+            disabled={action.pending}
+            onClick={() => action.run(() => user.update({ passkeyAuthEnabled: false }))}
           >
             {s.disablePasskeys}
           </Button>
         ) : null}
         <Button
           variant="secondary"
-          loading={pending}
+          loading={action.pending}
           onClick={() =>
-            run(async () => {
-              setStatus({});
-              try {
-                const result = await app.registerPasskey();
-                if (result.status === "error") setStatus({ error: describeError(result.error, s).message });
-                else setStatus({ info: s.passkeyAdded });
-              } catch (caught) {
-                reportUnexpected(caught);
-                setStatus({ error: describeError(caught, s).message });
-              }
+            action.run(async () => {
+              setAdded(false);
+              const result = await app.registerPasskey();
+              if (result.status === "error") action.fail(result.error);
+              else setAdded(true);
             })
           }
         >

@@ -1,11 +1,9 @@
-import { useState } from "react";
 import { useStrings } from "../../context.ts";
 import { useSessions, useUser } from "../../hooks.ts";
 import { SectionBoundary } from "../../internal/boundary.tsx";
-import { describeError, reportUnexpected } from "../../internal/errors.ts";
 import { MonitorIcon } from "../../internal/icons.tsx";
 import { Alert, Button, formatDate, Loading, Section } from "../../internal/ui.tsx";
-import { useAction } from "../../internal/use-action.ts";
+import { useFormAction } from "../../internal/use-action.ts";
 
 export function SessionsSection() {
   const s = useStrings();
@@ -31,11 +29,10 @@ function SessionList() {
   const s = useStrings();
   const user = useUser({ or: "throw", includeRestricted: true });
   const sessions = useSessions();
-  const [error, setError] = useState<string>();
-  const [run, pending] = useAction();
+  const action = useFormAction();
   return (
     <div className="gh-stack-sm">
-      {error ? <Alert>{error}</Alert> : null}
+      {action.error ? <Alert>{action.error}</Alert> : null}
       <ul className="gh-list" aria-label={s.sectionSessions}>
         {sessions.map((session) => (
           <li className="gh-list-item" key={session.id} data-session-id={session.id}>
@@ -59,18 +56,9 @@ function SessionList() {
               <Button
                 small
                 variant="secondary"
-                disabled={pending}
+                disabled={action.pending}
                 aria-label={s.revokeSession}
-                onClick={() =>
-                  run(async () => {
-                    try {
-                      await user.revokeSession(session.id);
-                    } catch (caught) {
-                      reportUnexpected(caught);
-                      setError(describeError(caught, s).message);
-                    }
-                  })
-                }
+                onClick={() => action.run(() => user.revokeSession(session.id))}
               >
                 {s.revoke}
               </Button>

@@ -3,10 +3,9 @@ import { type FormEvent, useState } from "react";
 import { useStrings } from "../../context.ts";
 import { useProject, useUser } from "../../hooks.ts";
 import { SectionBoundary } from "../../internal/boundary.tsx";
-import { describeError, reportUnexpected } from "../../internal/errors.ts";
 import { TextField } from "../../internal/fields.tsx";
 import { Alert, Button, Root } from "../../internal/ui.tsx";
-import { useAction } from "../../internal/use-action.ts";
+import { useFormAction } from "../../internal/use-action.ts";
 import { required } from "../../internal/validation.ts";
 
 export type CreateTeamProps = {
@@ -32,9 +31,9 @@ export function CreateTeamForm({ onCreated, onCancel }: CreateTeamProps) {
   const project = useProject();
   const user = useUser({ or: "throw", includeRestricted: true });
   const [name, setName] = useState("");
-  const [errors, setErrors] = useState<{ name?: string | undefined; form?: string | undefined }>({});
+  const [nameError, setNameError] = useState<string>();
   const [created, setCreated] = useState<string | null>(null);
-  const [run, pending] = useAction();
+  const action = useFormAction();
 
   if (!project.config.clientTeamCreationEnabled)
     return <Alert tone="info">{s.clientTeamCreationDisabled}</Alert>;
@@ -42,33 +41,29 @@ export function CreateTeamForm({ onCreated, onCancel }: CreateTeamProps) {
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
     const error = required(name, s);
-    setErrors({ name: error });
+    setNameError(error);
+    action.reset();
     if (error) return;
-    void run(async () => {
-      try {
-        const team = await user.createTeam({ displayName: name.trim() });
-        await user.setSelectedTeam(team);
-        setCreated(team.displayName);
-        setName("");
-        onCreated?.(team);
-      } catch (caught) {
-        reportUnexpected(caught);
-        setErrors({ form: describeError(caught, s).message });
-      }
+    void action.run(async () => {
+      const team = await user.createTeam({ displayName: name.trim() });
+      await user.setSelectedTeam(team);
+      setCreated(team.displayName);
+      setName("");
+      onCreated?.(team);
     });
   };
 
   return (
     <form className="gh-form" onSubmit={onSubmit} noValidate aria-label={s.createTeamTitle}>
       {created ? <Alert tone="success">{s.teamCreated(created)}</Alert> : null}
-      {errors.form ? <Alert>{errors.form}</Alert> : null}
+      {action.error ? <Alert>{action.error}</Alert> : null}
       <TextField
         label={s.teamName}
         name="teamName"
         placeholder={s.teamNamePlaceholder}
         value={name}
         onValueChange={setName}
-        error={errors.name}
+        error={nameError}
         maxLength={200}
       />
       <div className="gh-row-actions gh-row-actions-end">
@@ -77,7 +72,7 @@ export function CreateTeamForm({ onCreated, onCancel }: CreateTeamProps) {
             {s.cancel}
           </Button>
         ) : null}
-        <Button type="submit" loading={pending}>
+        <Button type="submit" loading={action.pending}>
           {s.createTeam}
         </Button>
       </div>

@@ -2,12 +2,12 @@ import { useState } from "react";
 import { useStrings } from "../../context.ts";
 import { useGatehouseApp, useUser } from "../../hooks.ts";
 import { PageBoundary } from "../../internal/boundary.tsx";
-import { describeError, reportUnexpected } from "../../internal/errors.ts";
+import { describeError } from "../../internal/errors.ts";
 import { CheckCircleIcon, UsersIcon } from "../../internal/icons.tsx";
 import { useOnce, useQueryParam } from "../../internal/once.ts";
 import { appNavigate } from "../../internal/router.ts";
 import { Alert, Button, CardHeader, CardPage } from "../../internal/ui.tsx";
-import { useAction } from "../../internal/use-action.ts";
+import { useFormAction } from "../../internal/use-action.ts";
 import { BadLinkCard } from "../password-pages.tsx";
 
 /** The page of a team invitation e-mail: shows the team and lets the signed-in user join it. */
@@ -50,8 +50,7 @@ function AcceptInvitation({ code, userId }: { code: string; userId: string }) {
   const detailsKey = `team-invitation:${userId}:${code}`;
   const details = useOnce(detailsKey, () => app.getTeamInvitationDetails(code));
   const [joined, setJoined] = useState(false);
-  const [error, setError] = useState<string>();
-  const [run, pending] = useAction();
+  const action = useFormAction();
 
   if (!details.ok) return <BadLinkCard message={describeError(details.error, s, { link: true }).message} />;
   if (details.value.status === "error" && !joined) {
@@ -81,25 +80,16 @@ function AcceptInvitation({ code, userId }: { code: string; userId: string }) {
         icon={<UsersIcon />}
       />
       <div className="gh-stack">
-        {error ? <Alert>{error}</Alert> : null}
+        {action.error ? <Alert>{action.error}</Alert> : null}
         <div className="gh-stack-sm">
           <Button
             block
-            loading={pending}
+            loading={action.pending}
             onClick={() =>
-              run(async () => {
-                setError(undefined);
-                try {
-                  const result = await app.acceptTeamInvitation(code);
-                  if (result.status === "error") {
-                    setError(describeError(result.error, s, { link: true }).message);
-                    return;
-                  }
-                  setJoined(true);
-                } catch (caught) {
-                  reportUnexpected(caught);
-                  setError(describeError(caught, s).message);
-                }
+              action.run(async () => {
+                const result = await app.acceptTeamInvitation(code);
+                if (result.status === "error") action.fail(result.error, { link: true });
+                else setJoined(true);
               })
             }
           >
@@ -108,7 +98,7 @@ function AcceptInvitation({ code, userId }: { code: string; userId: string }) {
           <Button
             block
             variant="secondary"
-            disabled={pending}
+            disabled={action.pending}
             onClick={() => appNavigate(app, app.urls.home)}
           >
             {s.ignoreInvitation}

@@ -11,11 +11,10 @@ import {
 } from "../../hooks.ts";
 import { PageBoundary, SectionBoundary } from "../../internal/boundary.tsx";
 import { invalidateLists, preloadTeamLists } from "../../internal/caches.ts";
-import { describeError, reportUnexpected } from "../../internal/errors.ts";
 import { TextField } from "../../internal/fields.tsx";
 import { appNavigate } from "../../internal/router.ts";
 import { Alert, Avatar, Button, formatDate, Loading, Root, Section } from "../../internal/ui.tsx";
-import { useAction } from "../../internal/use-action.ts";
+import { useAction, useFormAction } from "../../internal/use-action.ts";
 import { required, validateEmail } from "../../internal/validation.ts";
 
 export type TeamSettingsProps = {
@@ -87,20 +86,18 @@ function TeamSections({ team }: { team: Team }) {
 function TeamNameSection({ team }: { team: Team }) {
   const s = useStrings();
   const [name, setName] = useState(team.displayName);
-  const [status, setStatus] = useState<{ error?: string; saved?: boolean }>({});
-  const [run, pending] = useAction();
+  const [missing, setMissing] = useState<string>();
+  const [saved, setSaved] = useState(false);
+  const action = useFormAction();
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
     const error = required(name, s);
-    if (error) return setStatus({ error });
-    void run(async () => {
-      try {
-        await team.update({ displayName: name.trim() });
-        setStatus({ saved: true });
-      } catch (caught) {
-        reportUnexpected(caught);
-        setStatus({ error: describeError(caught, s).message });
-      }
+    setMissing(error);
+    setSaved(false);
+    if (error) return action.reset();
+    void action.run(async () => {
+      await team.update({ displayName: name.trim() });
+      setSaved(true);
     });
   };
   return (
@@ -111,10 +108,10 @@ function TeamNameSection({ team }: { team: Team }) {
           name="teamName"
           value={name}
           onValueChange={setName}
-          error={status.error}
+          error={missing ?? action.error}
         />
-        <Button type="submit" loading={pending} style={{ marginTop: 25 }}>
-          {status.saved && name === team.displayName ? s.saved : s.save}
+        <Button type="submit" loading={action.pending} style={{ marginTop: 25 }}>
+          {saved && name === team.displayName ? s.saved : s.save}
         </Button>
       </form>
     </Section>
@@ -128,20 +125,16 @@ function TeamProfileSection({ team }: { team: Team }) {
   const members = useTeamMembers(team);
   const mine = members.find((member) => member.id === user.id);
   const [name, setName] = useState(mine?.teamProfile.displayName ?? user.displayName ?? "");
-  const [status, setStatus] = useState<{ error?: string; saved?: boolean }>({});
-  const [run, pending] = useAction();
+  const [saved, setSaved] = useState(false);
+  const action = useFormAction();
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
-    void run(async () => {
-      try {
-        const profile = await user.getTeamProfile(team);
-        await profile.update({ displayName: name.trim() });
-        invalidateLists(app, "teamUsers");
-        setStatus({ saved: true });
-      } catch (caught) {
-        reportUnexpected(caught);
-        setStatus({ error: describeError(caught, s).message });
-      }
+    void action.run(async () => {
+      setSaved(false);
+      const profile = await user.getTeamProfile(team);
+      await profile.update({ displayName: name.trim() });
+      invalidateLists(app, "teamUsers");
+      setSaved(true);
     });
   };
   return (
@@ -152,10 +145,10 @@ function TeamProfileSection({ team }: { team: Team }) {
           name="teamDisplayName"
           value={name}
           onValueChange={setName}
-          error={status.error}
+          error={action.error}
         />
-        <Button type="submit" loading={pending} style={{ marginTop: 25 }}>
-          {status.saved ? s.saved : s.save}
+        <Button type="submit" loading={action.pending} style={{ marginTop: 25 }}>
+          {saved ? s.saved : s.save}
         </Button>
       </form>
     </Section>
@@ -187,27 +180,25 @@ function InviteForm({ team }: { team: Team }) {
   const s = useStrings();
   const app = useGatehouseApp();
   const [email, setEmail] = useState("");
-  const [status, setStatus] = useState<{ error?: string; sentTo?: string }>({});
-  const [run, pending] = useAction();
+  const [invalid, setInvalid] = useState<string>();
+  const [sentTo, setSentTo] = useState<string>();
+  const action = useFormAction();
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
     const error = validateEmail(email, s);
-    if (error) return setStatus({ error });
-    void run(async () => {
-      try {
-        await team.inviteUser({ email: email.trim() });
-        invalidateLists(app, "teamInvitations");
-        setStatus({ sentTo: email.trim() });
-        setEmail("");
-      } catch (caught) {
-        reportUnexpected(caught);
-        setStatus({ error: describeError(caught, s).message });
-      }
+    setInvalid(error);
+    setSentTo(undefined);
+    if (error) return action.reset();
+    void action.run(async () => {
+      await team.inviteUser({ email: email.trim() });
+      invalidateLists(app, "teamInvitations");
+      setSentTo(email.trim());
+      setEmail("");
     });
   };
   return (
     <form className="gh-stack-sm" onSubmit={onSubmit} noValidate>
-      {status.sentTo ? <Alert tone="success">{s.invitationSent(status.sentTo)}</Alert> : null}
+      {sentTo ? <Alert tone="success">{s.invitationSent(sentTo)}</Alert> : null}
       <div className="gh-inline-form">
         <TextField
           label={s.inviteEmail}
@@ -216,9 +207,9 @@ function InviteForm({ team }: { team: Team }) {
           placeholder={s.emailPlaceholder}
           value={email}
           onValueChange={setEmail}
-          error={status.error}
+          error={invalid ?? action.error}
         />
-        <Button type="submit" loading={pending} style={{ marginTop: 25 }}>
+        <Button type="submit" loading={action.pending} style={{ marginTop: 25 }}>
           {s.sendInvitation}
         </Button>
       </div>
@@ -269,17 +260,11 @@ function LeaveOrDeleteSection({ team, canDelete }: { team: Team; canDelete: bool
   const s = useStrings();
   const app = useGatehouseApp();
   const user = useUser({ or: "throw", includeRestricted: true });
-  const [error, setError] = useState<string>();
-  const [run, pending] = useAction();
-  const act = (action: () => Promise<void>) =>
-    run(async () => {
-      try {
-        await action();
-        appNavigate(app, app.urls.accountSettings);
-      } catch (caught) {
-        reportUnexpected(caught);
-        setError(describeError(caught, s).message);
-      }
+  const action = useFormAction();
+  const act = (change: () => Promise<void>) =>
+    action.run(async () => {
+      await change();
+      appNavigate(app, app.urls.accountSettings);
     });
   return (
     <Section
@@ -287,11 +272,11 @@ function LeaveOrDeleteSection({ team, canDelete }: { team: Team; canDelete: bool
       description={canDelete ? s.deleteTeamDescription : undefined}
       danger
     >
-      {error ? <Alert>{error}</Alert> : null}
+      {action.error ? <Alert>{action.error}</Alert> : null}
       <div className="gh-row-actions">
         <Button
           variant="danger-outline"
-          disabled={pending}
+          disabled={action.pending}
           onClick={() => {
             if (window.confirm(s.leaveTeamConfirm(team.displayName))) void act(() => user.leaveTeam(team));
           }}
@@ -301,7 +286,7 @@ function LeaveOrDeleteSection({ team, canDelete }: { team: Team; canDelete: bool
         {canDelete ? (
           <Button
             variant="danger"
-            disabled={pending}
+            disabled={action.pending}
             onClick={() => {
               if (window.confirm(s.deleteTeamDescription)) void act(() => team.delete());
             }}
