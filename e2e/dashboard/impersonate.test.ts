@@ -1,6 +1,6 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildDemo, serveDemo } from "../handler/harness.ts";
+import { buildDemo, serveDemo } from "../handler/test-support.ts";
 import {
   adminAppOf,
   type DashboardEnv,
@@ -8,7 +8,7 @@ import {
   ownerWithProject,
   screenshot,
   startDashboard,
-} from "./support.ts";
+} from "./test-support.ts";
 
 /**
  * Impersonation from end to end: the owner presses Impersonate on a user's page, follows the link to their app

@@ -10,7 +10,7 @@ import {
   ownerWithProject,
   screenshot,
   startDashboard,
-} from "./support.ts";
+} from "./test-support.ts";
 
 /**
  * The dashboard's second-level actions, each driven in the browser and checked through the API: team members and

@@ -8,7 +8,7 @@ import {
   screenshot,
   signUpInBrowser,
   startDashboard,
-} from "./support.ts";
+} from "./test-support.ts";
 
 let env: DashboardEnv;
 let page: Page;

@@ -1,7 +1,7 @@
 import { GatehouseClientApp } from "@gatehouse/js";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Demo, screenshot, startDemo, totpFor, uniqueEmail } from "./harness.ts";
+import { type Demo, screenshot, startDemo, totpFor, uniqueEmail } from "./test-support.ts";
 
 /**
  * Account settings in the browser: profile, e-mails, password, sessions, API keys, notifications, two-factor

@@ -1,6 +1,6 @@
 import { GatehouseClientApp } from "@gatehouse/js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Demo, screenshot, startDemo, uniqueEmail } from "./harness.ts";
+import { type Demo, screenshot, startDemo, uniqueEmail } from "./test-support.ts";
 
 /**
  * Command-line login: a CLI (the SDK's promptCliLogin, in this process) prints a link to the demo's

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Demo, linkFrom, screenshot, startDemo, uniqueEmail } from "./harness.ts";
+import { type Demo, linkFrom, screenshot, startDemo, uniqueEmail } from "./test-support.ts";
 
 /** Sign-in with a one-time code by e-mail (the code typed in, and the magic link), and a new account made by it. */
 let demo: Demo;

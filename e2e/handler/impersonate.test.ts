@@ -1,7 +1,7 @@
 import { GatehouseClientApp } from "@gatehouse/js";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Demo, screenshot, startDemo, uniqueEmail } from "./harness.ts";
+import { type Demo, screenshot, startDemo, uniqueEmail } from "./test-support.ts";
 
 /**
  * The impersonation page: the dashboard opens `<app>/handler/impersonate#access_token=…&refresh_token=…` with an

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Demo, screenshot, startDemo, uniqueEmail } from "./harness.ts";
+import { type Demo, screenshot, startDemo, uniqueEmail } from "./test-support.ts";
 
 /**
  * OAuth sign-in through the server's development OpenID provider (a "shared" provider without credentials): the

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Demo, screenshot, startDemo, uniqueEmail } from "./harness.ts";
+import { type Demo, screenshot, startDemo, uniqueEmail } from "./test-support.ts";
 
 /**
  * The handler pages nobody reaches in the flows of the other files (wrong links, the error page, pages on a phone),

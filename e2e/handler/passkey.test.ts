@@ -1,6 +1,6 @@
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Demo, screenshot, startDemo, uniqueEmail } from "./harness.ts";
+import { type Demo, screenshot, startDemo, uniqueEmail } from "./test-support.ts";
 
 /**
  * Passkeys with Chromium's virtual authenticator (DevTools protocol): register one in account settings, sign out,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Demo, linkFrom, screenshot, startDemo, uniqueEmail } from "./harness.ts";
+import { type Demo, linkFrom, screenshot, startDemo, uniqueEmail } from "./test-support.ts";
 
 /**
  * Password accounts through the handler pages of the demo app: sign up, verify the e-mail from the outbox, sign

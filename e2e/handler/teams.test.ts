@@ -1,6 +1,6 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Demo, linkFrom, screenshot, startDemo, uniqueEmail } from "./harness.ts";
+import { type Demo, linkFrom, screenshot, startDemo, uniqueEmail } from "./test-support.ts";
 
 /** Teams from the account settings: create one, invite someone, and that person accepts the e-mailed invitation. */
 let demo: Demo;

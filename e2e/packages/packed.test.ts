@@ -7,9 +7,8 @@ import { extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium } from "../../packages/server/src/testing/chromium.ts";
+import { startBrowserTest } from "../../packages/server/src/testing/browser.ts";
 import { TEST_INTERNAL_KEYS } from "../../packages/server/src/testing/harness.ts";
-import { startListeningServer } from "../../packages/server/src/testing/listening-server.ts";
 
 /**
  * The packages as an app outside this repository gets them: built, packed with `npm pack`, installed from the
@@ -179,24 +178,26 @@ export const check = (error: unknown) => isKnownError(error, "USER_NOT_FOUND");
 
   it("bundle with Vite into a page that renders the sign-in form against a real server", async () => {
     const app = join(scratch, "app");
-    const gatehouse = await startListeningServer();
-    writeFileSync(
-      join(app, "index.html"),
-      '<!doctype html><html><head><meta charset="utf-8"><title>scratch</title></head><body><div id="root"></div><script type="module" src="/src/main.tsx"></script></body></html>',
-    );
-    writeFileSync(
-      join(app, "src/config.ts"),
-      `export const config = ${JSON.stringify({ baseUrl: gatehouse.baseUrl, publishableClientKey: TEST_INTERNAL_KEYS.publishableClientKey })};\n`,
-    );
-    const vite = join(app, "node_modules/vite/bin/vite.js");
-    await sh(process.execPath, [vite, "build", "--logLevel", "error"], app);
-    const assets = readdirSync(join(app, "dist/assets"));
-    expect(assets.some((file) => file.endsWith(".js"))).toBe(true);
-
-    const page = await serveStatic(join(app, "dist"));
-    const browser = await launchChromium();
+    const session = await startBrowserTest();
+    const gatehouse = session.server;
+    let page: Awaited<ReturnType<typeof serveStatic>> | undefined;
     try {
-      const tab = await browser.newPage();
+      writeFileSync(
+        join(app, "index.html"),
+        '<!doctype html><html><head><meta charset="utf-8"><title>scratch</title></head><body><div id="root"></div><script type="module" src="/src/main.tsx"></script></body></html>',
+      );
+      writeFileSync(
+        join(app, "src/config.ts"),
+        `export const config = ${JSON.stringify({ baseUrl: gatehouse.baseUrl, publishableClientKey: TEST_INTERNAL_KEYS.publishableClientKey })};\n`,
+      );
+      const vite = join(app, "node_modules/vite/bin/vite.js");
+      await sh(process.execPath, [vite, "build", "--logLevel", "error"], app);
+      const assets = readdirSync(join(app, "dist/assets"));
+      expect(assets.some((file) => file.endsWith(".js"))).toBe(true);
+
+      page = await serveStatic(join(app, "dist"));
+      const { page: tab } = await session.newPage();
+      // Only uncaught exceptions fail this check (the page's own `errors` from newPage also holds console messages).
       const errors: string[] = [];
       tab.on("pageerror", (error) => errors.push(error.message));
       await tab.goto(page.url);
@@ -204,9 +205,8 @@ export const check = (error: unknown) => isKnownError(error, "USER_NOT_FOUND");
       await expect(tab.getByLabel("E-mail", { exact: true }).count()).resolves.toBe(1);
       expect(errors).toEqual([]);
     } finally {
-      await browser.close();
-      await new Promise<void>((resolve) => page.server.close(() => resolve()));
-      await gatehouse.close();
+      await new Promise<void>((resolve) => (page ? page.server.close(() => resolve()) : resolve()));
+      await session.close();
     }
   });
 });

@@ -3,13 +3,11 @@ import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { and, eq } from "drizzle-orm";
 import { build } from "esbuild";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { passkeyCredentials } from "../../packages/server/src/features/auth-passkey/schema.ts";
-import { createKeySet } from "../../packages/server/src/features/project-keys/service.ts";
-import { createProject } from "../../packages/server/src/features/projects/service.ts";
-import { launchChromium } from "../../packages/server/src/testing/chromium.ts";
-import { startListeningServer } from "../../packages/server/src/testing/listening-server.ts";
+import { type BrowserTest, startBrowserTest } from "../../packages/server/src/testing/browser.ts";
+import type { ListeningServer } from "../../packages/server/src/testing/listening-server.ts";
 
 const PASSWORD = "passkey e2e password";
 
@@ -80,9 +78,9 @@ window.passkeyPage = {
 };
 `;
 
-let gatehouse: Awaited<ReturnType<typeof startListeningServer>> | undefined;
+let session: BrowserTest | undefined;
+let gatehouse: ListeningServer | undefined;
 let pageServer: { url: string; close: () => Promise<void> } | undefined;
-let browser: Browser | undefined;
 let project: {
   id: string;
   publishableClientKey: string;
@@ -116,23 +114,9 @@ const headersFor = (
 });
 
 async function newProject(name: string, config: Record<string, unknown>) {
-  const { deps } = gatehouse!.gatehouse;
-  const row = await createProject(deps, { display_name: name, owner_team_id: null });
-  const { keys } = await createKeySet(deps.db, row.id, {
-    description: "e2e",
-    expiresAt: null,
-    hasPublishableClientKey: true,
-    hasSecretServerKey: true,
-    hasSuperSecretAdminKey: true,
-  });
-  const created = { id: row.id, ...(keys as Omit<typeof project, "id">) };
-  const patched = await api("/internal/config/override/environment", {
-    method: "PATCH",
-    headers: headersFor(created, "admin"),
-    body: { config_override_string: JSON.stringify(config) },
-  });
-  expect(patched.status).toBe(200);
-  return created;
+  const created = await gatehouse!.createProject(name);
+  await created.configure(config);
+  return { id: created.id, ...created.keys };
 }
 
 /** A user made through the server API, optionally with a password. */
@@ -152,8 +136,7 @@ async function openPage(target: typeof project): Promise<{
   page: Page;
   credentials: () => Promise<Array<{ credentialId: string; signCount: number; userHandle?: string }>>;
 }> {
-  const context = await browser!.newContext();
-  const page = await context.newPage();
+  const { context, page } = await session!.newPage();
   const query = new URLSearchParams({
     apiUrl: gatehouse!.baseUrl,
     projectId: target.id,
@@ -189,7 +172,8 @@ async function storedCredential(projectId: string, userId: string) {
 }
 
 beforeAll(async () => {
-  gatehouse = await startListeningServer();
+  session = await startBrowserTest();
+  gatehouse = session.server;
   project = await newProject("Passkey e2e", {
     "auth.passkey.allowSignIn": true,
     "auth.password.allowSignIn": true,
@@ -230,13 +214,11 @@ beforeAll(async () => {
         server.closeAllConnections();
       }),
   };
-  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
   await pageServer?.close();
-  await gatehouse?.close();
+  await session?.close();
 });
 
 describe("passkeys in Chromium", () => {

@@ -1,10 +1,8 @@
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium } from "../../../server/src/testing/chromium.ts";
+import { type BrowserTest, startBrowserTest } from "../../../server/src/testing/browser.ts";
 import { appsFor, uniqueEmail } from "../testing/apps.ts";
-import { type RunningGatehouse, startGatehouse } from "../testing/gatehouse-server.ts";
 import { tinyServer } from "../testing/tiny-server.ts";
 
 /**
@@ -40,13 +38,13 @@ window.gatehouse = {
 };
 `;
 
-let gh: RunningGatehouse | undefined;
+let session: BrowserTest | undefined;
 let page: Awaited<ReturnType<typeof tinyServer>> | undefined;
-let browser: Browser | undefined;
 let email = "";
 
 beforeAll(async () => {
-  gh = await startGatehouse();
+  session = await startBrowserTest();
+  const gh = session.server;
   const project = await gh.createProject("Browser tests");
   const apps = appsFor(gh, project);
   email = uniqueEmail("browser");
@@ -84,19 +82,16 @@ beforeAll(async () => {
       );
     }
   });
-  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
   await page?.close();
-  await gh?.close();
+  await session?.close();
 });
 
 describe("cookie token store in Chromium", () => {
   it("stays signed in across a reload, and a sign-out in one tab shows in the other", async () => {
-    const context = await browser!.newContext();
-    const first = await context.newPage();
+    const { context, page: first } = await session!.newPage();
     await first.goto(`${page!.url}/`);
     await first.waitForFunction(() => "gatehouse" in window);
     expect(await first.evaluate(([e, p]) => (window as any).gatehouse.signIn(e, p), [email, PASSWORD])).toBe(

@@ -1,10 +1,9 @@
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium } from "../../../server/src/testing/chromium.ts";
-import { appsFor, uniqueEmail } from "../testing/apps.ts";
-import { type RunningGatehouse, startGatehouse } from "../testing/gatehouse-server.ts";
+import { type BrowserTest, startBrowserTest } from "../../../server/src/testing/browser.ts";
+import { uniqueEmail } from "../testing/apps.ts";
 import { tinyServer } from "../testing/tiny-server.ts";
 
 /**
@@ -29,17 +28,16 @@ window.gatehouse = {
 };
 `;
 
-let gh: RunningGatehouse | undefined;
+let session: BrowserTest | undefined;
 let site: Awaited<ReturnType<typeof tinyServer>> | undefined;
-let browser: Browser | undefined;
 
 beforeAll(async () => {
-  // The provider sends the browser to the callback URL the server builds from its public URL.
-  gh = await startGatehouse({}, { baseUrlIsListeningAddress: true });
+  // The provider sends the browser to the callback URL the server builds from its public URL: a listening
+  // server's is its real address.
+  session = await startBrowserTest();
+  const gh = session.server;
   const project = await gh.createProject("OAuth in a browser");
-  await (await appsFor(gh, project).admin().getProject()).updateConfig({
-    "auth.oauth.providers.github": { isShared: true },
-  });
+  await project.configure({ "auth.oauth.providers.github": { isShared: true } });
 
   const bundle = await build({
     stdin: {
@@ -74,13 +72,11 @@ beforeAll(async () => {
       );
     }
   });
-  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
   await site?.close();
-  await gh?.close();
+  await session?.close();
 });
 
 const gatehouseOf = (page: Page) => page.waitForFunction(() => "gatehouse" in window);
@@ -98,8 +94,7 @@ async function startAtProvider(page: Page, returnTo: string) {
 
 describe("OAuth sign-in in Chromium", () => {
   it("signs in through the provider and lands where the app asked", async () => {
-    const context = await browser!.newContext();
-    const page = await context.newPage();
+    const { context, page } = await session!.newPage();
     await startAtProvider(page, `${site!.url}/after-sign-in`);
     const email = uniqueEmail("oauth-browser");
     await page.fill('input[name="email"]', email);
@@ -116,8 +111,7 @@ describe("OAuth sign-in in Chromium", () => {
   });
 
   it("comes back to the app's error page when the user cancels at the provider", async () => {
-    const context = await browser!.newContext();
-    const page = await context.newPage();
+    const { context, page } = await session!.newPage();
     await startAtProvider(page, `${site!.url}/after-sign-in`);
     await page.click('button[value="cancel"]');
 

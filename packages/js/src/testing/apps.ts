@@ -25,7 +25,10 @@ export function recordingRuntime(overrides: Partial<Runtime> = {}) {
 type AppOptions = Omit<ClientAppOptions, "projectId" | "baseUrl">;
 
 /** Apps of the three kinds for one project of a running server; memory store, no redirects, no prefetch. */
-export function appsFor(gatehouse: RunningGatehouse, project: { id: string; keys: ProjectKeys }) {
+export function appsFor(
+  gatehouse: Pick<RunningGatehouse, "baseUrl">,
+  project: { id: string; keys: ProjectKeys },
+) {
   const common = (options: AppOptions): ClientAppOptions => ({
     projectId: project.id,
     baseUrl: gatehouse.baseUrl,

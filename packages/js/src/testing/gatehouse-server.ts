@@ -2,14 +2,19 @@ import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { bootGatehouse, type Gatehouse } from "../../../server/src/bootstrap.ts";
 import type { ServerEnv } from "../../../server/src/env.ts";
-import { createKeySet } from "../../../server/src/features/project-keys/service.ts";
 import { getRenderedConfig } from "../../../server/src/features/projects/config-store.ts";
 import { INTERNAL_TEAM_ID } from "../../../server/src/features/projects/seed.ts";
-import { createOwnedProject, createProject } from "../../../server/src/features/projects/service.ts";
+import { createOwnedProject } from "../../../server/src/features/projects/service.ts";
 import { issueTokens } from "../../../server/src/features/sessions/service.ts";
 import { addMember } from "../../../server/src/features/teams/service.ts";
 import { createUser, type NewUser } from "../../../server/src/features/users/service.ts";
-import { TEST_INTERNAL_KEYS, type TestServer, testEnv } from "../../../server/src/testing/harness.ts";
+import {
+  TEST_INTERNAL_KEYS,
+  type TestProject,
+  type TestServer,
+  testApiOf,
+  testEnv,
+} from "../../../server/src/testing/harness.ts";
 import { codeFromEmail, emailsTo } from "../../../server/src/testing/outbox.ts";
 import { openTestDatabase } from "../../../server/src/testing/test-database.ts";
 
@@ -28,7 +33,8 @@ export type RunningGatehouse = {
   baseUrl: string;
   gatehouse: Gatehouse;
   internalKeys: ProjectKeys;
-  createProject(displayName?: string): Promise<{ id: string; keys: ProjectKeys }>;
+  /** A fresh project with a full key set, as the server harness makes it (with `configure`). */
+  createProject(displayName?: string): Promise<TestProject>;
   /** A user created by the server's own service, with a fresh session. */
   createUser(
     projectId: string,
@@ -84,6 +90,7 @@ export async function startGatehouse(
   }
   booted = gatehouse;
   const { deps } = gatehouse;
+  const kit = testApiOf(gatehouse);
 
   const createUserWithSession = async (projectId: string, input: NewUser = {}) => {
     const config = await getRenderedConfig(deps, projectId);
@@ -96,17 +103,7 @@ export async function startGatehouse(
     baseUrl: listeningUrl,
     gatehouse,
     internalKeys: { ...TEST_INTERNAL_KEYS },
-    async createProject(displayName = "SDK test project") {
-      const project = await createProject(deps, { display_name: displayName, owner_team_id: null });
-      const { keys } = await createKeySet(deps.db, project.id, {
-        description: "sdk test keys",
-        expiresAt: null,
-        hasPublishableClientKey: true,
-        hasSecretServerKey: true,
-        hasSuperSecretAdminKey: true,
-      });
-      return { id: project.id, keys: keys as ProjectKeys };
-    },
+    createProject: (displayName = "SDK test project") => kit.createProject(displayName),
     createUser: createUserWithSession,
     async createProjectOwner() {
       const owner = await createUserWithSession("internal", {

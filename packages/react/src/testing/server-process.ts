@@ -2,6 +2,7 @@ import { createInterface } from "node:readline";
 import { eq } from "drizzle-orm";
 import { startGatehouse } from "../../../js/src/testing/gatehouse-server.ts";
 import { verificationCodes } from "../../../server/src/features/verification-codes/schema.ts";
+import { expireRows } from "../../../server/src/testing/time.ts";
 
 /**
  * The real Gatehouse of the component tests, in a plain Node process of its own: the tests run under happy-dom,
@@ -15,12 +16,8 @@ const operations: Record<string, (...args: any[]) => Promise<unknown>> = {
   createProject: (displayName?: string) => gatehouse.createProject(displayName),
   latestEmailCode: (projectId: string, address: string) => gatehouse.latestEmailCode(projectId, address),
   // Expiring by updating rows, not by waiting (DESIGN.md, Testing).
-  expireCodes: async (projectId: string) => {
-    await gatehouse.gatehouse.deps.db
-      .update(verificationCodes)
-      .set({ expiresAt: new Date(Date.now() - 1000) })
-      .where(eq(verificationCodes.projectId, projectId));
-  },
+  expireCodes: (projectId: string) =>
+    expireRows(gatehouse.gatehouse, verificationCodes, eq(verificationCodes.projectId, projectId)),
 };
 
 process.stdout.write(`${JSON.stringify({ baseUrl: gatehouse.baseUrl })}\n`);

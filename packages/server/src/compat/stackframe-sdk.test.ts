@@ -4,37 +4,26 @@
  */
 import * as sdk102 from "@stackframe/js";
 import * as sdkLatest from "stackframe-js-latest";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { signInOverHttp } from "../features/oauth/test-support.ts";
-import { createKeySet } from "../features/project-keys/service.ts";
-import { createProject } from "../features/projects/service.ts";
-import { startListeningServer } from "../testing/listening-server.ts";
+import { type ListeningServer, startListeningServer } from "../testing/listening-server.ts";
 import { codeFromEmail, latestEmailTo } from "../testing/outbox.ts";
+import { setClock, useRealClock } from "../testing/time.ts";
 
 type Sdk = typeof sdk102;
 
-let server: Awaited<ReturnType<typeof startListeningServer>>;
+let server: ListeningServer;
 let projectId: string;
 let keys: { publishableClientKey: string; secretServerKey: string; superSecretAdminKey: string };
 
 beforeAll(async () => {
   server = await startListeningServer();
-  const { deps } = server.gatehouse;
-  const project = await createProject(deps, { display_name: "SDK compat", owner_team_id: null });
+  const project = await server.createProject("SDK compat");
   projectId = project.id;
-  const created = await createKeySet(deps.db, project.id, {
-    description: "sdk",
-    expiresAt: null,
-    hasPublishableClientKey: true,
-    hasSecretServerKey: true,
-    hasSuperSecretAdminKey: true,
-  });
-  keys = created.keys as typeof keys;
+  keys = project.keys;
 });
 afterAll(() => server.close());
-afterEach(() => {
-  vi.useRealTimers();
-});
+afterEach(useRealClock);
 
 describe.each([
   ["@stackframe/js 2.8.102", sdk102 as Sdk, "v102"],
@@ -129,7 +118,7 @@ describe.each([
     });
     const before = await app.getUser({ or: "throw" });
     // Jump past the access token's lifetime; server and SDK share this process's clock.
-    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 15 * 60 * 1000 });
+    setClock(Date.now() + 15 * 60 * 1000);
     const after = await app.getUser({ or: "throw" });
     expect(after.id).toBe(before.id);
   });
@@ -374,7 +363,7 @@ describe.each([
     await user.revokeSession(other.id);
     expect((await user.getActiveSessions()).map((s) => s.isCurrentSession)).toEqual([true]);
     // Access tokens stay valid until they expire; after that the revoked session cannot refresh.
-    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 15 * 60 * 1000 });
+    setClock(Date.now() + 15 * 60 * 1000);
     expect(await second.getUser()).toBeNull();
     expect((await app.getUser({ or: "throw" })).id).toBe(user.id);
   });

@@ -22,15 +22,6 @@ async function patchLegacy(project: TestProject, config: unknown) {
   return response.body.config;
 }
 
-async function patchProjectLevel(project: TestProject, override: Record<string, unknown>) {
-  const response = await server.request("/api/v1/internal/config/override/project", {
-    method: "PATCH",
-    headers: project.headers("admin"),
-    body: { config_override_string: JSON.stringify(override) },
-  });
-  expect(response.status, response.text).toBe(200);
-}
-
 async function legacyView(project: TestProject) {
   const response = await server.request("/api/v1/internal/projects/current", {
     headers: project.headers("admin"),
@@ -61,10 +52,13 @@ describe("legacy domains", () => {
 
   it("replace domains set on the project level, and an empty list removes them all", async () => {
     const project = await server.createProject("Project-level domains");
-    await patchProjectLevel(project, {
-      "domains.trustedDomains.main": { baseUrl: "https://old.example.com", handlerPath: "/handler" },
-      "domains.trustedDomains.other": { baseUrl: "https://a.example.com", handlerPath: "/old" },
-    });
+    await project.configure(
+      {
+        "domains.trustedDomains.main": { baseUrl: "https://old.example.com", handlerPath: "/handler" },
+        "domains.trustedDomains.other": { baseUrl: "https://a.example.com", handlerPath: "/old" },
+      },
+      "project",
+    );
     const after = await patchLegacy(project, { domains: [{ domain: "https://a.example.com" }] });
     expect(after.domains).toEqual([{ domain: "https://a.example.com", handler_path: "/handler" }]);
     expect(Object.values((await rendered(project)).domains.trustedDomains)).toEqual([
@@ -92,17 +86,20 @@ describe("legacy oauth_providers", () => {
 
   it("replace providers set on the project level, down to the fields of a provider that stays", async () => {
     const project = await server.createProject("Project-level providers");
-    await patchProjectLevel(project, {
-      "auth.oauth.providers.github": {
-        type: "github",
-        isShared: false,
-        clientId: "old-id",
-        clientSecret: "old-secret",
-        allowSignIn: true,
-        allowConnectedAccounts: true,
+    await project.configure(
+      {
+        "auth.oauth.providers.github": {
+          type: "github",
+          isShared: false,
+          clientId: "old-id",
+          clientSecret: "old-secret",
+          allowSignIn: true,
+          allowConnectedAccounts: true,
+        },
+        "auth.oauth.providers.discord": { type: "discord", isShared: true, allowSignIn: true },
       },
-      "auth.oauth.providers.discord": { type: "discord", isShared: true, allowSignIn: true },
-    });
+      "project",
+    );
     const after = await patchLegacy(project, {
       oauth_providers: [{ id: "github", type: "standard", client_id: "new-id" }],
     });
@@ -129,18 +126,21 @@ describe("legacy email_config", () => {
 
   it("replaces the email server set on the project level, leaving none of its other fields", async () => {
     const project = await server.createProject("Project-level email");
-    await patchProjectLevel(project, {
-      "emails.server": {
-        isShared: false,
-        provider: "smtp",
-        host: "smtp.old.example.com",
-        port: 25,
-        username: "old-user",
-        password: "old-password",
-        senderName: "Old",
-        senderEmail: "noreply@old.example.com",
+    await project.configure(
+      {
+        "emails.server": {
+          isShared: false,
+          provider: "smtp",
+          host: "smtp.old.example.com",
+          port: 25,
+          username: "old-user",
+          password: "old-password",
+          senderName: "Old",
+          senderEmail: "noreply@old.example.com",
+        },
       },
-    });
+      "project",
+    );
     const after = await patchLegacy(project, { email_config: standard });
     expect(after.email_config).toEqual(standard);
 

@@ -7,9 +7,6 @@ import { knownErrorCatalogue } from "@gatehouse/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiRoutes } from "../features/routes.ts";
 import { createTestServer, type TestProject, type TestServer } from "../testing/harness.ts";
-import { createSignedInUser } from "../testing/users.ts";
-import type { AccessType } from "./access-type.ts";
-import type { AnyRoute } from "./route.ts";
 import {
   BAD_PATH_VALUES,
   BAD_QUERY_VALUES,
@@ -19,7 +16,10 @@ import {
   pathParams,
   routeName,
   sampleObject,
-} from "./route-inputs.ts";
+} from "../testing/route-inputs.ts";
+import { createSignedInUser } from "../testing/users.ts";
+import type { AccessType } from "./access-type.ts";
+import type { AnyRoute } from "./route.ts";
 
 /**
  * Routes whose 5xx on some bad input is known and not yet fixed: route -> why. Keep it empty; every entry is a

@@ -198,12 +198,7 @@ describe("project authentication headers (PROTOCOL.md §1.2 order)", () => {
     const sentinel = { ...headers, "x-stack-publishable-client-key": "__stack_public_client__" };
     expect((await server.request("/api/v1/projects/current", { headers: sentinel })).status).toBe(200);
 
-    const patched = await server.request("/api/v1/internal/config/override/environment", {
-      method: "PATCH",
-      headers: project.headers("admin"),
-      body: { config_override_string: JSON.stringify({ "project.requirePublishableClientKey": true }) },
-    });
-    expect(patched.status).toBe(200);
+    await project.configure({ "project.requirePublishableClientKey": true });
     expectKnownError(
       await server.request("/api/v1/projects/current", { headers }),
       401,

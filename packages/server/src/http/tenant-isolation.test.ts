@@ -9,9 +9,6 @@ import type { z } from "zod";
 import { MARKETING_CATEGORY } from "../features/notifications/categories.ts";
 import { apiRoutes } from "../features/routes.ts";
 import { createTestServer, type TestProject, type TestServer } from "../testing/harness.ts";
-import { createSignedInUser } from "../testing/users.ts";
-import type { AccessType } from "./access-type.ts";
-import type { AnyRoute } from "./route.ts";
 import {
   concretePath,
   objectShapes,
@@ -19,7 +16,10 @@ import {
   routeName,
   sampleObject,
   sampleValue,
-} from "./route-inputs.ts";
+} from "../testing/route-inputs.ts";
+import { createSignedInUser } from "../testing/users.ts";
+import type { AccessType } from "./access-type.ts";
+import type { AnyRoute } from "./route.ts";
 
 /** Routes that take a tenant id but are not checked here, with the reason. */
 const EXEMPT: Record<string, string> = {

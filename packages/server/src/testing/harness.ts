@@ -1,5 +1,5 @@
 import type { Hono } from "hono";
-import { bootGatehouse } from "../bootstrap.ts";
+import { bootGatehouse, type Gatehouse } from "../bootstrap.ts";
 import type { AppDeps } from "../deps.ts";
 import type { ServerEnv } from "../env.ts";
 import { createKeySet } from "../features/project-keys/service.ts";
@@ -48,6 +48,11 @@ export type TestProject = {
     accessType: "client" | "server" | "admin",
     extra?: Record<string, string>,
   ) => Record<string, string>;
+  /**
+   * Sets config keys (dot notation) on one override level, through the admin config API as the dashboard does;
+   * the environment level unless told. Throws unless the server accepted them.
+   */
+  configure: (override: Record<string, unknown>, level?: "project" | "environment") => Promise<void>;
 };
 
 /** Protocol headers (PROTOCOL.md §1.2) for a request. */
@@ -79,6 +84,14 @@ export type TestServer = {
 export async function createTestServer(envOverrides: Partial<ServerEnv> = {}): Promise<TestServer> {
   const database = await openTestDatabase();
   const gatehouse = await bootGatehouse(testEnv(envOverrides), database, { emailWorker: false });
+  return { ...testApiOf(gatehouse), close: () => gatehouse.close() };
+}
+
+/**
+ * The test kit over a booted Gatehouse: requests, projects and their config. A listening server (SDK and browser
+ * tests) offers the same kit as `createTestServer`, so both kinds of test set projects up one way.
+ */
+export function testApiOf(gatehouse: Pick<Gatehouse, "app" | "deps">): Omit<TestServer, "close"> {
   const { app, deps } = gatehouse;
 
   const request: TestServer["request"] = async (path, init = {}) => {
@@ -95,10 +108,8 @@ export async function createTestServer(envOverrides: Partial<ServerEnv> = {}): P
     return { status: response.status, headers: response.headers, body: parsed, text };
   };
 
-  const toTestProject = (id: string, keys: TestProject["keys"]): TestProject => ({
-    id,
-    keys,
-    headers: (accessType, extra = {}) => ({
+  const toTestProject = (id: string, keys: TestProject["keys"]): TestProject => {
+    const headers: TestProject["headers"] = (accessType, extra = {}) => ({
       ...protocolHeaders({
         projectId: id,
         accessType,
@@ -107,8 +118,23 @@ export async function createTestServer(envOverrides: Partial<ServerEnv> = {}): P
         ...(accessType === "admin" ? { superSecretAdminKey: keys.superSecretAdminKey } : {}),
       }),
       ...extra,
-    }),
-  });
+    });
+    return {
+      id,
+      keys,
+      headers,
+      configure: async (override, level = "environment") => {
+        const response = await request(`/api/v1/internal/config/override/${level}`, {
+          method: "PATCH",
+          headers: headers("admin"),
+          body: { config_override_string: JSON.stringify(override) },
+        });
+        if (response.status !== 200) {
+          throw new Error(`Config override refused: ${response.status} ${response.text}`);
+        }
+      },
+    };
+  };
 
   return {
     app,
@@ -126,6 +152,5 @@ export async function createTestServer(envOverrides: Partial<ServerEnv> = {}): P
       });
       return toTestProject(project.id, keys as TestProject["keys"]);
     },
-    close: () => gatehouse.close(),
   };
 }

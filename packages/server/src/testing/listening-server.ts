@@ -2,18 +2,20 @@ import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { bootGatehouse, type Gatehouse } from "../bootstrap.ts";
 import type { ServerEnv } from "../env.ts";
-import { testEnv } from "./harness.ts";
+import { type TestServer, testApiOf, testEnv } from "./harness.ts";
 import { openTestDatabase } from "./test-database.ts";
+
+export type ListeningServer = TestServer & {
+  baseUrl: string;
+  gatehouse: Gatehouse;
+};
 
 /**
  * A real Gatehouse listening on a random local port, for tests that talk HTTP like an app does (SDKs, browsers).
- * `baseUrl` is also the issuer base of its access tokens.
+ * `baseUrl` is also the issuer base of its access tokens. It carries the harness's kit too (`createProject`,
+ * `request`, `deps`), so setting a project up is the same as in server tests.
  */
-export async function startListeningServer(envOverrides: Partial<ServerEnv> = {}): Promise<{
-  baseUrl: string;
-  gatehouse: Gatehouse;
-  close: () => Promise<void>;
-}> {
+export async function startListeningServer(envOverrides: Partial<ServerEnv> = {}): Promise<ListeningServer> {
   const database = await openTestDatabase();
   // Bind first so that the base URL (and with it the token issuer) names the real port.
   let fetchHandler: (request: Request, env: unknown) => Response | Promise<Response> = () =>
@@ -29,6 +31,7 @@ export async function startListeningServer(envOverrides: Partial<ServerEnv> = {}
   const gatehouse = await bootGatehouse(testEnv({ baseUrl, ...envOverrides }), database);
   fetchHandler = gatehouse.app.fetch;
   return {
+    ...testApiOf(gatehouse),
     baseUrl,
     gatehouse,
     close: async () => {

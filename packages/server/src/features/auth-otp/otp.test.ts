@@ -3,9 +3,9 @@ import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
 import { codeFromEmail, emailsTo, latestEmailTo } from "../../testing/outbox.ts";
+import { expireCode } from "../../testing/time.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 import { contactChannels } from "../contact-channels/schema.ts";
-import { configureProject, expireCode } from "../contact-channels/test-support.ts";
 import { users } from "../users/schema.ts";
 import { findUser } from "../users/service.ts";
 import { createVerificationCode } from "../verification-codes/service.ts";
@@ -22,7 +22,7 @@ beforeAll(async () => {
   // Trusting the proxy lets tests name their IP with x-forwarded-for; without the header the IP is unknown.
   server = await createTestServer({ trustProxy: { hops: 1 } });
   project = await server.createProject("Otp Project");
-  await configureProject(server, project, { "auth.otp.allowSignIn": true });
+  await project.configure({ "auth.otp.allowSignIn": true });
 });
 afterAll(() => server.close());
 
@@ -139,7 +139,7 @@ describe("POST /auth/otp/send-sign-in-code", () => {
     expect(await emailsTo(server, project.id, email)).toHaveLength(0);
 
     const strict = await server.createProject("Strict domains");
-    await configureProject(server, strict, {
+    await strict.configure({
       "auth.otp.allowSignIn": true,
       "domains.allowLocalhost": false,
       "domains.trustedDomains.app": { baseUrl: "https://app.example.com", handlerPath: "/handler" },
@@ -167,7 +167,7 @@ describe("POST /auth/otp/send-sign-in-code", () => {
 
   it("refuses new accounts when sign-up is off, but still serves existing ones", async () => {
     const closed = await server.createProject("Closed");
-    await configureProject(server, closed, { "auth.otp.allowSignIn": true, "auth.allowSignUp": false });
+    await closed.configure({ "auth.otp.allowSignIn": true, "auth.allowSignUp": false });
     const refused = await sendCode(freshEmail(), { project: closed });
     expect(refused.status).toBe(400);
     expect(refused.headers.get("x-stack-known-error")).toBe("SIGN_UP_NOT_ENABLED");
@@ -271,9 +271,9 @@ describe("POST /auth/otp/sign-in", () => {
   it("re-checks the account when the code is used", async () => {
     // Sign-up was open when the code was sent and closed before it was used.
     const later = await server.createProject("Closing");
-    await configureProject(server, later, { "auth.otp.allowSignIn": true });
+    await later.configure({ "auth.otp.allowSignIn": true });
     const { code } = await requestCode(freshEmail(), later);
-    await configureProject(server, later, { "auth.allowSignUp": false });
+    await later.configure({ "auth.allowSignUp": false });
     const closed = await signIn(code, { project: later });
     expect(closed.headers.get("x-stack-known-error")).toBe("SIGN_UP_NOT_ENABLED");
 
@@ -330,7 +330,7 @@ describe("POST /auth/otp/sign-in", () => {
       "VERIFICATION_CODE_NOT_FOUND",
     );
     const other = await server.createProject("Other OTP");
-    await configureProject(server, other, { "auth.otp.allowSignIn": true });
+    await other.configure({ "auth.otp.allowSignIn": true });
     const { code: foreign } = await requestCode(freshEmail());
     expect((await signIn(foreign, { project: other })).status).toBe(404);
     expect((await signIn(foreign)).status).toBe(200);
@@ -379,7 +379,7 @@ describe("users created by email sign-in", () => {
   it("are isolated per project: one address makes two accounts in two projects", async () => {
     const email = freshEmail("shared");
     const second = await server.createProject("Second OTP");
-    await configureProject(server, second, { "auth.otp.allowSignIn": true });
+    await second.configure({ "auth.otp.allowSignIn": true });
     const a = await signIn((await requestCode(email)).code);
     const b = await signIn((await requestCode(email, second)).code, { project: second });
     expect(a.body.is_new_user).toBe(true);

@@ -3,11 +3,10 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sha256Hex } from "../../crypto/index.ts";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
+import { expireCode } from "../../testing/time.ts";
 import { expectKnownError, type Reply } from "../auth-password/test-support.ts";
-import { configureProject, expireCode } from "../contact-channels/test-support.ts";
 import { verificationCodes } from "../verification-codes/schema.ts";
-import { SoftwareAuthenticator } from "./test-authenticator.ts";
-import { failed, ORIGIN, type PasskeyApi, passkeyApi } from "./test-support.ts";
+import { failed, ORIGIN, type PasskeyApi, passkeyApi, SoftwareAuthenticator } from "./test-support.ts";
 import { RP_ID_PLACEHOLDER } from "./webauthn.ts";
 
 let server: TestServer;
@@ -17,7 +16,7 @@ let api: PasskeyApi;
 beforeAll(async () => {
   server = await createTestServer();
   project = await server.createProject("Passkey project");
-  await configureProject(server, project, { "auth.passkey.allowSignIn": true });
+  await project.configure({ "auth.passkey.allowSignIn": true });
   api = passkeyApi(server, project);
 });
 afterAll(() => server.close());
@@ -204,7 +203,7 @@ describe("passkey registration", () => {
 
   it("trusts the project's domains, and localhost only while allowed", async () => {
     const strict = await server.createProject("Strict passkeys");
-    await configureProject(server, strict, {
+    await strict.configure({
       "auth.passkey.allowSignIn": true,
       "domains.allowLocalhost": false,
       "domains.trustedDomains": { app: { baseUrl: "https://app.example.com" } },

@@ -3,11 +3,10 @@ import { isoBase64URL } from "@simplewebauthn/server/helpers";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
+import { expireCode } from "../../testing/time.ts";
 import { expectKnownError, type Reply } from "../auth-password/test-support.ts";
-import { configureProject, expireCode } from "../contact-channels/test-support.ts";
 import { passkeyCredentials } from "./schema.ts";
-import { SoftwareAuthenticator } from "./test-authenticator.ts";
-import { failed, ORIGIN, type PasskeyApi, passkeyApi } from "./test-support.ts";
+import { failed, ORIGIN, type PasskeyApi, passkeyApi, SoftwareAuthenticator } from "./test-support.ts";
 import { RP_ID_PLACEHOLDER } from "./webauthn.ts";
 
 let server: TestServer;
@@ -17,7 +16,7 @@ let api: PasskeyApi;
 beforeAll(async () => {
   server = await createTestServer();
   project = await server.createProject("Passkey project");
-  await configureProject(server, project, { "auth.passkey.allowSignIn": true });
+  await project.configure({ "auth.passkey.allowSignIn": true });
   api = passkeyApi(server, project);
 });
 afterAll(() => server.close());
@@ -150,7 +149,7 @@ describe("passkey sign-in", () => {
     );
 
     const elsewhere = await server.createProject("Other passkey project");
-    await configureProject(server, elsewhere, { "auth.passkey.allowSignIn": true });
+    await elsewhere.configure({ "auth.passkey.allowSignIn": true });
     const ours = await api.startAuthentication();
     const answer = authenticator.get(ours.options_json, { origin: ORIGIN });
     expectKnownError(

@@ -1,21 +1,19 @@
-import { eq } from "drizzle-orm";
-import { vi } from "vitest";
-import { sha256Hex } from "../../crypto/index.ts";
 import type { TestProject, TestServer } from "../../testing/harness.ts";
-import { verificationCodes } from "../verification-codes/schema.ts";
+import { setClock } from "../../testing/time.ts";
 
-/** Patches a project's environment config override, as the dashboard does. */
-export async function configureProject(
-  server: TestServer,
+/**
+ * The contact-channel and rate-limit tests' names for pieces of the shared test kit (testing/harness.ts,
+ * testing/time.ts); new tests call those directly.
+ */
+export { expireCode } from "../../testing/time.ts";
+
+/** Patches a project's environment config override, as the dashboard does (`project.configure`). */
+export function configureProject(
+  _server: TestServer,
   project: TestProject,
   override: Record<string, unknown>,
 ): Promise<void> {
-  const response = await server.request("/api/v1/internal/config/override/environment", {
-    method: "PATCH",
-    headers: project.headers("admin"),
-    body: { config_override_string: JSON.stringify(override) },
-  });
-  if (response.status !== 200) throw new Error(`config patch failed: ${response.text}`);
+  return project.configure(override);
 }
 
 /**
@@ -24,14 +22,5 @@ export async function configureProject(
  */
 export function freezeClockAtWindowStart(): () => void {
   const hour = 3_600_000;
-  vi.useFakeTimers({ toFake: ["Date"], now: Math.floor(Date.now() / hour) * hour + 1000 });
-  return () => vi.useRealTimers();
-}
-
-/** Moves a code's expiry into the past, the way time would. */
-export async function expireCode(server: TestServer, code: string): Promise<void> {
-  await server.deps.db
-    .update(verificationCodes)
-    .set({ expiresAt: new Date(Date.now() - 1000) })
-    .where(eq(verificationCodes.codeHash, sha256Hex(code.toLowerCase())));
+  return setClock(Math.floor(Date.now() / hour) * hour + 1000);
 }

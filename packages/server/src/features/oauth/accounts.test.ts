@@ -8,7 +8,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 import {
-  configure,
   exchangeCode,
   expectKnownError,
   redirectError,
@@ -24,7 +23,7 @@ let project: TestProject;
 beforeAll(async () => {
   server = await createTestServer();
   project = await server.createProject("OAuth accounts");
-  await configure(server, project, { "auth.oauth.providers.github": { isShared: true } });
+  await project.configure({ "auth.oauth.providers.github": { isShared: true } });
 });
 afterAll(() => server.close());
 
@@ -44,7 +43,7 @@ async function serverView(userId: string, target: TestProject = project) {
 
 async function projectWithStrategy(strategy: string) {
   const target = await server.createProject(`Merge ${strategy}`);
-  await configure(server, target, {
+  await target.configure({
     "auth.oauth.providers.github": { isShared: true },
     "auth.oauth.accountMergeStrategy": strategy,
   });
@@ -284,7 +283,7 @@ describe("anonymous users", () => {
 
   it("get what a sign-up gives, such as the personal team", async () => {
     const teams = await server.createProject("Personal teams");
-    await configure(server, teams, {
+    await teams.configure({
       "auth.oauth.providers.github": { isShared: true },
       "teams.createPersonalTeamOnSignUp": true,
     });

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
 import { createSignedInUser } from "../../testing/users.ts";
-import { authorizeQuery, configure, expectKnownError, type FlowOptions } from "./test-support.ts";
+import { authorizeQuery, expectKnownError, type FlowOptions } from "./test-support.ts";
 
 let server: TestServer;
 let project: TestProject;
@@ -12,7 +12,7 @@ beforeAll(async () => {
   server = await createTestServer();
   project = await server.createProject("OAuth authorize");
   other = await server.createProject("Another project");
-  await configure(server, project, {
+  await project.configure({
     "auth.oauth.providers.github": { isShared: true },
     "auth.oauth.providers.spotify": { isShared: true, allowSignIn: false },
     "auth.oauth.providers.discord": { isShared: false },
@@ -48,7 +48,7 @@ describe("the OAuth client", () => {
     const sentinel = { clientSecret: "__stack_public_client__" };
     expect((await authorize(sentinel)).status).toBe(307);
     const strict = await server.createProject("Strict keys");
-    await configure(server, strict, {
+    await strict.configure({
       "auth.oauth.providers.github": { isShared: true },
       "project.requirePublishableClientKey": true,
     });
@@ -156,7 +156,7 @@ describe("shared providers outside development", () => {
     });
     try {
       const target = await production.createProject("Production");
-      await configure(production, target, {
+      await target.configure({
         "auth.oauth.providers.github": { isShared: true },
         "auth.oauth.providers.google": { isShared: true },
       });
@@ -183,7 +183,7 @@ describe("shared providers outside development", () => {
     const quiet = await createTestServer({ devOAuthProvider: false });
     try {
       const target = await quiet.createProject("No dev provider");
-      await configure(quiet, target, { "auth.oauth.providers.github": { isShared: true } });
+      await target.configure({ "auth.oauth.providers.github": { isShared: true } });
       const { query } = authorizeQuery(target);
       expectKnownError(
         await quiet.request(`/api/v1/auth/oauth/authorize/github?${query}`),
@@ -198,7 +198,7 @@ describe("shared providers outside development", () => {
 
 describe("standard providers", () => {
   it("use the project's own client id, with the provider's endpoints, tenant and extra scopes", async () => {
-    await configure(server, project, {
+    await project.configure({
       "auth.oauth.providers.microsoft": {
         isShared: false,
         clientId: "project-client",

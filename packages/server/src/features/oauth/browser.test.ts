@@ -4,59 +4,33 @@
  * a tiny server on http://localhost:<another port>, from where the test exchanges the code like an app would.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CHROMIUM, launchChromium } from "../../testing/chromium.ts";
-import { startListeningServer } from "../../testing/listening-server.ts";
-import { createKeySet } from "../project-keys/service.ts";
-import { createProject } from "../projects/service.ts";
+import { type BrowserTest, startBrowserTest } from "../../testing/browser.ts";
+import type { ListeningServer } from "../../testing/listening-server.ts";
 import { uniqueEmail } from "./test-support.ts";
 
 let app: { url: string; server: Server } | undefined;
-let gatehouse: Awaited<ReturnType<typeof startListeningServer>> | undefined;
-let browser: Browser | undefined;
+let session: BrowserTest | undefined;
+let gatehouse: ListeningServer | undefined;
 let project: { id: string; publishableClientKey: string };
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) return;
   const appServer = createServer((_request, response) => {
     response.writeHead(200, { "content-type": "text/html" });
     response.end("<p>the app</p>");
   });
   await new Promise<void>((resolve) => appServer.listen(0, "127.0.0.1", resolve));
   app = { url: `http://localhost:${(appServer.address() as AddressInfo).port}`, server: appServer };
-  gatehouse = await startListeningServer();
-  const { deps } = gatehouse.gatehouse;
-  const created = await createProject(deps, { display_name: "OAuth in a browser", owner_team_id: null });
-  const { keys } = await createKeySet(deps.db, created.id, {
-    description: "browser test",
-    expiresAt: null,
-    hasPublishableClientKey: true,
-    hasSecretServerKey: false,
-    hasSuperSecretAdminKey: true,
-  });
-  project = { id: created.id, publishableClientKey: keys.publishableClientKey! };
-  const patched = await fetch(`${gatehouse.baseUrl}/api/v1/internal/config/override/environment`, {
-    method: "PATCH",
-    headers: {
-      "content-type": "application/json",
-      "x-stack-project-id": created.id,
-      "x-stack-access-type": "admin",
-      "x-stack-super-secret-admin-key": keys.superSecretAdminKey!,
-    },
-    body: JSON.stringify({
-      config_override_string: JSON.stringify({ "auth.oauth.providers.github": { isShared: true } }),
-    }),
-  });
-  expect(patched.status).toBe(200);
-  browser = await launchChromium();
+  session = await startBrowserTest();
+  gatehouse = session.server;
+  const created = await gatehouse.createProject("OAuth in a browser");
+  await created.configure({ "auth.oauth.providers.github": { isShared: true } });
+  project = { id: created.id, publishableClientKey: created.keys.publishableClientKey };
 });
 afterAll(async () => {
-  await browser?.close();
-  await gatehouse?.close();
+  await session?.close();
   await new Promise((resolve) => (app ? app.server.close(resolve) : resolve(undefined)));
 });
 
@@ -82,9 +56,8 @@ describe("OAuth sign-in in Chromium", () => {
       authorize.searchParams.set(key, value);
     }
 
-    const context = await browser!.newContext();
+    const { context, page } = await session!.newPage();
     try {
-      const page = await context.newPage();
       await page.goto(authorize.toString());
       await page.waitForSelector('input[name="email"]');
       expect(await page.textContent("h1")).toContain("github");

@@ -7,9 +7,9 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sha256Hex } from "../../crypto/index.ts";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
+import { expireRows } from "../../testing/time.ts";
 import { oauthAuthorizationCodes, oauthOuterStates } from "./schema.ts";
 import {
-  configure,
   deliverCallback,
   exchangeCode,
   expectKnownError,
@@ -30,7 +30,7 @@ beforeAll(async () => {
   project = await server.createProject("OAuth callback");
   other = await server.createProject("Another project");
   for (const target of [project, other]) {
-    await configure(server, target, {
+    await target.configure({
       "auth.oauth.providers.github": { isShared: true },
       "auth.oauth.providers.gitlab": { isShared: true },
     });
@@ -138,10 +138,7 @@ describe("the inner state and cookie", () => {
   it("times out after 10 minutes with OUTER_OAUTH_TIMEOUT", async () => {
     const { flow, callback } = await atCallback();
     const inner = callback.searchParams.get("state")!;
-    await server.deps.db
-      .update(oauthOuterStates)
-      .set({ expiresAt: new Date(Date.now() - 1000) })
-      .where(eq(oauthOuterStates.stateHash, sha256Hex(inner)));
+    await expireRows(server, oauthOuterStates, eq(oauthOuterStates.stateHash, sha256Hex(inner)));
     expectKnownError(await deliverCallback(server, callback, flow.innerCookie), 408, "OUTER_OAUTH_TIMEOUT");
   });
 
@@ -229,10 +226,7 @@ describe("the authorization code", () => {
 
   it("expires after 5 minutes", async () => {
     const { flow, code } = await codeFor();
-    await server.deps.db
-      .update(oauthAuthorizationCodes)
-      .set({ expiresAt: new Date(Date.now() - 1000) })
-      .where(eq(oauthAuthorizationCodes.codeHash, sha256Hex(code)));
+    await expireRows(server, oauthAuthorizationCodes, eq(oauthAuthorizationCodes.codeHash, sha256Hex(code)));
     const response = await exchangeCode(server, project, {
       code,
       verifier: flow.verifier,
@@ -317,10 +311,10 @@ describe("the authorization code", () => {
 describe("sign-up settings", () => {
   it("refuses new users when sign-up is off, but lets existing ones in", async () => {
     const closed = await server.createProject("Closed sign-up");
-    await configure(server, closed, { "auth.oauth.providers.github": { isShared: true } });
+    await closed.configure({ "auth.oauth.providers.github": { isShared: true } });
     const existing = uniqueEmail("existing");
     await signInWithDevProvider(server, closed, existing);
-    await configure(server, closed, { "auth.allowSignUp": false });
+    await closed.configure({ "auth.allowSignUp": false });
     const { location } = await runFlow(server, closed, uniqueEmail("newcomer"));
     expect(redirectError(location)).toEqual({ code: "SIGN_UP_NOT_ENABLED", details: {} });
     const { tokens } = await signInWithDevProvider(server, closed, existing);

@@ -5,10 +5,11 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
+import { expireRows } from "../../testing/time.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 import { encryptProviderToken } from "./accounts.ts";
 import { oauthAccounts, oauthTokens } from "./schema.ts";
-import { configure, expectKnownError, signInWithDevProvider, uniqueEmail } from "./test-support.ts";
+import { expectKnownError, signInWithDevProvider, uniqueEmail } from "./test-support.ts";
 
 let server: TestServer;
 let project: TestProject;
@@ -16,7 +17,7 @@ let project: TestProject;
 beforeAll(async () => {
   server = await createTestServer();
   project = await server.createProject("Connected accounts");
-  await configure(server, project, {
+  await project.configure({
     "auth.oauth.providers.github": { isShared: false, clientId: "MOCK", clientSecret: "MOCK" },
     "auth.oauth.providers.gitlab": { isShared: true },
     "auth.oauth.providers.discord": { isShared: false, clientId: "MOCK", clientSecret: "MOCK" },
@@ -86,10 +87,7 @@ describe("provider access tokens", () => {
     const user = await connectedUser();
     const before = (await accessToken(user.client)).body.access_token as string;
     const [stored] = await storedTokens(user.userId);
-    await server.deps.db
-      .update(oauthTokens)
-      .set({ expiresAt: new Date(Date.now() - 1000) })
-      .where(eq(oauthTokens.id, stored!.token.id));
+    await expireRows(server, oauthTokens, eq(oauthTokens.id, stored!.token.id));
     const response = await accessToken(user.client);
     expect(response.status, response.text).toBe(201);
     const after = response.body.access_token as string;
@@ -104,12 +102,10 @@ describe("provider access tokens", () => {
   it("report no token when the provider refuses the refresh, and forget the dead grant", async () => {
     const user = await connectedUser();
     const [stored] = await storedTokens(user.userId);
+    await expireRows(server, oauthTokens, eq(oauthTokens.id, stored!.token.id));
     await server.deps.db
       .update(oauthTokens)
-      .set({
-        expiresAt: new Date(Date.now() - 1000),
-        refreshTokenEncrypted: encryptProviderToken(server.deps.env, "revoked-at-the-provider"),
-      })
+      .set({ refreshTokenEncrypted: encryptProviderToken(server.deps.env, "revoked-at-the-provider") })
       .where(eq(oauthTokens.id, stored!.token.id));
     expectKnownError(await accessToken(user.client), 400, "OAUTH_CONNECTION_DOES_NOT_HAVE_REQUIRED_SCOPE");
     expect(await storedTokens(user.userId)).toEqual([]);

@@ -7,10 +7,11 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sha256Hex } from "../../crypto/index.ts";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
+import { expireRows } from "../../testing/time.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 import { AUTHORIZATION_CODE_LIFETIME_MS } from "./code-grant.ts";
 import { oauthAuthorizationCodes } from "./schema.ts";
-import { configure, exchangeCode, expectKnownError, uniqueEmail } from "./test-support.ts";
+import { exchangeCode, expectKnownError, uniqueEmail } from "./test-support.ts";
 
 const TARGET = "https://docs.example.com/handler/oauth-callback?stack_cross_domain_auth=1";
 const AFTER = "https://docs.example.com/dashboard";
@@ -23,7 +24,7 @@ beforeAll(async () => {
   server = await createTestServer();
   project = await server.createProject("Cross-domain");
   other = await server.createProject("Another project");
-  await configure(server, project, {
+  await project.configure({
     "domains.allowLocalhost": false,
     "domains.trustedDomains.app": { baseUrl: "https://app.example.com" },
     "domains.trustedDomains.docs": { baseUrl: "https://docs.example.com" },
@@ -276,10 +277,7 @@ describe("the code exchange", () => {
 
   it("refuses an expired code", async () => {
     const { code, params } = await handOff((await signedInUser()).accessToken);
-    await server.deps.db
-      .update(oauthAuthorizationCodes)
-      .set({ expiresAt: new Date(Date.now() - 1000) })
-      .where(eq(oauthAuthorizationCodes.codeHash, sha256Hex(code)));
+    await expireRows(server, oauthAuthorizationCodes, eq(oauthAuthorizationCodes.codeHash, sha256Hex(code)));
     expectKnownError(await exchange(code, params), 400, "INVALID_AUTHORIZATION_CODE");
   });
 

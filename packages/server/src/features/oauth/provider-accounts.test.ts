@@ -6,7 +6,6 @@ import { createSignedInUser } from "../../testing/users.ts";
 import { getRenderedConfig } from "../projects/config-store.ts";
 import { attachProviderAccounts } from "./accounts.ts";
 import {
-  configure,
   expectKnownError,
   redirectError,
   runFlow,
@@ -23,7 +22,7 @@ beforeAll(async () => {
   project = await server.createProject("OAuth providers");
   other = await server.createProject("Another project");
   for (const target of [project, other]) {
-    await configure(server, target, { "auth.oauth.providers.github": { isShared: true } });
+    await target.configure({ "auth.oauth.providers.github": { isShared: true } });
   }
 });
 afterAll(() => server.close());

@@ -7,7 +7,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
 import {
   APP_REDIRECT_URI,
-  configure,
   devProviderLoginPage,
   exchangeCode,
   runFlow,
@@ -22,7 +21,7 @@ let project: TestProject;
 beforeAll(async () => {
   server = await createTestServer();
   project = await server.createProject("OAuth sign-in");
-  await configure(server, project, { "auth.oauth.providers.github": { isShared: true } });
+  await project.configure({ "auth.oauth.providers.github": { isShared: true } });
 });
 afterAll(() => server.close());
 

@@ -14,16 +14,6 @@ type Reply = Awaited<ReturnType<TestServer["request"]>>;
 
 export const APP_REDIRECT_URI = "http://localhost:3000/handler/oauth-callback";
 
-/** Sets config keys on the project's environment level, as the dashboard does. */
-export async function configure(server: TestServer, project: TestProject, override: Record<string, unknown>) {
-  const response = await server.request("/api/v1/internal/config/override/environment", {
-    method: "PATCH",
-    headers: project.headers("admin"),
-    body: { config_override_string: JSON.stringify(override) },
-  });
-  expect(response.status, response.text).toBe(200);
-}
-
 /** A browser's cookies for one host, ignoring paths (the dev provider does not mind extra cookies). */
 class CookieJar {
   private readonly cookies = new Map<string, string>();

@@ -9,7 +9,7 @@ import {
   listProjectPermissions,
   listTeamPermissions,
 } from "./service.ts";
-import { insertMember, insertTeam } from "./test-helpers.ts";
+import { insertMember, insertTeam } from "./test-support.ts";
 
 let server: TestServer;
 let project: TestProject;
@@ -19,15 +19,6 @@ beforeAll(async () => {
   project = await server.createProject("Default permissions");
 });
 afterAll(() => server.close());
-
-async function patchEnvironment(target: TestProject, override: Record<string, unknown>) {
-  const response = await server.request("/api/v1/internal/config/override/environment", {
-    method: "PATCH",
-    headers: target.headers("admin"),
-    body: { config_override_string: JSON.stringify(override) },
-  });
-  expect(response.status, response.text).toBe(200);
-}
 
 const config = () => getRenderedConfig(server.deps, project.id);
 
@@ -64,7 +55,7 @@ describe("team default permissions", () => {
 
   it("follows the configured sets, including system permissions", async () => {
     const target = await server.createProject("Custom team defaults");
-    await patchEnvironment(target, {
+    await target.configure({
       // The project level defines team_admin and team_member here; null removes them at this level.
       "rbac.defaultPermissions.teamCreator": { team_admin: null, $delete_team: true, $manage_api_keys: true },
       "rbac.defaultPermissions.teamMember": { team_member: null },
@@ -108,7 +99,7 @@ describe("sign-up default permissions", () => {
       });
       expect(response.status).toBe(201);
     }
-    await patchEnvironment(target, { "rbac.defaultPermissions.signUp": { beta_access: true } });
+    await target.configure({ "rbac.defaultPermissions.signUp": { beta_access: true } });
 
     const rendered = await getRenderedConfig(server.deps, target.id);
     const user = await createUser(
@@ -143,7 +134,7 @@ describe("sign-up default permissions", () => {
 
   it("makes a user the creator of the personal team created at sign-up", async () => {
     const target = await server.createProject("Personal teams");
-    await patchEnvironment(target, { "teams.createPersonalTeamOnSignUp": true });
+    await target.configure({ "teams.createPersonalTeamOnSignUp": true });
     const rendered = await getRenderedConfig(server.deps, target.id);
     const user = await createUser(
       server.deps.db,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SYSTEM_PERMISSION_IDS } from "../../config/index.ts";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
 import { createSignedInUser } from "../../testing/users.ts";
-import { insertTeam } from "./test-helpers.ts";
+import { insertTeam } from "./test-support.ts";
 
 let server: TestServer;
 let project: TestProject;
@@ -198,11 +198,7 @@ describe("updating definitions", () => {
     await define("team", { id: "reader", contained_permission_ids: ["$read_members"] });
     await define("team", { id: "writer", contained_permission_ids: ["reader"] });
     await patch("team", "reader", { contained_permission_ids: ["reader"] }); // self-reference follows too
-    await server.request("/api/v1/internal/config/override/environment", {
-      method: "PATCH",
-      headers: project.headers("admin"),
-      body: { config_override_string: JSON.stringify({ "rbac.defaultPermissions.teamMember.reader": true }) },
-    });
+    await project.configure({ "rbac.defaultPermissions.teamMember.reader": true });
     const { user } = await createSignedInUser(server, project.id);
     const teamId = await insertTeam(server.deps.db, project.id, [user.id]);
     await server.request(`/api/v1/team-permissions/${teamId}/${user.id}/reader`, {
@@ -274,11 +270,7 @@ describe("deleting definitions", () => {
   it("removes project permissions from the sign-up set and other project permissions", async () => {
     await define("project", { id: "p_base" });
     await define("project", { id: "p_top", contained_permission_ids: ["p_base"] });
-    await server.request("/api/v1/internal/config/override/environment", {
-      method: "PATCH",
-      headers: project.headers("admin"),
-      body: { config_override_string: JSON.stringify({ "rbac.defaultPermissions.signUp.p_base": true }) },
-    });
+    await project.configure({ "rbac.defaultPermissions.signUp.p_base": true });
     expect((await remove("project", "p_base")).status).toBe(200);
     const rbac = await renderedRbac();
     expect(rbac.permissions.p_base).toBeUndefined();

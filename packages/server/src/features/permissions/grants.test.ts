@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 import { teamMembers } from "../teams/schema.ts";
-import { insertTeam } from "./test-helpers.ts";
+import { insertTeam } from "./test-support.ts";
 
 let server: TestServer;
 let project: TestProject;

@@ -93,7 +93,7 @@ describe("POST /team-invitations/send-code", () => {
   });
 
   it("accepts callbacks on the project's trusted domains", async () => {
-    await api.config({ "domains.trustedDomains.app": { baseUrl: "https://app.example.com" } });
+    await project.configure({ "domains.trustedDomains.app": { baseUrl: "https://app.example.com" } });
     const team = await api.team("Trusted");
     const sent = await api.post("/team-invitations/send-code", "server", {
       team_id: team.id,

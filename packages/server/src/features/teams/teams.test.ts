@@ -89,8 +89,8 @@ describe("POST /teams", () => {
   });
 
   describe("with client team creation on", () => {
-    beforeAll(() => api.config({ "teams.allowClientTeamCreation": true }));
-    afterAll(() => api.config({ "teams.allowClientTeamCreation": false }));
+    beforeAll(() => project.configure({ "teams.allowClientTeamCreation": true }));
+    afterAll(() => project.configure({ "teams.allowClientTeamCreation": false }));
 
     it("lets a client create a team for itself and answers the client view", async () => {
       const ada = await api.user();
@@ -387,7 +387,7 @@ describe("DELETE /teams/:team_id", () => {
 
 describe("personal teams", () => {
   it("are created on sign-up when the project asks for it, and listed and selected for their user", async () => {
-    await api.config({ "teams.createPersonalTeamOnSignUp": true });
+    await project.configure({ "teams.createPersonalTeamOnSignUp": true });
     try {
       const ada = await api.user({ displayName: "Ada", primaryEmail: "ada@example.com" });
       const list = await api.get("/teams?user_id=me", ada.as);
@@ -398,7 +398,7 @@ describe("personal teams", () => {
       expect(left.body).toEqual({ success: true });
       expect(await api.selectedTeamOf(ada.user.id)).toBeNull();
     } finally {
-      await api.config({ "teams.createPersonalTeamOnSignUp": false });
+      await project.configure({ "teams.createPersonalTeamOnSignUp": false });
     }
   });
 });

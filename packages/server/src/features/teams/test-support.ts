@@ -1,11 +1,10 @@
 /** Request helpers shared by the teams tests. */
 import { and, eq } from "drizzle-orm";
 import { expect } from "vitest";
-import type { ConfigOverride } from "../../config/index.ts";
 import type { TestProject, TestServer } from "../../testing/harness.ts";
 import { codeFromEmail, latestEmailTo } from "../../testing/outbox.ts";
+import { expireRows } from "../../testing/time.ts";
 import { createSignedInUser } from "../../testing/users.ts";
-import { patchConfigOverride } from "../projects/config-store.ts";
 import { users } from "../users/schema.ts";
 import type { NewUser } from "../users/service.ts";
 import { verificationCodes } from "../verification-codes/schema.ts";
@@ -50,8 +49,6 @@ export function teamsApi(server: TestServer, project: TestProject) {
       }
       return created.body as { id: string; display_name: string };
     },
-    config: (override: ConfigOverride) =>
-      patchConfigOverride(server.deps, project.id, "environment", override),
     selectedTeamOf: async (userId: string) => {
       const [row] = await server.deps.db
         .select({ selectedTeamId: users.selectedTeamId })
@@ -111,16 +108,12 @@ export function invitationHelpers(
     },
     /** Moves an invitation and its code into the past (no sleeping in tests). */
     expire: async (invitationId: string) => {
-      const past = new Date(Date.now() - 1000);
       const [row] = await server.deps.db
-        .update(teamInvitations)
-        .set({ expiresAt: past })
-        .where(eq(teamInvitations.id, invitationId))
-        .returning();
-      await server.deps.db
-        .update(verificationCodes)
-        .set({ expiresAt: past })
-        .where(eq(verificationCodes.id, row!.codeId));
+        .select({ codeId: teamInvitations.codeId })
+        .from(teamInvitations)
+        .where(eq(teamInvitations.id, invitationId));
+      await expireRows(server, teamInvitations, eq(teamInvitations.id, invitationId));
+      await expireRows(server, verificationCodes, eq(verificationCodes.id, row!.codeId));
     },
   };
 }

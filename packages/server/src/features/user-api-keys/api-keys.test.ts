@@ -2,20 +2,16 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashApiKey, parseUserOrTeamApiKey } from "../../crypto/index.ts";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
+import { expireRows } from "../../testing/time.ts";
 import { createSignedInUser } from "../../testing/users.ts";
-import { insertMember, insertTeam } from "../permissions/test-helpers.ts";
+import { insertMember, insertTeam } from "../permissions/test-support.ts";
 import { userTeamApiKeys } from "./schema.ts";
 
 let server: TestServer;
 let project: TestProject;
 
-async function enableKeys(target: TestProject, user: boolean, team: boolean) {
-  const response = await server.request("/api/v1/internal/config/override/environment", {
-    method: "PATCH",
-    headers: target.headers("admin"),
-    body: { config_override_string: JSON.stringify({ "apiKeys.enabled": { user, team } }) },
-  });
-  expect(response.status).toBe(200);
+function enableKeys(target: TestProject, user: boolean, team: boolean) {
+  return target.configure({ "apiKeys.enabled": { user, team } });
 }
 
 beforeAll(async () => {
@@ -109,10 +105,7 @@ describe("user API keys", () => {
       expect(response.body.code).toBe("API_KEY_NOT_FOUND");
     }
 
-    await server.deps.db
-      .update(userTeamApiKeys)
-      .set({ expiresAt: new Date(Date.now() - 1000) })
-      .where(eq(userTeamApiKeys.id, created.body.id));
+    await expireRows(server, userTeamApiKeys, eq(userTeamApiKeys.id, created.body.id));
     const expired = await check(key);
     expect(expired.status).toBe(401);
     expect(expired.body.code).toBe("API_KEY_EXPIRED");

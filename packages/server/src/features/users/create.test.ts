@@ -5,7 +5,7 @@ import { verifyPassword } from "../../crypto/index.ts";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 import { users } from "./schema.ts";
-import { insertTeam, SERVER_VIEW_KEYS, setConfig, userRow } from "./test-support.ts";
+import { insertTeam, SERVER_VIEW_KEYS, userRow } from "./test-support.ts";
 import { decryptTotpSecret } from "./totp.ts";
 
 let server: TestServer;
@@ -180,21 +180,14 @@ describe("POST /users", () => {
     expect(errorCode(unknown)).toBe("OAUTH_PROVIDER_NOT_FOUND_OR_NOT_ENABLED");
     expect((await create({ oauth_providers: [] })).status).toBe(201);
 
-    const configured = await server.request("/api/v1/internal/config/override/environment", {
-      method: "PATCH",
-      headers: project.headers("admin"),
-      body: {
-        config_override_string: JSON.stringify({
-          "auth.oauth.providers.github": {
-            type: "github",
-            isShared: true,
-            allowSignIn: true,
-            allowConnectedAccounts: true,
-          },
-        }),
+    await project.configure({
+      "auth.oauth.providers.github": {
+        type: "github",
+        isShared: true,
+        allowSignIn: true,
+        allowConnectedAccounts: true,
       },
     });
-    expect(configured.status).toBe(200);
     const created = await create({
       oauth_providers: [{ id: "github", account_id: "gh-42", email: "gh@example.com" }],
     });
@@ -256,7 +249,7 @@ describe("POST /users", () => {
 
   it("creates the personal team when the project asks for one", async () => {
     const withTeams = await server.createProject("Personal teams");
-    await setConfig(server, withTeams, { "teams.createPersonalTeamOnSignUp": true });
+    await withTeams.configure({ "teams.createPersonalTeamOnSignUp": true });
     const response = await create({ display_name: "Ada" }, withTeams);
     expect(response.status).toBe(201);
     expect(response.body.selected_team).toMatchObject({ display_name: "Ada's Team" });

@@ -6,7 +6,7 @@ import { createSignedInUser } from "../../testing/users.ts";
 import { getRenderedConfig } from "../projects/config-store.ts";
 import { users } from "./schema.ts";
 import { createUser, type NewUser } from "./service.ts";
-import { insertTeam, SERVER_VIEW_KEYS, setConfig } from "./test-support.ts";
+import { insertTeam, SERVER_VIEW_KEYS } from "./test-support.ts";
 
 let server: TestServer;
 
@@ -219,7 +219,7 @@ describe("GET /users filters", () => {
 
   it("counts an unverified email as restricted when the project requires verification", async () => {
     const strict = await server.createProject("Strict filters");
-    await setConfig(server, strict, { "onboarding.requireEmailVerification": true });
+    await strict.configure({ "onboarding.requireEmailVerification": true });
     const verified = (
       await makeUser(strict.id, { primaryEmail: "v@example.com", primaryEmailVerified: true })
     ).id;

@@ -41,16 +41,6 @@ export const SERVER_VIEW_KEYS = [
   "risk_scores",
 ].sort();
 
-/** Sets rendered-config keys of a project (dot notation) through the admin config API. */
-export async function setConfig(server: TestServer, project: TestProject, override: Record<string, unknown>) {
-  const response = await server.request("/api/v1/internal/config/override/project", {
-    method: "PATCH",
-    headers: project.headers("admin"),
-    body: { config_override_string: JSON.stringify(override) },
-  });
-  if (response.status !== 200) throw new Error(`config patch failed: ${response.status} ${response.text}`);
-}
-
 /** Client headers for a signed-in user; the SDK always allows anonymous (and so restricted) users through. */
 export function asUser(
   project: TestProject,

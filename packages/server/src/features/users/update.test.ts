@@ -8,7 +8,7 @@ import { createSignedInUser } from "../../testing/users.ts";
 import { contactChannels } from "../contact-channels/schema.ts";
 import { getRenderedConfig } from "../projects/config-store.ts";
 import { issueTokens } from "../sessions/service.ts";
-import { asUser, channelsOf, insertTeam, sessionCount, setConfig, userRow } from "./test-support.ts";
+import { asUser, channelsOf, insertTeam, sessionCount, userRow } from "./test-support.ts";
 
 let server: TestServer;
 let project: TestProject;
@@ -371,7 +371,7 @@ describe("PATCH /users/:user_id (server)", () => {
 
   it("reflects a required email verification in the restricted state", async () => {
     const strict = await server.createProject("Strict");
-    await setConfig(server, strict, { "onboarding.requireEmailVerification": true });
+    await strict.configure({ "onboarding.requireEmailVerification": true });
     const { user } = await createSignedInUser(server, strict.id, { primaryEmail: "unverified@example.com" });
     const read = await server.request(`/api/v1/users/${user.id}`, { headers: strict.headers("server") });
     expect(read.body).toMatchObject({

@@ -18,22 +18,13 @@ let project: TestProject;
 beforeAll(async () => {
   server = await createTestServer();
   project = await server.createProject("Upgrades");
-  await patchConfig(project, { "teams.createPersonalTeamOnSignUp": true, "auth.otp.allowSignIn": true });
+  await project.configure({ "teams.createPersonalTeamOnSignUp": true, "auth.otp.allowSignIn": true });
 });
 afterAll(() => server.close());
 
 const PASSWORD = "correct horse battery";
 let counter = 0;
 const uniqueEmail = (label = "user") => `${label}-${++counter}@example.com`;
-
-async function patchConfig(target: TestProject, override: Record<string, unknown>) {
-  const response = await server.request("/api/v1/internal/config/override/environment", {
-    method: "PATCH",
-    headers: target.headers("admin"),
-    body: { config_override_string: JSON.stringify(override) },
-  });
-  expect(response.status, response.text).toBe(200);
-}
 
 const post = (target: TestProject, path: string, body: unknown, accessToken?: string) =>
   server.request(`/api/v1${path}`, {

@@ -11,7 +11,6 @@ import {
   insertTeam,
   SERVER_VIEW_KEYS,
   sessionCount,
-  setConfig,
   userRow,
 } from "./test-support.ts";
 
@@ -175,7 +174,7 @@ describe("DELETE /users/me", () => {
     expect(refused.text).toContain("Client user deletion is not enabled");
     expect(await userRow(server, user.id)).not.toBeNull();
 
-    await setConfig(server, deletable, { "users.allowClientUserDeletion": true });
+    await deletable.configure({ "users.allowClientUserDeletion": true });
     const deleted = await server.request("/api/v1/users/me", {
       method: "DELETE",
       headers: asUser(deletable, accessToken),

@@ -1,14 +1,11 @@
 import { existsSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type AdminOwnedProject, GatehouseAdminApp, GatehouseClientApp } from "@gatehouse/js";
-import type { Browser, Page } from "playwright-core";
-import { launchChromium } from "../../packages/server/src/testing/chromium.ts";
-import { startListeningServer } from "../../packages/server/src/testing/listening-server.ts";
+import type { Page } from "playwright-core";
+import { saveScreenshot, startBrowserTest } from "../../packages/server/src/testing/browser.ts";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
-export const SCREENSHOT_DIR = join(root, "e2e/artifacts/screenshots/dashboard");
 
 // Referenced so the admin app factory is registered in this process too.
 void GatehouseAdminApp;
@@ -24,32 +21,24 @@ export async function buildDashboard(): Promise<void> {
 
 export type DashboardEnv = Awaited<ReturnType<typeof startDashboard>>;
 
-/** A real server serving the built dashboard, and a headless Chromium (Playwright gives it a fresh profile). */
+/**
+ * A real server serving the built dashboard, and a headless Chromium (the shared browser-test bootstrap,
+ * testing/browser.ts).
+ */
 export async function startDashboard() {
   await buildDashboard();
-  await mkdir(SCREENSHOT_DIR, { recursive: true });
-  const server = await startListeningServer();
-  const browser: Browser = await launchChromium();
+  const session = await startBrowserTest();
   return {
-    baseUrl: server.baseUrl,
+    baseUrl: session.server.baseUrl,
     /** The running server's own deps, to read what it stored (e.g. the email outbox). */
-    gatehouse: server.gatehouse,
-    browser,
-    async newPage(): Promise<Page> {
-      const context = await browser.newContext({ viewport: { width: 1360, height: 860 } });
-      const page = await context.newPage();
-      page.setDefaultTimeout(10_000);
-      // Browser-side failures show up in the test output instead of as a bare timeout.
-      page.on("pageerror", (error) => console.error("[browser]", error.message));
-      page.on("console", (message) => {
-        if (message.type() === "error") console.error("[browser console]", message.text());
-      });
+    gatehouse: session.server.gatehouse,
+    browser: session.browser,
+    /** A desktop window unless told otherwise (the phone run asks for 390×844). */
+    async newPage(viewport = { width: 1360, height: 860 }): Promise<Page> {
+      const { page } = await session.newPage({ viewport });
       return page;
     },
-    async close() {
-      await browser.close();
-      await server.close();
-    },
+    close: () => session.close(),
   };
 }
 
@@ -64,9 +53,7 @@ export async function screenshot(page: Page, name: string): Promise<void> {
           animation.playState !== "running" || animation.effect?.getTiming().iterations === Infinity,
       ),
   );
-  // From the top: sticky bars would otherwise be drawn where the page happened to be scrolled.
-  await page.evaluate(() => window.scrollTo(0, 0));
-  await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+  await saveScreenshot(page, `dashboard/${name}`);
 }
 
 export const PASSWORD = "correct horse battery staple";

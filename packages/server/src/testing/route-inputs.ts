@@ -4,7 +4,7 @@
  * Reads zod's internal `_zod.def`, which is stable within zod 4.
  */
 import type { z } from "zod";
-import type { AnyRoute } from "./route.ts";
+import type { AnyRoute } from "../http/route.ts";
 
 type Def = {
   type: string;

@@ -1,28 +1,27 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { type GatehouseAdminApp, GatehouseClientApp, GatehouseServerApp } from "@gatehouse/js";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { build } from "vite";
 import { totpCode } from "../../packages/js/src/testing/apps.ts";
-import { CHROMIUM, launchChromium } from "../../packages/server/src/testing/chromium.ts";
-import { TEST_INTERNAL_KEYS, type TestServer } from "../../packages/server/src/testing/harness.ts";
-import { startListeningServer } from "../../packages/server/src/testing/listening-server.ts";
+import {
+  type BrowserPage,
+  saveScreenshot,
+  startBrowserTest,
+} from "../../packages/server/src/testing/browser.ts";
+import { TEST_INTERNAL_KEYS } from "../../packages/server/src/testing/harness.ts";
 import { codeFromEmail, emailsTo } from "../../packages/server/src/testing/outbox.ts";
-
-export { CHROMIUM };
 
 /**
  * What the browser tests of the handler pages run against: a real Gatehouse on a random port, a project created
  * through its API the way an owner would, the demo app built with Vite and served on another port, and Debian's
- * Chromium driven by playwright-core.
+ * Chromium driven by playwright-core (the shared browser-test bootstrap, testing/browser.ts).
  */
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const SCREENSHOTS = path.join(ROOT, "e2e/artifacts/screenshots");
 /** The internal project's team, which owns the projects its members create (server seed). */
 const INTERNAL_TEAM_ID = "a23e1b7f-ab18-41fc-9ee6-7a9ca9fa543c";
 
@@ -47,9 +46,7 @@ export type Demo = {
    * A fresh browser profile (cookies, storage) looking at the demo. `errors` collects what the page logged as an
    * error (React warnings included: the demo is built in development mode under Vitest) and uncaught exceptions.
    */
-  newPage(options?: {
-    viewport?: { width: number; height: number };
-  }): Promise<{ context: BrowserContext; page: Page; errors: string[] }>;
+  newPage(options?: { viewport?: { width: number; height: number } }): Promise<BrowserPage>;
   /** A user made through the server API, e-mail verified, with a password. */
   createUser(email: string, password: string, options?: { displayName?: string }): Promise<string>;
   /** The newest e-mail the project sent to an address, from the server's outbox table. */
@@ -171,14 +168,14 @@ export async function serveDemo(dir: string, config: unknown) {
 }
 
 export async function startDemo(settings: ProjectSettings = {}): Promise<Demo> {
-  const [gatehouse, dist] = await Promise.all([startListeningServer(), buildDemo()]);
+  const [session, dist] = await Promise.all([startBrowserTest(), buildDemo()]);
+  const gatehouse = session.server;
   const project = await createProjectThroughApi(gatehouse.baseUrl, settings);
   const site = await serveDemo(dist, {
     baseUrl: gatehouse.baseUrl,
     projectId: project.id,
     publishableClientKey: project.publishableClientKey,
   });
-  const browser = await launchChromium();
   const server = new GatehouseServerApp({
     projectId: project.id,
     baseUrl: gatehouse.baseUrl,
@@ -188,31 +185,14 @@ export async function startDemo(settings: ProjectSettings = {}): Promise<Demo> {
     redirectMethod: "none",
     noAutomaticPrefetch: true,
   });
-  const outbox = { deps: gatehouse.gatehouse.deps } as TestServer;
 
   return {
     apiUrl: gatehouse.baseUrl,
     url: site.url,
     project,
-    browser,
+    browser: session.browser,
     server,
-    async newPage(options = {}) {
-      const context = await browser.newContext({
-        viewport: options.viewport ?? { width: 1280, height: 820 },
-      });
-      // Well under the test timeout, so that a failing step names itself.
-      context.setDefaultTimeout(10_000);
-      const page = await context.newPage();
-      const errors: string[] = [];
-      page.on("console", (message) => {
-        // Failed requests the pages handle themselves (a 4xx known error) are logged by the browser too.
-        if (message.type() === "error" && !message.text().startsWith("Failed to load resource")) {
-          errors.push(message.text());
-        }
-      });
-      page.on("pageerror", (error) => errors.push(error.message));
-      return { context, page, errors };
-    },
+    newPage: (options) => session.newPage(options),
     async createUser(email, password, options = {}) {
       const user = await server.createUser({
         primaryEmail: email,
@@ -224,15 +204,14 @@ export async function startDemo(settings: ProjectSettings = {}): Promise<Demo> {
       return user.id;
     },
     async latestEmail(address, subject) {
-      const emails = await emailsTo(outbox, project.id, address);
+      const emails = await emailsTo(gatehouse, project.id, address);
       const email = emails.find((candidate) => !subject || subject.test(candidate.subject));
       if (!email) throw new Error(`No e-mail${subject ? ` matching ${subject}` : ""} was sent to ${address}`);
       return { subject: email.subject, text: email.text ?? "", code: codeFromEmail(email.text ?? "") };
     },
     async close() {
-      await browser.close();
       await site.close();
-      await gatehouse.close();
+      await session.close();
       rmSync(dist, { recursive: true, force: true });
     },
   };
@@ -243,18 +222,11 @@ export async function startDemo(settings: ProjectSettings = {}): Promise<Demo> {
  * e2e/artifacts/screenshots/<name>-light.png and -dark.png.
  */
 export async function screenshot(page: Page, name: string): Promise<void> {
-  await mkdir(SCREENSHOTS, { recursive: true });
-  // Full-page shots are taken from the top, so that sticky headers sit where a visitor first sees them.
-  await page.evaluate(() => window.scrollTo(0, 0));
   // Parts of the page still loading (the header's user button) would show as placeholders.
   await page.waitForFunction(() => !document.querySelector("[data-gh-pending]"));
   for (const colorScheme of ["light", "dark"] as const) {
     await page.emulateMedia({ colorScheme });
-    await page.screenshot({
-      path: path.join(SCREENSHOTS, `${name}-${colorScheme}.png`),
-      fullPage: true,
-      animations: "disabled",
-    });
+    await saveScreenshot(page, `${name}-${colorScheme}`, { animations: "disabled" });
   }
   await page.emulateMedia({ colorScheme: "light" });
 }
