@@ -1,5 +1,6 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createTestServer, type TestProject, type TestServer } from "../testing/harness.ts";
+import { setClock, useRealClock } from "../testing/time.ts";
 import { RATE_LIMITS } from "./rules.ts";
 
 /**
@@ -20,13 +21,13 @@ beforeAll(async () => {
 afterAll(() => Promise.all([development.close(), production.close()]));
 beforeEach(() => {
   now = Date.now();
-  vi.useFakeTimers({ toFake: ["Date"], now });
+  setClock(now);
 });
-afterEach(() => vi.useRealTimers());
+afterEach(useRealClock);
 
 const advance = (ms: number) => {
   now += ms;
-  vi.setSystemTime(now);
+  setClock(now);
 };
 
 function checkCode(server: TestServer, project: TestProject, ip: string) {
@@ -44,14 +45,6 @@ async function burst(server: TestServer, project: TestProject, ip: string, count
     passed: answers.filter((a) => a.status === 404).length,
     held: answers.filter((a) => a.status === 429).length,
   };
-}
-
-function configure(server: TestServer, project: TestProject, override: Record<string, unknown>) {
-  return server.request("/api/v1/internal/config/override/environment", {
-    method: "PATCH",
-    headers: project.headers("admin"),
-    body: { config_override_string: JSON.stringify(override) },
-  });
 }
 
 const retryAfter = (answer: { headers: Headers }) => Number(answer.headers.get("retry-after"));
@@ -79,10 +72,7 @@ describe("per-project rate limits (gatehouse.rateLimits)", () => {
   it("replace the built-in numbers for that project only", async () => {
     const tight = await production.createProject("Tight");
     const other = await production.createProject("Default");
-    const configured = await configure(production, tight, {
-      "gatehouse.rateLimits.codeCheckPerIp": { limit: 3, windowSeconds: 60 },
-    });
-    expect(configured.status, configured.text).toBe(200);
+    await tight.configure({ "gatehouse.rateLimits.codeCheckPerIp": { limit: 3, windowSeconds: 60 } });
     expect(await burst(production, tight, "203.0.113.2", 5)).toEqual({ passed: 3, held: 2 });
     const held = await checkCode(production, tight, "203.0.113.2");
     expect(retryAfter(held)).toBe(60);
@@ -90,7 +80,7 @@ describe("per-project rate limits (gatehouse.rateLimits)", () => {
 
     // Only the window was set here: the limit stays the built-in one.
     const windowOnly = await production.createProject("Window only");
-    await configure(production, windowOnly, { "gatehouse.rateLimits.codeCheckPerIp.windowSeconds": 10 });
+    await windowOnly.configure({ "gatehouse.rateLimits.codeCheckPerIp.windowSeconds": 10 });
     expect(await burst(production, windowOnly, "203.0.113.3", limit + 1)).toEqual({ passed: limit, held: 1 });
     advance(10_000);
     expect((await checkCode(production, windowOnly, "203.0.113.3")).status).toBe(404);
@@ -106,8 +96,9 @@ describe("per-project rate limits (gatehouse.rateLimits)", () => {
       { "gatehouse.rateLimits.codeCheckPerIp": "lots" },
       { "gatehouse.developmentLoopbackRateLimitFactor": 0 },
     ]) {
-      const response = await configure(production, project, override);
-      expect(response.status, JSON.stringify(override)).toBe(400);
+      await expect(project.configure(override), JSON.stringify(override)).rejects.toThrow(
+        /^Config override refused: 400 /,
+      );
     }
     expect(await burst(production, project, "203.0.113.4", limit + 1)).toEqual({ passed: limit, held: 1 });
   });
@@ -117,12 +108,8 @@ describe("loopback callers of a development server", () => {
   it("get 100 times the limits; other callers, and every caller in production, get the limits as set", async () => {
     const dev = await development.createProject("Dev loopback");
     const prod = await production.createProject("Prod loopback");
-    for (const [server, project] of [
-      [development, dev],
-      [production, prod],
-    ] as const) {
-      const response = await configure(server, project, { "gatehouse.rateLimits.codeCheckPerIp.limit": 2 });
-      expect(response.status, response.text).toBe(200);
+    for (const project of [dev, prod]) {
+      await project.configure({ "gatehouse.rateLimits.codeCheckPerIp.limit": 2 });
     }
     expect(await burst(development, dev, "127.0.0.1", 201)).toEqual({ passed: 200, held: 1 });
     expect(await burst(development, dev, "::1", 201)).toEqual({ passed: 200, held: 1 });
@@ -132,11 +119,10 @@ describe("loopback callers of a development server", () => {
 
   it("get the project's own factor, so that a developer can try the real limits locally", async () => {
     const project = await development.createProject("Real limits locally");
-    const response = await configure(development, project, {
+    await project.configure({
       "gatehouse.rateLimits.codeCheckPerIp.limit": 2,
       "gatehouse.developmentLoopbackRateLimitFactor": 1,
     });
-    expect(response.status, response.text).toBe(200);
     expect(await burst(development, project, "127.0.0.1", 3)).toEqual({ passed: 2, held: 1 });
   });
 });

@@ -63,7 +63,7 @@ describe("POST /auth/anonymous/sign-up", () => {
   it("works while sign-ups are off", async () => {
     const closed = await server.createProject("Anonymous closed");
     const closedApi = passwordApi(server, closed);
-    await closedApi.patchConfig({ "auth.allowSignUp": false });
+    await closed.configure({ "auth.allowSignUp": false });
     const response = await closedApi.post("/auth/anonymous/sign-up", undefined, from("198.51.100.3"));
     expect(response.status, response.text).toBe(200);
     expect(decodeJwt(response.body.access_token).aud).toBe(`${closed.id}:anon`);

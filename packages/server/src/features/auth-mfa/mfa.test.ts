@@ -1,11 +1,11 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { sha256Hex } from "../../crypto/index.ts";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
 import { codeFromEmail, latestEmailTo } from "../../testing/outbox.ts";
+import { expireCode, setClock, useRealClock } from "../../testing/time.ts";
 import { expectKnownError, type Reply, uniqueEmail } from "../auth-password/test-support.ts";
-import { configureProject, expireCode, freezeClockAtWindowStart } from "../contact-channels/test-support.ts";
 import { verificationCodes } from "../verification-codes/schema.ts";
 import { createVerificationCode } from "../verification-codes/service.ts";
 import { mfaTotpUsage } from "./schema.ts";
@@ -18,7 +18,7 @@ let project: TestProject;
 beforeAll(async () => {
   server = await createTestServer();
   project = await server.createProject("MFA");
-  await configureProject(server, project, {
+  await project.configure({
     "auth.password.allowSignIn": true,
     "auth.otp.allowSignIn": true,
   });
@@ -165,10 +165,8 @@ describe("POST /auth/mfa/sign-in", () => {
 
   it("accepts the codes of the previous and the next 30 s step", async () => {
     // Mid-step and frozen, so that the step cannot roll over between making a code and checking it.
-    vi.useFakeTimers({ toFake: ["Date"], now: Math.floor(Date.now() / 30_000) * 30_000 + 15_000 });
-    onTestFinished(() => {
-      vi.useRealTimers();
-    });
+    setClock(Math.floor(Date.now() / 30_000) * 30_000 + 15_000);
+    onTestFinished(useRealClock);
     const previous = await mfaUser();
     await expectSignedIn(
       await mfaSignIn(await passwordAttempt(previous.email), totpAt(previous.secret, Date.now() - 30_000)),
@@ -305,24 +303,20 @@ describe("POST /auth/mfa/sign-in", () => {
   });
 
   it("rate-limits guesses per user across attempt codes", async () => {
-    const restore = freezeClockAtWindowStart();
-    try {
-      const { secret, userId } = await mfaUser();
-      const wrong = totpAt(secret) === "000000" ? "111111" : "000000";
-      const statuses: number[] = [];
-      for (let i = 0; i < 11; i++) {
-        // Straight from the service: password sign-in has its own per-account limit, which would trip first.
-        const { code } = await createVerificationCode(server.deps.db, {
-          projectId: project.id,
-          purpose: "mfa_attempt",
-          data: { user_id: userId, is_new_user: false },
-        });
-        statuses.push((await mfaSignIn(code, wrong)).status);
-      }
-      expect(statuses.slice(0, 10)).toEqual(Array(10).fill(400));
-      expect(statuses[10]).toBe(429);
-    } finally {
-      restore();
+    // The user's window starts at their first guess, so the eleven guesses share it on any clock.
+    const { secret, userId } = await mfaUser();
+    const wrong = totpAt(secret) === "000000" ? "111111" : "000000";
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) {
+      // Straight from the service: password sign-in has its own per-account limit, which would trip first.
+      const { code } = await createVerificationCode(server.deps.db, {
+        projectId: project.id,
+        purpose: "mfa_attempt",
+        data: { user_id: userId, is_new_user: false },
+      });
+      statuses.push((await mfaSignIn(code, wrong)).status);
     }
+    expect(statuses.slice(0, 10)).toEqual(Array(10).fill(400));
+    expect(statuses[10]).toBe(429);
   });
 });

@@ -1,26 +1,23 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { RATE_LIMITS } from "../../rate-limit/limiter.ts";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
 import { emailsTo } from "../../testing/outbox.ts";
-import { configureProject, freezeClockAtWindowStart } from "../contact-channels/test-support.ts";
 
 const CALLBACK = "http://localhost:3000/handler/magic-link-callback";
 
 let server: TestServer;
 let project: TestProject;
-let restoreClock: () => void;
 
 beforeAll(async () => {
   server = await createTestServer({ trustProxy: { hops: 1 } });
 });
 afterAll(() => server.close());
 beforeEach(async () => {
-  restoreClock = freezeClockAtWindowStart();
-  // A project per test: rate-limit counters are per project, so tests do not share them.
+  // A project per test: rate-limit counters are per project, so tests do not share them. No fixed clock: a window
+  // starts at its counter's first attempt, so each test's attempts share one window on any clock.
   project = await server.createProject("Rate limited");
-  await configureProject(server, project, { "auth.otp.allowSignIn": true });
+  await project.configure({ "auth.otp.allowSignIn": true });
 });
-afterEach(() => restoreClock());
 
 const sendCode = (email: string, ip: string) =>
   server.request("/api/v1/auth/otp/send-sign-in-code", {

@@ -1,9 +1,10 @@
 import { eq } from "drizzle-orm";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { hashPassword } from "../../crypto/index.ts";
 import { RATE_LIMITS } from "../../rate-limit/rules.ts";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
 import { emailsTo } from "../../testing/outbox.ts";
+import { setClock, useRealClock } from "../../testing/time.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 import { sessions } from "../sessions/schema.ts";
 import { passwordApi, uniqueEmail } from "./test-support.ts";
@@ -27,12 +28,12 @@ beforeAll(async () => {
 afterAll(() => server.close());
 beforeEach(async () => {
   now = Date.now();
-  vi.useFakeTimers({ toFake: ["Date"], now });
+  setClock(now);
   // A project per test: the account's counters are per project.
   project = await server.createProject("Lockout");
   api = passwordApi(server, project);
 });
-afterEach(() => vi.useRealTimers());
+afterEach(useRealClock);
 
 const from = (ip: string) => ({ "x-forwarded-for": ip });
 
@@ -41,21 +42,12 @@ const from = (ip: string) => ({ "x-forwarded-for": ip });
  * the ceiling follows the project's config), since every attempt costs an Argon2 hash.
  */
 const SMALL_CEILING = 10;
-async function lowerCeiling() {
-  const response = await server.request("/api/v1/internal/config/override/environment", {
-    method: "PATCH",
-    headers: project.headers("admin"),
-    body: {
-      config_override_string: JSON.stringify({
-        "gatehouse.rateLimits.signInPerAccount.limit": SMALL_CEILING,
-      }),
-    },
-  });
-  expect(response.status, response.text).toBe(200);
+function lowerCeiling() {
+  return project.configure({ "gatehouse.rateLimits.signInPerAccount.limit": SMALL_CEILING });
 }
 const advance = (seconds: number) => {
   now += seconds * 1000;
-  vi.setSystemTime(now);
+  setClock(now);
 };
 
 async function owner() {
@@ -149,16 +141,7 @@ describe("the per-account ceiling of password attempts", () => {
   });
 
   it("never says to wait past the end of the ceiling's window, when the count starts over", async () => {
-    const response = await server.request("/api/v1/internal/config/override/environment", {
-      method: "PATCH",
-      headers: project.headers("admin"),
-      body: {
-        config_override_string: JSON.stringify({
-          "gatehouse.rateLimits.signInPerAccount": { limit: 3, windowSeconds: 10 },
-        }),
-      },
-    });
-    expect(response.status, response.text).toBe(200);
+    await project.configure({ "gatehouse.rateLimits.signInPerAccount": { limit: 3, windowSeconds: 10 } });
     const { email } = await owner();
     // t=0: three fill the ceiling, the fourth takes the first slow pass; the next pass opens at t=2, then t=6.
     expect(count(await attack(email, 4), 400)).toBe(4);

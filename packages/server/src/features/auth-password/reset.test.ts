@@ -1,8 +1,9 @@
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CROCKFORD_ALPHABET, generateSecureToken, hashPassword, sha256Hex } from "../../crypto/index.ts";
+import { CROCKFORD_ALPHABET, generateSecureToken, hashPassword } from "../../crypto/index.ts";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
 import { codeFromEmail, emailsTo, latestEmailTo } from "../../testing/outbox.ts";
+import { expireCode } from "../../testing/time.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 import { contactChannels } from "../contact-channels/schema.ts";
 import { holdAfterAnswer } from "../emails/after-answer.ts";
@@ -105,10 +106,7 @@ describe("password reset", () => {
   it("refuses expired codes", async () => {
     const { email } = await userWithPassword();
     const code = await resetCodeFor(email);
-    await server.deps.db
-      .update(verificationCodes)
-      .set({ expiresAt: new Date(Date.now() - 1000) })
-      .where(eq(verificationCodes.codeHash, sha256Hex(code)));
+    await expireCode(server, code);
     expectKnownError(await checkCode(code), 400, "VERIFICATION_CODE_EXPIRED");
     expectKnownError(await reset(code), 400, "VERIFICATION_CODE_EXPIRED");
     expectKnownError(await api.signIn(email, NEW_PASSWORD), 400, "EMAIL_PASSWORD_MISMATCH");
@@ -239,7 +237,7 @@ describe("password reset", () => {
   it("is refused while password sign-in is off", async () => {
     const closed = await server.createProject("Reset closed");
     const closedApi = passwordApi(server, closed);
-    await closedApi.patchConfig({ "auth.password.allowSignIn": false });
+    await closed.configure({ "auth.password.allowSignIn": false });
     expectKnownError(
       await sendResetCode("a@example.com", CALLBACK, closedApi),
       400,

@@ -97,7 +97,7 @@ describe("POST /auth/password/sign-in", () => {
   it("is refused while password sign-in is off", async () => {
     const closed = await server.createProject("No passwords");
     const closedApi = passwordApi(server, closed);
-    await closedApi.patchConfig({ "auth.password.allowSignIn": false });
+    await closed.configure({ "auth.password.allowSignIn": false });
     expectKnownError(
       await closedApi.signIn("a@example.com", PASSWORD),
       400,

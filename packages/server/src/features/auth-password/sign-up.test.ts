@@ -160,7 +160,7 @@ describe("sign-up settings", () => {
   });
 
   it("trusts configured domains only, and localhost only while allowed", async () => {
-    await settingsApi.patchConfig({
+    await settingsProject.configure({
       "domains.allowLocalhost": false,
       "domains.trustedDomains.app": { baseUrl: "https://app.example.com" },
     });
@@ -176,7 +176,7 @@ describe("sign-up settings", () => {
       verification_callback_url: "https://app.example.com/handler/email-verification",
     });
     expect(trusted.status, trusted.text).toBe(200);
-    await settingsApi.patchConfig({ "domains.allowLocalhost": true, "domains.trustedDomains": {} });
+    await settingsProject.configure({ "domains.allowLocalhost": true, "domains.trustedDomains": {} });
   });
 
   it("checks in the documented order: password auth, callback URL, sign-up, password length", async () => {
@@ -185,13 +185,13 @@ describe("sign-up settings", () => {
       password: "short",
       verification_callback_url: "https://evil.example",
     };
-    await settingsApi.patchConfig({ "auth.password.allowSignIn": false, "auth.allowSignUp": false });
+    await settingsProject.configure({ "auth.password.allowSignIn": false, "auth.allowSignUp": false });
     expectKnownError(await settingsApi.signUp(everythingWrong), 400, "PASSWORD_AUTHENTICATION_NOT_ENABLED");
-    await settingsApi.patchConfig({ "auth.password.allowSignIn": true });
+    await settingsProject.configure({ "auth.password.allowSignIn": true });
     expectKnownError(await settingsApi.signUp(everythingWrong), 400, "REDIRECT_URL_NOT_WHITELISTED");
     const { verification_callback_url: _, ...withoutCallback } = everythingWrong;
     expectKnownError(await settingsApi.signUp(withoutCallback), 400, "SIGN_UP_NOT_ENABLED");
-    await settingsApi.patchConfig({ "auth.allowSignUp": true });
+    await settingsProject.configure({ "auth.allowSignUp": true });
     expectKnownError(await settingsApi.signUp(withoutCallback), 400, "PASSWORD_TOO_SHORT", { min_length: 8 });
   });
 });
@@ -250,7 +250,7 @@ describe("anonymous upgrade", () => {
   it("is a sign-up too: refused while sign-ups are off", async () => {
     const closed = await server.createProject("Closed");
     const closedApi = passwordApi(server, closed);
-    await closedApi.patchConfig({ "auth.allowSignUp": false });
+    await closed.configure({ "auth.allowSignUp": false });
     const anon = await closedApi.post("/auth/anonymous/sign-up");
     expect(anon.status).toBe(200);
     const response = await closedApi.signUp(

@@ -29,8 +29,6 @@ export function passwordApi(server: TestServer, project: TestProject) {
     /** A fresh access token for a refresh token; 401 once the session is gone. */
     refresh: (refreshToken: string) =>
       post("/auth/sessions/current/refresh", undefined, { "x-stack-refresh-token": refreshToken }),
-    /** `project.configure`, under the name these tests know it by. */
-    patchConfig: (override: Record<string, unknown>) => project.configure(override),
   };
 }
 

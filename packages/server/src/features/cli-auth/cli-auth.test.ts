@@ -1,8 +1,9 @@
 import { eq } from "drizzle-orm";
 import { decodeJwt } from "jose";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sha256Hex } from "../../crypto/index.ts";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
+import { expireRows, setClock } from "../../testing/time.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 import { sessions } from "../sessions/schema.ts";
 import { users } from "../users/schema.ts";
@@ -149,10 +150,11 @@ describe("the CLI login flow", () => {
   it("reports an expired attempt to the poller and refuses its login code", async () => {
     const { refreshToken } = await createSignedInUser(server, project.id);
     const created = await start();
-    await server.deps.db
-      .update(cliAuthAttempts)
-      .set({ expiresAt: new Date(Date.now() - 1000) })
-      .where(eq(cliAuthAttempts.pollingCodeHash, sha256Hex(created.polling_code)));
+    await expireRows(
+      server,
+      cliAuthAttempts,
+      eq(cliAuthAttempts.pollingCodeHash, sha256Hex(created.polling_code)),
+    );
     const expired = await poll(created.polling_code);
     expect(expired.status).toBe(200);
     expect(expired.body).toEqual({ status: "expired" });
@@ -164,10 +166,11 @@ describe("the CLI login flow", () => {
     const { refreshToken } = await createSignedInUser(server, project.id);
     const created = await start();
     await complete({ login_code: created.login_code, refresh_token: refreshToken });
-    await server.deps.db
-      .update(cliAuthAttempts)
-      .set({ expiresAt: new Date(Date.now() - 1000) })
-      .where(eq(cliAuthAttempts.pollingCodeHash, sha256Hex(created.polling_code)));
+    await expireRows(
+      server,
+      cliAuthAttempts,
+      eq(cliAuthAttempts.pollingCodeHash, sha256Hex(created.polling_code)),
+    );
     expect((await poll(created.polling_code)).body).toEqual({ status: "expired" });
   });
 });
@@ -199,8 +202,9 @@ describe("POST /auth/cli/poll", () => {
 
   it("limits polls per client IP", async () => {
     const created = await start();
-    // The clock stands still (Date only), so a slow machine cannot see the minute-long window end mid-loop.
-    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() });
+    // The clock stands still (Date only), so a slow machine cannot see the minute-long window end mid-loop, and
+    // the 429 comes at the instant the window began: Retry-After is the whole window.
+    const restoreClock = setClock(Date.now());
     try {
       const headers = project.headers("client", { "x-forwarded-for": "203.0.113.9" });
       for (let i = 0; i < CLI_POLL_RATE_LIMIT.limit; i++) {
@@ -212,7 +216,7 @@ describe("POST /auth/cli/poll", () => {
       const elsewhere = await poll(created.polling_code, { ...headers, "x-forwarded-for": "203.0.113.10" });
       expect(elsewhere.status).toBe(200);
     } finally {
-      vi.useRealTimers();
+      restoreClock();
     }
   });
 });
@@ -266,10 +270,7 @@ describe("POST /auth/cli/complete", () => {
     expect(foreignResponse.status).toBe(400);
 
     const expiredUser = await createSignedInUser(server, project.id);
-    await server.deps.db
-      .update(sessions)
-      .set({ expiresAt: new Date(Date.now() - 1000) })
-      .where(eq(sessions.refreshTokenHash, sha256Hex(expiredUser.refreshToken)));
+    await expireRows(server, sessions, eq(sessions.refreshTokenHash, sha256Hex(expiredUser.refreshToken)));
     expect(
       (await complete({ login_code: created.login_code, refresh_token: expiredUser.refreshToken })).status,
     ).toBe(400);

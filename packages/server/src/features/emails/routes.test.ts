@@ -35,16 +35,9 @@ describe("GET /internal/emails", () => {
     const mailer = startEmailWorker(server.deps);
     await mailer.drain();
     // The second one fails: the project now points at a server that is down.
-    const patched = await server.request("/api/v1/internal/config/override/environment", {
-      method: "PATCH",
-      headers: project.headers("admin"),
-      body: {
-        config_override_string: JSON.stringify({
-          "emails.server": { isShared: false, host: "127.0.0.1", port: await closedPort() },
-        }),
-      },
+    await project.configure({
+      "emails.server": { isShared: false, host: "127.0.0.1", port: await closedPort() },
     });
-    expect(patched.status).toBe(200);
     const second = await sendBuiltInEmail(server.deps, projectRow, {
       kind: "email_verification",
       to: "second@example.com",

@@ -168,16 +168,9 @@ describe("a message given up on", () => {
   it("drops the sealed body when delivery fails for good", async () => {
     const deps = production();
     const { project, queued, secrets } = await queueMagicLink(deps, "Doomed", "doomed@example.com");
-    const patched = await server.request("/api/v1/internal/config/override/environment", {
-      method: "PATCH",
-      headers: project.headers("admin"),
-      body: {
-        config_override_string: JSON.stringify({
-          "emails.server": { isShared: false, host: "127.0.0.1", port: await closedPort() },
-        }),
-      },
+    await project.configure({
+      "emails.server": { isShared: false, host: "127.0.0.1", port: await closedPort() },
     });
-    expect(patched.status).toBe(200);
     await drain(deps, { maxAttempts: 1 });
     const row = await storedRow(project.id, queued.id);
     expect(row).toMatchObject({ status: "failed", bodyEncrypted: null });

@@ -33,13 +33,8 @@ function worker(deps: AppDeps = server.deps, options: Parameters<typeof startEma
   return started;
 }
 
-async function useProjectSmtp(project: TestProject, settings: Record<string, unknown>) {
-  const response = await server.request("/api/v1/internal/config/override/environment", {
-    method: "PATCH",
-    headers: project.headers("admin"),
-    body: { config_override_string: JSON.stringify({ "emails.server": { isShared: false, ...settings } }) },
-  });
-  expect(response.status).toBe(200);
+function useProjectSmtp(project: TestProject, settings: Record<string, unknown>) {
+  return project.configure({ "emails.server": { isShared: false, ...settings } });
 }
 
 async function rowOf(projectId: string, id: string) {
