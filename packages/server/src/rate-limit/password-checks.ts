@@ -135,7 +135,10 @@ export async function isKnownSignInAddress(
 }
 
 /** Remembers that the user signed in from the caller's address (nothing without one). */
-export async function recordKnownSignInAddress(scope: RateLimitScope, userId: string): Promise<void> {
+export async function recordKnownSignInAddress(
+  scope: Pick<RateLimitScope, "db" | "projectId" | "clientIp">,
+  userId: string,
+): Promise<void> {
   const address = scope.clientIp;
   if (!address) return;
   const now = new Date();

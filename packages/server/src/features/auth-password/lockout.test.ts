@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { hashPassword } from "../../crypto/index.ts";
 import { RATE_LIMITS } from "../../rate-limit/rules.ts";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
-import { emailsTo } from "../../testing/outbox.ts";
+import { codeFromEmail, emailsTo, latestEmailTo } from "../../testing/outbox.ts";
 import { setClock, useRealClock } from "../../testing/time.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 import { sessions } from "../sessions/schema.ts";
@@ -174,6 +174,37 @@ describe("the per-account ceiling of password attempts", () => {
     await server.deps.db.delete(sessions).where(eq(sessions.userId, user.id));
     expect((await api.signIn(email, PASSWORD, from(office))).status).toBe(200);
     expect((await api.signIn(email, PASSWORD, from("203.0.113.7"))).status).toBe(429);
+  });
+
+  it("remembers an address where any kind of sign-in finished (here an email code), after its session ended", async () => {
+    await lowerCeiling();
+    await project.configure({ "auth.otp.allowSignIn": true });
+    // Email codes sign in to verified addresses only.
+    const email = uniqueEmail("cafe-owner");
+    const { user } = await createSignedInUser(server, project.id, {
+      primaryEmail: email,
+      primaryEmailVerified: true,
+      passwordHash: await hashPassword(PASSWORD),
+    });
+    const cafe = "192.0.2.88";
+    const sent = await server.request("/api/v1/auth/otp/send-sign-in-code", {
+      method: "POST",
+      headers: project.headers("client", from(cafe)),
+      body: { email, callback_url: "http://localhost:3000/handler/magic-link-callback" },
+    });
+    expect(sent.status, sent.text).toBe(200);
+    const code = codeFromEmail((await latestEmailTo(server, project.id, email)).text);
+    const signedIn = await server.request("/api/v1/auth/otp/sign-in", {
+      method: "POST",
+      headers: project.headers("client", from(cafe)),
+      body: { code },
+    });
+    expect(signedIn.status, signedIn.text).toBe(200);
+    await server.deps.db.delete(sessions).where(eq(sessions.userId, user.id));
+
+    await attack(email, SMALL_CEILING + 1);
+    expect((await api.signIn(email, PASSWORD, from("203.0.113.8"))).status).toBe(429);
+    expect((await api.signIn(email, PASSWORD, from(cafe))).status).toBe(200);
   });
 
   it("still limits each address, known or not, to 10 attempts per account in 5 minutes", async () => {

@@ -10,7 +10,7 @@ import { readProtocolHeader } from "../../http/protocol-headers.ts";
 import { type AnyRoute, defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { consumeRateLimit, RATE_LIMITS, rateLimitScope } from "../../rate-limit/limiter.ts";
-import { consumePasswordCheckLimits, recordKnownSignInAddress } from "../../rate-limit/password-checks.ts";
+import { consumePasswordCheckLimits } from "../../rate-limit/password-checks.ts";
 import { sendBuiltInEmail } from "../emails/built-in.ts";
 import { deleteOtherSessions, findSessionByRefreshToken } from "../sessions/service.ts";
 import { completeSignIn } from "../sessions/sign-in.ts";
@@ -134,8 +134,6 @@ export const passwordRoutes: AnyRoute[] = [
         isNewUser: false,
         ip: clientIp,
       });
-      // Only after the whole sign-in, second factor included: this address now skips the account's ceiling.
-      await recordKnownSignInAddress(limits, user.id);
       return {
         body: { access_token: result.access_token, refresh_token: result.refresh_token, user_id: user.id },
       };

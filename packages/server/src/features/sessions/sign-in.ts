@@ -1,6 +1,7 @@
 import { knownError } from "@gatehouse/shared";
 import type { RenderedConfig } from "../../config/index.ts";
 import type { AppDeps } from "../../deps.ts";
+import { recordKnownSignInAddress } from "../../rate-limit/password-checks.ts";
 import type { UserRow } from "../users/schema.ts";
 import { createVerificationCode } from "../verification-codes/service.ts";
 import { issueTokens } from "./service.ts";
@@ -42,5 +43,8 @@ export async function completeSignIn(
     throw knownError("MULTI_FACTOR_AUTHENTICATION_REQUIRED", { attempt_code: code });
   }
   const tokens = await issueTokens(deps, input.projectId, input.user, input.config, { ip: input.ip });
+  // Only once the whole sign-in passed, second factor included, whatever the first factor was: from now on this
+  // address neither fills nor waits for the account's password-failure ceiling (rate-limit/password-checks.ts).
+  await recordKnownSignInAddress({ db: deps.db, projectId: input.projectId, clientIp: input.ip }, input.user.id);
   return { ...tokens, user_id: input.user.id, is_new_user: input.isNewUser };
 }
