@@ -45,6 +45,9 @@ export async function completeSignIn(
   const tokens = await issueTokens(deps, input.projectId, input.user, input.config, { ip: input.ip });
   // Only once the whole sign-in passed, second factor included, whatever the first factor was: from now on this
   // address neither fills nor waits for the account's password-failure ceiling (rate-limit/password-checks.ts).
-  await recordKnownSignInAddress({ db: deps.db, projectId: input.projectId, clientIp: input.ip }, input.user.id);
+  await recordKnownSignInAddress(
+    { db: deps.db, projectId: input.projectId, clientIp: input.ip },
+    input.user.id,
+  );
   return { ...tokens, user_id: input.user.id, is_new_user: input.isNewUser };
 }
