@@ -9,6 +9,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../../packages/server/src/testing/chromium.ts";
 import { startTestSmtpServer, type TestSmtpServer } from "../../packages/server/src/testing/smtp-server.ts";
+import { type Caller, callApi, expectOk } from "./api.ts";
 import { createOwnDatabase, type OwnDatabase } from "./postgres-database.ts";
 import { DEPLOY_START, type ProductProcess, QUICK_START, startProduct } from "./product-process.ts";
 
@@ -255,6 +256,40 @@ describe(`the product as users run it (${mode})`, () => {
       expect(user?.oauthProviders.map((provider) => provider.id)).toEqual(["github"]);
     }
     await page.context().close();
+  });
+
+  it("renders an email template in the sandbox, and stops hostile TSX with a 400 while still serving others", async () => {
+    // The built server finds its sandbox worker and the email modules outside the source tree (issue 13).
+    const admin: Caller = {
+      projectId: "internal",
+      accessType: "admin",
+      superSecretAdminKey: product.internalKeys().superSecretAdminKey,
+    };
+    const { templates } = (await expectOk(
+      callApi(product.baseUrl, admin, "/internal/email-templates"),
+      "list the email templates",
+    )) as { templates: { id: string; display_name: string }[] };
+    const verification = templates.find((template) => template.display_name === "Email Verification");
+    expect(verification, JSON.stringify(templates)).toBeDefined();
+    const preview = await expectOk(
+      callApi(product.baseUrl, admin, "/emails/render-email", { body: { template_id: verification!.id } }),
+      "preview the verification email",
+    );
+    expect(preview.html).toContain("<html");
+    expect(preview.subject).toContain("My Project");
+
+    const hostile = callApi(product.baseUrl, admin, "/emails/render-email", {
+      body: {
+        template_tsx_source:
+          "export function EmailTemplate() { while (true) {} }\nexport const variablesSchema = (v: unknown) => v;",
+        theme_id: false,
+      },
+    });
+    // While the endless render runs on its worker thread, the server answers everyone else.
+    expect((await fetch(`${product.baseUrl}/health`)).status).toBe(200);
+    const refused = await hostile;
+    expect(refused.status).toBe(400);
+    expect(refused.body.code).toBe("EMAIL_RENDERING_ERROR");
   });
 
   it("answered no request with a 5xx", () => {

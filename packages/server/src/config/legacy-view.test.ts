@@ -65,6 +65,7 @@ describe("legacy view of config set through the config API", () => {
       { provider_config_id: "google-2", id: "google", type: "shared" },
     ]);
     expect(result.enabled_oauth_providers).toEqual([{ id: "google" }]);
-    expect("email_theme" in result).toBe(false);
+    // The selected theme defaults to Default Light (PROTOCOL-EXTRA §1.1), so the view always names one.
+    expect(result.email_theme).toBe("1df07ae6-abf3-4a40-83a5-a1a2cbe336ac");
   });
 });

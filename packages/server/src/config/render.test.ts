@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { BUILT_IN_TEMPLATES } from "../email-rendering/built-in-templates.ts";
+import { BUILT_IN_THEMES, DEFAULT_SELECTED_THEME_ID } from "../email-rendering/built-in-themes.ts";
 import { newProjectOverride } from "./defaults.ts";
 import { mergeOverrideOverride } from "./override.ts";
 import { type RenderResult, renderConfig, validateLevelOverride } from "./render.ts";
@@ -32,7 +34,17 @@ describe("schema defaults", () => {
       onboarding: { requireEmailVerification: false },
       apiKeys: { enabled: { user: false, team: false } },
       rbac: { permissions: {}, defaultPermissions: { teamCreator: {}, teamMember: {}, signUp: {} } },
-      emails: { server: { isShared: true, provider: "smtp" }, themes: {}, templates: {} },
+      emails: {
+        server: { isShared: true, provider: "smtp" },
+        // The built-in themes and templates are defaults (email-rendering/built-in-*.ts).
+        selectedThemeId: DEFAULT_SELECTED_THEME_ID,
+        themes: Object.fromEntries(
+          BUILT_IN_THEMES.map((t) => [t.id, { displayName: t.displayName, tsxSource: t.tsxSource }]),
+        ),
+        templates: Object.fromEntries(
+          BUILT_IN_TEMPLATES.map((t) => [t.id, { displayName: t.displayName, tsxSource: t.tsxSource }]),
+        ),
+      },
       project: { requirePublishableClientKey: false },
       gatehouse: { rateLimits: {}, developmentLoopbackRateLimitFactor: 100 },
     });

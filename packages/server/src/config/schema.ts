@@ -9,6 +9,8 @@
  *   lower level defined, since overrides have no unset.
  */
 import { z } from "zod";
+import { PLACEHOLDER_TEMPLATE_SOURCE } from "../email-rendering/built-in-templates.ts";
+import { PLACEHOLDER_THEME_SOURCE } from "../email-rendering/built-in-themes.ts";
 import {
   DEVELOPMENT_LOOPBACK_FACTOR,
   MAX_LIMIT,
@@ -16,6 +18,7 @@ import {
   RATE_LIMIT_RULE_IDS,
   type RateLimitRuleId,
 } from "../rate-limit/rules.ts";
+import { withEmailDefaults } from "./email-defaults.ts";
 import { isPlainObject } from "./json.ts";
 import { CONFIG_KEY_SEGMENT_PATTERN } from "./keys.ts";
 import { CUSTOM_PERMISSION_ID_PATTERN, PERMISSION_ID_PATTERN } from "./permissions.ts";
@@ -177,24 +180,42 @@ const rbacSchema = section({
   }),
 });
 
-const emailsSchema = section({
-  server: section({
-    isShared: z.boolean().default(true),
-    provider: z.enum(EMAIL_SERVER_PROVIDERS).default("smtp"),
-    host: z.string().optional(),
-    port: z.number().int().min(1).max(65535).optional(),
-    username: z.string().optional(),
-    password: z.string().optional(),
-    senderName: z.string().optional(),
-    senderEmail: z.string().optional(),
-  }),
-  selectedThemeId: z.string().optional(),
-  themes: record(uuidKey, entry({ displayName: z.string(), tsxSource: z.string() })),
-  templates: record(
-    uuidKey,
-    entry({ displayName: z.string(), tsxSource: z.string(), themeId: z.string().optional() }),
-  ),
-});
+/** A template's theme: a theme id, or `false` for none; absent (or null) means the project's selected theme. */
+const templateThemeId = z.union([uuidKey, z.literal(false)]);
+
+const emailsSchema = z
+  .preprocess(
+    (value) => withEmailDefaults(dropNullEntries(value)),
+    z.strictObject({
+      server: section({
+        isShared: z.boolean().default(true),
+        provider: z.enum(EMAIL_SERVER_PROVIDERS).default("smtp"),
+        host: z.string().optional(),
+        port: z.number().int().min(1).max(65535).optional(),
+        username: z.string().optional(),
+        password: z.string().optional(),
+        senderName: z.string().optional(),
+        senderEmail: z.string().optional(),
+      }),
+      selectedThemeId: z.string(),
+      themes: record(
+        uuidKey,
+        entry({
+          displayName: z.string().default("Unnamed Theme"),
+          tsxSource: z.string().default(PLACEHOLDER_THEME_SOURCE),
+        }),
+      ),
+      templates: record(
+        uuidKey,
+        entry({
+          displayName: z.string().default("Unnamed Template"),
+          tsxSource: z.string().default(PLACEHOLDER_TEMPLATE_SOURCE),
+          themeId: templateThemeId.optional(),
+        }),
+      ),
+    }),
+  )
+  .prefault({});
 
 /** A project's numbers for one rate limit; what it leaves out keeps the built-in default (rate-limit/rules.ts). */
 const rateLimitOverride = entry({

@@ -7,6 +7,7 @@ import { passkeyRoutes } from "./auth-passkey/routes.ts";
 import { passwordRoutes } from "./auth-password/routes.ts";
 import { cliAuthRoutes } from "./cli-auth/routes.ts";
 import { contactChannelRoutes } from "./contact-channels/routes.ts";
+import { emailTemplateRoutes } from "./email-templates/routes.ts";
 import { emailRoutes } from "./emails/routes.ts";
 import type { Feature } from "./feature.ts";
 import type { FeatureHooks } from "./hooks.ts";
@@ -44,6 +45,7 @@ export const features: readonly Feature[] = [
   { id: "auth-passkey", routes: passkeyRoutes },
   { id: "contact-channels", routes: contactChannelRoutes },
   { id: "emails", routes: emailRoutes },
+  { id: "email-templates", routes: emailTemplateRoutes },
   { id: "cli-auth", routes: cliAuthRoutes },
   { id: "teams", routes: teamRoutes },
   {

@@ -51,11 +51,24 @@ const ID_KINDS: Record<string, IdKind> = {
   session_id: "session",
   api_key_id: "apiKey",
   permission_id: "permission",
+  theme_id: "emailTheme",
+  template_id: "emailTemplate",
+  templateId: "emailTemplate",
 };
 /** `/team-invitations/:id`: the only path parameter named plain `id`. Body fields named `id` name new objects. */
 const PATH_ONLY_ID_KINDS: Record<string, IdKind> = { id: "invitation" };
 
-type IdKind = "user" | "team" | "project" | "channel" | "session" | "apiKey" | "permission" | "invitation";
+type IdKind =
+  | "user"
+  | "team"
+  | "project"
+  | "channel"
+  | "session"
+  | "apiKey"
+  | "permission"
+  | "invitation"
+  | "emailTheme"
+  | "emailTemplate";
 type Tenant = Awaited<ReturnType<typeof createTenant>>;
 
 /** Values of the path parameters that name no object of a tenant (config levels, providers, categories). */
@@ -144,6 +157,16 @@ async function createTenant(name: string) {
   await created(project, "admin", "/team-permission-definitions", { id: teamPermission });
   await created(project, "server", `/project-permissions/${user}/${projectPermission}`, {});
   await created(project, "server", `/team-permissions/${team.id}/${user}/${teamPermission}`, {});
+  // Email themes and templates are config entries; templates need the project's own email server.
+  await project.configure({
+    "emails.server": { isShared: false, host: `smtp.tenant-${name}.example`, port: 587 },
+  });
+  const emailTheme = await created(project, "admin", "/internal/email-themes", {
+    display_name: `Theme of ${name}`,
+  });
+  const emailTemplate = await created(project, "admin", "/internal/email-templates", {
+    display_name: `Template of ${name}`,
+  });
   const sessions = await call(project, "server", "GET", `/auth/sessions?user_id=${user}`);
   const keySets = await call(project, "admin", "GET", "/internal/api-keys");
   const ids = {
@@ -158,6 +181,8 @@ async function createTenant(name: string) {
     projectPermission,
     teamPermission,
     invitation: invitation.id,
+    emailTheme: emailTheme.id,
+    emailTemplate: emailTemplate.id,
   };
   const markers = [...Object.values(ids).filter((id) => id !== project.id), email, `Team of ${name}`];
   return { project, accessToken: signedIn.accessToken, ids, markers };
@@ -288,6 +313,8 @@ async function snapshotOfA() {
     ["server", `/emails/notification-preference/${ids.user}`],
     ["admin", "/internal/api-keys"],
     ["admin", "/internal/projects/current"],
+    ["admin", `/internal/email-themes/${ids.emailTheme}`],
+    ["admin", "/internal/email-templates"],
   ];
   const snapshot: Record<string, unknown> = {};
   for (const [accessType, path] of reads) {

@@ -1,0 +1,189 @@
+/**
+ * The built-in email templates (PROTOCOL-EXTRA §1.1): ids, variables and subjects are the protocol's, the TSX and
+ * the wording are ours. They ship as config defaults (config/schema.ts); while a project uses the shared email
+ * server they are the only templates it has.
+ */
+export const BUILT_IN_TEMPLATE_IDS = {
+  email_verification: "e7d009ce-8d47-4528-b245-5bf119f2ffa3",
+  password_reset: "a70fb3a4-56c1-4e42-af25-49d25603abd0",
+  magic_link: "822687fe-8d0a-4467-a0d1-416b6e639478",
+  team_invitation: "e84de395-2076-4831-9c19-8e9a96a868e4",
+  sign_in_invitation: "066dd73c-36da-4fd0-b6d6-ebf87683f8bc",
+} as const;
+
+export type BuiltInTemplateType = keyof typeof BUILT_IN_TEMPLATE_IDS;
+
+/** Shared by every built-in: the imports, and styles that read well on the light, dark and colourful themes. */
+const PREAMBLE = `import { Button, Heading, Section, Text } from "@react-email/components";
+import { NotificationCategory, Subject, type Props } from "@stackframe/emails";
+import { type } from "arktype";
+
+const headingStyle = { fontSize: "22px", lineHeight: "30px", margin: "0 0 16px" };
+const buttonStyle = {
+  backgroundColor: "#2563eb",
+  borderRadius: "6px",
+  color: "#ffffff",
+  fontSize: "15px",
+  fontWeight: 600,
+  padding: "12px 24px",
+  textDecoration: "none",
+};
+const mutedStyle = { fontSize: "13px", lineHeight: "20px", opacity: 0.75 };
+`;
+
+type TemplateParts = {
+  /** The arktype object literal of the variables. */
+  schema: string;
+  subject: string;
+  body: string;
+  preview: string;
+};
+
+function templateSource(parts: TemplateParts): string {
+  return `${PREAMBLE}
+export const variablesSchema = type(${parts.schema});
+
+export function EmailTemplate({ user, project, variables }: Props<typeof variablesSchema.infer>) {
+  const greeting = user.displayName ? \`Hi \${user.displayName},\` : "Hi,";
+  return (
+    <>
+      <Subject value={${parts.subject}} />
+      <NotificationCategory value="Transactional" />
+${parts.body}
+    </>
+  );
+}
+
+EmailTemplate.PreviewVariables = ${parts.preview} satisfies typeof variablesSchema.infer;
+`;
+}
+
+/** A call-to-action button and the same link as text, for mail clients that hide buttons. */
+function action(label: string, variable: string): string {
+  return `      <Section style={{ margin: "24px 0", textAlign: "center" }}>
+        <Button href={variables.${variable}} style={buttonStyle}>
+          ${label}
+        </Button>
+      </Section>
+      <Text style={mutedStyle}>
+        Or paste this link into your browser: {variables.${variable}}
+      </Text>`;
+}
+
+const IGNORE_NOTE = `      <Text style={mutedStyle}>If you did not expect this email, you can safely ignore it.</Text>`;
+
+const SOURCES: Record<BuiltInTemplateType, { displayName: string; parts: TemplateParts }> = {
+  email_verification: {
+    displayName: "Email Verification",
+    parts: {
+      schema: `{ emailVerificationLink: "string" }`,
+      subject: `\`Verify your email at \${project.displayName}\``,
+      body: `      <Heading as="h1" style={headingStyle}>Confirm your email address</Heading>
+      <Text>{greeting} please confirm that this address belongs to your {project.displayName} account.</Text>
+${action("Verify email", "emailVerificationLink")}
+${IGNORE_NOTE}`,
+      preview: `{ emailVerificationLink: "https://example.com/handler/email-verification?code=preview" }`,
+    },
+  },
+  password_reset: {
+    displayName: "Password Reset",
+    parts: {
+      schema: `{ passwordResetLink: "string" }`,
+      subject: `\`Reset your password at \${project.displayName}\``,
+      body: `      <Heading as="h1" style={headingStyle}>Choose a new password</Heading>
+      <Text>{greeting} someone asked to reset the password of your {project.displayName} account. The link below lets you pick a new one.</Text>
+${action("Reset password", "passwordResetLink")}
+      <Text style={mutedStyle}>If it was not you, ignore this email: your password stays as it is.</Text>`,
+      preview: `{ passwordResetLink: "https://example.com/handler/password-reset?code=preview" }`,
+    },
+  },
+  magic_link: {
+    displayName: "Magic Link/OTP",
+    parts: {
+      schema: `{ magicLink: "string", otp: "string" }`,
+      subject: `\`Sign in to \${project.displayName}: Your code is \${variables.otp}\``,
+      body: `      <Heading as="h1" style={headingStyle}>Your sign-in code</Heading>
+      <Text>{greeting} enter this code to sign in to {project.displayName}:</Text>
+      <Text style={{ fontSize: "28px", fontWeight: 700, letterSpacing: "6px", textAlign: "center" }}>{variables.otp}</Text>
+${action("Sign in", "magicLink")}
+${IGNORE_NOTE}`,
+      preview: `{ magicLink: "https://example.com/handler/magic-link-callback?code=preview", otp: "3AB7QX" }`,
+    },
+  },
+  team_invitation: {
+    displayName: "Team Invitation",
+    parts: {
+      schema: `{ teamDisplayName: "string", teamInvitationLink: "string" }`,
+      subject: `\`You have been invited to join \${variables.teamDisplayName}\``,
+      body: `      <Heading as="h1" style={headingStyle}>Join {variables.teamDisplayName}</Heading>
+      <Text>{greeting} you have been invited to the team {variables.teamDisplayName} on {project.displayName}.</Text>
+${action("Accept invitation", "teamInvitationLink")}
+${IGNORE_NOTE}`,
+      preview: `{ teamDisplayName: "Design Team", teamInvitationLink: "https://example.com/handler/team-invitation?code=preview" }`,
+    },
+  },
+  sign_in_invitation: {
+    displayName: "Sign In Invitation",
+    parts: {
+      schema: `{ signInInvitationLink: "string", teamDisplayName: "string" }`,
+      subject: `\`You have been invited to sign in to \${project.displayName}\``,
+      body: `      <Heading as="h1" style={headingStyle}>You are invited to {variables.teamDisplayName}</Heading>
+      <Text>{greeting} an account is waiting for you on {project.displayName}. Sign in to get started.</Text>
+${action("Sign in", "signInInvitationLink")}
+${IGNORE_NOTE}`,
+      preview: `{ signInInvitationLink: "https://example.com/handler/sign-in", teamDisplayName: "My Project" }`,
+    },
+  },
+};
+
+export type BuiltInTemplate = {
+  type: BuiltInTemplateType;
+  id: string;
+  displayName: string;
+  tsxSource: string;
+};
+
+export const BUILT_IN_TEMPLATES: readonly BuiltInTemplate[] = (
+  Object.keys(SOURCES) as BuiltInTemplateType[]
+).map((type) => ({
+  type,
+  id: BUILT_IN_TEMPLATE_IDS[type],
+  displayName: SOURCES[type].displayName,
+  tsxSource: templateSource(SOURCES[type].parts),
+}));
+
+/** What a new template (POST /internal/email-templates) starts from: one number variable, transactional. */
+export const NEW_TEMPLATE_SOURCE = `import { Heading, Text } from "@react-email/components";
+import { NotificationCategory, Subject, type Props } from "@stackframe/emails";
+import { type } from "arktype";
+
+export const variablesSchema = type({ count: "number" });
+
+export function EmailTemplate({ user, project, variables }: Props<typeof variablesSchema.infer>) {
+  return (
+    <>
+      <Subject value={\`An update from \${project.displayName}\`} />
+      <NotificationCategory value="Transactional" />
+      <Heading as="h1">Hello {user.displayName ?? "there"}</Heading>
+      <Text>You have {variables.count} new notifications.</Text>
+    </>
+  );
+}
+
+EmailTemplate.PreviewVariables = { count: 3 } satisfies typeof variablesSchema.infer;
+`;
+
+/** What a template entry missing its source renders as (config written without one). */
+export const PLACEHOLDER_TEMPLATE_SOURCE = `import { Text } from "@react-email/components";
+import { NotificationCategory, Subject } from "@stackframe/emails";
+
+export function EmailTemplate() {
+  return (
+    <>
+      <Subject value="(no subject)" />
+      <NotificationCategory value="Transactional" />
+      <Text>This template has no content yet.</Text>
+    </>
+  );
+}
+`;

@@ -1,0 +1,113 @@
+/**
+ * Runs compiled email scripts in QuickJS on worker threads (sandbox-worker.mjs): the event loop stays free for
+ * other requests while a render runs, and the interpreter bounds each render's time and memory.
+ *
+ * A small pool: at most `MAX_WORKERS` threads, each running one job at a time, the rest queued. If a worker does not
+ * answer within the deadline plus a grace period (the interrupt handler failed to stop it), it is terminated and
+ * replaced, and its job fails as a timeout.
+ */
+import { availableParallelism } from "node:os";
+import { join } from "node:path";
+import { Worker } from "node:worker_threads";
+import { SERVER_PACKAGE_ROOT } from "../package-root.ts";
+
+export type SandboxLimits = { timeMs: number; memoryBytes: number };
+
+/**
+ * Wall-clock time (the interpreter's interrupt handler sees no CPU time) and heap. A template with `<Tailwind>`
+ * takes a few seconds in QuickJS on an idle machine, so the time limit leaves room for a busy one.
+ */
+export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = { timeMs: 15_000, memoryBytes: 128 * 1024 * 1024 };
+
+export type SandboxOutcome =
+  | { ok: true; value: string }
+  | { ok: false; kind: "timeout" | "memory" | "error"; message: string; stack?: string };
+
+/** Where the worker's file is, from the package root so that the bundled server finds it too. */
+const WORKER_FILE = join(SERVER_PACKAGE_ROOT, "src/email-rendering/sandbox-worker.mjs");
+const MAX_WORKERS = Math.max(1, Math.min(2, availableParallelism()));
+/** Time a worker gets beyond the deadline before it is presumed stuck (starting the interpreter counts too). */
+const WATCHDOG_GRACE_MS = 5_000;
+
+type Job = {
+  id: number;
+  code: string;
+  input: string;
+  limits: SandboxLimits;
+  resolve: (outcome: SandboxOutcome) => void;
+};
+
+type PoolWorker = { worker: Worker; job: Job | null; watchdog: NodeJS.Timeout | null };
+
+const workers: PoolWorker[] = [];
+const queue: Job[] = [];
+let nextJobId = 1;
+
+function startWorker(): PoolWorker {
+  const entry: PoolWorker = { worker: new Worker(WORKER_FILE), job: null, watchdog: null };
+  entry.worker.on("message", (message: { id?: number } & SandboxOutcome) => {
+    if (message.id === undefined || entry.job?.id !== message.id) return;
+    finish(entry, message.ok ? { ok: true, value: message.value } : message);
+  });
+  const fail = (reason: string) => {
+    retire(entry);
+    if (entry.job) finish(entry, { ok: false, kind: "error", message: reason });
+  };
+  entry.worker.on("error", (error) => fail(`The sandbox failed: ${error.message}`));
+  entry.worker.on("exit", () => fail("The sandbox stopped unexpectedly."));
+  // An idle worker must not keep the process alive; a busy one is referenced while it works (see dispatch).
+  entry.worker.unref();
+  workers.push(entry);
+  return entry;
+}
+
+function retire(entry: PoolWorker) {
+  const index = workers.indexOf(entry);
+  if (index >= 0) workers.splice(index, 1);
+}
+
+function finish(entry: PoolWorker, outcome: SandboxOutcome) {
+  const job = entry.job;
+  if (!job) return;
+  if (entry.watchdog) clearTimeout(entry.watchdog);
+  entry.job = null;
+  entry.watchdog = null;
+  entry.worker.unref();
+  job.resolve(outcome);
+  // A retired worker is out of `workers`, so the queue moves on to the others or to a new one.
+  dispatch();
+}
+
+function dispatch() {
+  while (queue.length > 0) {
+    const idle = workers.find((entry) => entry.job === null);
+    const entry = idle ?? (workers.length < MAX_WORKERS ? startWorker() : undefined);
+    if (!entry) return;
+    const job = queue.shift() as Job;
+    entry.job = job;
+    entry.worker.ref();
+    entry.watchdog = setTimeout(() => {
+      // The interpreter did not stop itself: end the thread; the next job gets a new one.
+      retire(entry);
+      void entry.worker.terminate();
+      finish(entry, {
+        ok: false,
+        kind: "timeout",
+        message: `The render took longer than ${job.limits.timeMs} ms and was stopped.`,
+      });
+    }, job.limits.timeMs + WATCHDOG_GRACE_MS);
+    entry.worker.postMessage({ id: job.id, code: job.code, input: job.input, limits: job.limits });
+  }
+}
+
+/** Runs `code` (which defines `__gatehouseRender`) and calls it with `input` (a JSON string). */
+export function runInSandbox(
+  code: string,
+  input: string,
+  limits: SandboxLimits = DEFAULT_SANDBOX_LIMITS,
+): Promise<SandboxOutcome> {
+  return new Promise((resolve) => {
+    queue.push({ id: nextJobId++, code, input, limits, resolve });
+    dispatch();
+  });
+}
