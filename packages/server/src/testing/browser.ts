@@ -48,9 +48,10 @@ export async function startBrowserTest(options: { env?: Partial<ServerEnv> } = {
     async newPage({ viewport = { width: 1280, height: 820 } } = {}) {
       const context = await browser.newContext({ viewport });
       const page = await context.newPage();
-      // Well under the test timeout, so that a failing step names itself. On this page only: pages it opens
-      // (an app in a popup) keep Playwright's longer default for their first load.
-      page.setDefaultTimeout(10_000);
+      // Under the test timeout (30 s), so that a failing step names itself, yet long enough for a step on a CI
+      // machine whose two cores are busy with other test files (10 s was not: a dashboard step once took 11 s while
+      // the email sandbox tests ran beside it). On this page only: pages it opens keep Playwright's default.
+      page.setDefaultTimeout(20_000);
       const errors: string[] = [];
       const report = (message: string) => {
         errors.push(message);
