@@ -11,21 +11,26 @@ import { contactChannels } from "./schema.ts";
 
 type UserEmail = { projectId: string; userId: string; email: string };
 
+/** The row of a new primary email channel. */
+function newPrimaryEmail(channel: UserEmail & { verified: boolean; usedForAuth: boolean }) {
+  return {
+    projectId: channel.projectId,
+    id: randomUuid(),
+    userId: channel.userId,
+    type: "email" as const,
+    value: channel.email,
+    isVerified: channel.verified,
+    isPrimary: true,
+    usedForAuth: channel.usedForAuth,
+  };
+}
+
 /** The primary email of a user being created (the user has no channel yet). */
 export async function insertPrimaryEmail(
   tx: Database,
   channel: UserEmail & { verified: boolean; usedForAuth: boolean },
 ): Promise<void> {
-  await tx.insert(contactChannels).values({
-    projectId: channel.projectId,
-    id: randomUuid(),
-    userId: channel.userId,
-    type: "email",
-    value: channel.email,
-    isVerified: channel.verified,
-    isPrimary: true,
-    usedForAuth: channel.usedForAuth,
-  });
+  await tx.insert(contactChannels).values(newPrimaryEmail(channel));
 }
 
 /**
@@ -54,16 +59,7 @@ export async function makePrimaryEmail(
   const { usedForAuth, markVerified } = channel.whenAlreadyPresent;
   await tx
     .insert(contactChannels)
-    .values({
-      projectId: channel.projectId,
-      id: randomUuid(),
-      userId: channel.userId,
-      type: "email",
-      value: channel.email,
-      isVerified: channel.verified,
-      isPrimary: true,
-      usedForAuth: channel.usedForAuth,
-    })
+    .values(newPrimaryEmail(channel))
     .onConflictDoUpdate({
       target: [contactChannels.userId, contactChannels.type, contactChannels.value],
       set: {
