@@ -3,10 +3,8 @@ import type { RenderedConfig } from "../config/index.ts";
 import type { Database } from "../db/index.ts";
 import { isLoopbackAddress } from "../http/client-ip.ts";
 import { StatusError } from "../http/status-error.ts";
-import { MAX_WINDOW_SECONDS, RATE_LIMITS, type RateLimitRule } from "./rules.ts";
+import { MAX_WINDOW_SECONDS, type RateLimitRule } from "./rules.ts";
 import { rateLimitCounters } from "./schema.ts";
-
-export { RATE_LIMITS, type RateLimitRule };
 
 /**
  * What every limit of one request depends on: the project (its counters and its configured numbers) and who calls

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { type AnyRoute, defineRoute } from "../../http/route.ts";
-import { consumeRateLimit, RATE_LIMITS, rateLimitScope } from "../../rate-limit/limiter.ts";
+import { consumeRateLimit, rateLimitScope } from "../../rate-limit/limiter.ts";
+import { RATE_LIMITS } from "../../rate-limit/rules.ts";
 import { completeSignIn } from "../sessions/sign-in.ts";
 import { createUser } from "../users/service.ts";
 

@@ -2,7 +2,8 @@ import { desc, eq } from "drizzle-orm";
 import { z } from "zod";
 import { escapeHtml } from "../../http/html.ts";
 import { defineRoute } from "../../http/route.ts";
-import { consumeRateLimit, RATE_LIMITS, rateLimitScope } from "../../rate-limit/limiter.ts";
+import { consumeRateLimit, rateLimitScope } from "../../rate-limit/limiter.ts";
+import { RATE_LIMITS } from "../../rate-limit/rules.ts";
 import { type SentEmailRow, sentEmails } from "./schema.ts";
 import { smtpOptionsFromSettings, trySendOnce } from "./transport.ts";
 
