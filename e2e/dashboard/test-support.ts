@@ -108,7 +108,12 @@ export async function ownerWithProject(
   await signUpInBrowser(env, page, email);
   await page.locator('input[name="displayName"]').fill(name);
   await page.getByRole("button", { name: "Create project" }).click();
-  await page.getByTestId("keys-once").waitFor();
+  // Either the keys or the form's error: a failed creation names its reason instead of timing out.
+  const keys = page.getByTestId("keys-once");
+  await keys.or(page.locator(".field-error")).first().waitFor();
+  if (!(await keys.isVisible())) {
+    throw new Error(`Creating the project failed: ${await page.locator(".field-error").first().innerText()}`);
+  }
   await page.getByRole("button", { name: "Go to the project" }).click();
   await page.waitForURL(/\/projects\/[^/]+$/);
   return decodeURIComponent(new URL(page.url()).pathname.split("/")[2]!);

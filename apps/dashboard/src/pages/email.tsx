@@ -1,9 +1,11 @@
 import { useState } from "react";
-import { useProjectContext } from "../project-context.tsx";
+import { projectPath, useProjectContext } from "../project-context.tsx";
+import { Link, navigate } from "../router.tsx";
 import { AsyncCard } from "../ui/async.tsx";
-import { ActionButton, Badge, Card, Empty, Field, formatDate, PageHead, Table } from "../ui/components.tsx";
+import { ActionButton, Card, Empty, Field, formatDate, PageHead, Table } from "../ui/components.tsx";
 import { useAsync } from "../ui/hooks.ts";
 import { Icon } from "../ui/icons.tsx";
+import { SentEmailState } from "./sent-email-status.tsx";
 
 export function EmailPage() {
   const { app, project, refresh } = useProjectContext();
@@ -166,6 +168,11 @@ export function EmailPage() {
       <AsyncCard
         title="Sent emails"
         description="The project's outbox, newest first."
+        actions={
+          <Link className="btn sm" to={projectPath(project.id, "sent-emails")}>
+            All sent emails
+          </Link>
+        }
         flush
         state={emails}
         rows={4}
@@ -183,23 +190,16 @@ export function EmailPage() {
             </thead>
             <tbody>
               {sent.map((email) => (
-                <tr key={email.id}>
+                <tr
+                  key={email.id}
+                  className="clickable"
+                  onClick={() => navigate(projectPath(project.id, `sent-emails/${email.id}`))}
+                >
                   <td>{email.to.join(", ")}</td>
                   <td>{email.subject}</td>
                   <td className="muted">{formatDate(email.sentAt)}</td>
                   <td>
-                    {email.error != null ? (
-                      <span
-                        title={typeof email.error === "string" ? email.error : JSON.stringify(email.error)}
-                      >
-                        <Badge tone="danger">Failed</Badge>{" "}
-                        <span className="small muted">
-                          {typeof email.error === "string" ? email.error : JSON.stringify(email.error)}
-                        </span>
-                      </span>
-                    ) : (
-                      <Badge tone="success">Sent</Badge>
-                    )}
+                    <SentEmailState email={email} />
                   </td>
                 </tr>
               ))}

@@ -173,6 +173,22 @@ export function EmailTemplate({ user, project, variables }: Props<typeof variabl
 EmailTemplate.PreviewVariables = { count: 3 } satisfies typeof variablesSchema.infer;
 `;
 
+/** What a new email draft (POST /internal/email-drafts) starts from: no variables, Marketing (PROTOCOL-EXTRA §1.5). */
+export const NEW_DRAFT_SOURCE = `import { Heading, Text } from "@react-email/components";
+import { NotificationCategory, Subject, type Props } from "@stackframe/emails";
+
+export function EmailTemplate({ user, project }: Props) {
+  return (
+    <>
+      <Subject value={\`News from \${project.displayName}\`} />
+      <NotificationCategory value="Marketing" />
+      <Heading as="h1">Hello {user.displayName ?? "there"}</Heading>
+      <Text>Write your message here.</Text>
+    </>
+  );
+}
+`;
+
 /** What a template entry missing its source renders as (config written without one). */
 export const PLACEHOLDER_TEMPLATE_SOURCE = `import { Text } from "@react-email/components";
 import { NotificationCategory, Subject } from "@stackframe/emails";
@@ -185,5 +201,18 @@ export function EmailTemplate() {
       <Text>This template has no content yet.</Text>
     </>
   );
+}
+`;
+
+/**
+ * What `send-email {html}` renders (PROTOCOL-EXTRA §1.2): the caller's HTML as the content, inside the chosen
+ * theme. No markers: the subject and the category come from the request, if it gives them.
+ */
+export const HTML_EMAIL_TEMPLATE_SOURCE = `import { type } from "arktype";
+
+export const variablesSchema = type({ html: "string" });
+
+export function EmailTemplate({ variables }: { variables: typeof variablesSchema.infer }) {
+  return <div dangerouslySetInnerHTML={{ __html: variables.html }} />;
 }
 `;

@@ -6,6 +6,8 @@ export {
   BUILT_IN_TEMPLATE_IDS,
   BUILT_IN_TEMPLATES,
   type BuiltInTemplateType,
+  HTML_EMAIL_TEMPLATE_SOURCE,
+  NEW_DRAFT_SOURCE,
   NEW_TEMPLATE_SOURCE,
 } from "./built-in-templates.ts";
 export {
@@ -17,12 +19,14 @@ export {
   NEW_THEME_SOURCE,
 } from "./built-in-themes.ts";
 export {
+  type EmailRecipientInput,
   EmailRenderError,
   type EmailRenderRequest,
   type NotificationCategoryName,
   type ProjectLogos,
   type RenderedEmail,
   renderEmail,
+  renderEmailBatch,
   renderTemplate,
   type TemplateRenderOptions,
   type ThemeChoice,

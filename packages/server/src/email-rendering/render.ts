@@ -11,7 +11,13 @@ import type { RenderedConfig } from "../config/index.ts";
 import { NO_THEME_SOURCE, PLACEHOLDER_THEME_SOURCE } from "./built-in-themes.ts";
 import { type CompiledEmail, compileEmail, EmailCompileError } from "./compile.ts";
 import { ownerLocation } from "./error-location.ts";
-import { DEFAULT_SANDBOX_LIMITS, runInSandbox, type SandboxLimits } from "./sandbox.ts";
+import {
+  DEFAULT_SANDBOX_LIMITS,
+  runBatchInSandbox,
+  type SandboxLimits,
+  type SandboxOutcome,
+} from "./sandbox.ts";
+import { isTrustedEmail, runTrusted } from "./trusted.ts";
 
 export class EmailRenderError extends Error {
   override readonly name = "EmailRenderError";
@@ -52,31 +58,67 @@ export type RenderedEmail = {
 /** What an HTML email may weigh; a render producing more is a runaway, not an email. */
 const MAX_HTML_LENGTH = 2_000_000;
 
+/** What differs between the recipients of one email: rendered in one sandbox run (`renderEmailBatch`). */
+export type EmailRecipientInput = Pick<EmailRenderRequest, "variables" | "user" | "unsubscribeLink">;
+
 export async function renderEmail(request: EmailRenderRequest): Promise<RenderedEmail> {
+  const [outcome] = await renderEmailBatch(request, [request]);
+  if (outcome instanceof EmailRenderError) throw outcome;
+  return outcome!;
+}
+
+/**
+ * Renders one email for many recipients: compiled once, run in one sandbox job (loading the libraries is most of a
+ * render's cost). One result per recipient, in order: the rendered email or the EmailRenderError for that one (a
+ * recipient's variables may fail the schema while the others pass). A compile error throws.
+ */
+export async function renderEmailBatch(
+  shared: Omit<EmailRenderRequest, keyof EmailRecipientInput>,
+  recipients: EmailRecipientInput[],
+): Promise<Array<RenderedEmail | EmailRenderError>> {
   let compiled: CompiledEmail;
   try {
     compiled = await compileEmail({
-      template: request.templateSource,
-      theme: request.themeSource ?? NO_THEME_SOURCE,
+      template: shared.templateSource,
+      theme: shared.themeSource ?? NO_THEME_SOURCE,
     });
   } catch (error) {
     if (error instanceof EmailCompileError) throw new EmailRenderError(`Compile error: ${error.message}`);
     throw error;
   }
-  const input = JSON.stringify({
-    variables: request.variables ?? {},
-    user: request.user ?? { displayName: request.preview ? "John Doe" : null },
-    project: request.project ?? { displayName: "My Project" },
-    preview: request.preview ?? false,
-    unsubscribeLink: request.unsubscribeLink,
-    projectLogos: request.projectLogos ?? {},
+  const inputs = recipients.map((recipient) =>
+    JSON.stringify({
+      variables: recipient.variables ?? {},
+      user: recipient.user ?? { displayName: shared.preview ? "John Doe" : null },
+      project: shared.project ?? { displayName: "My Project" },
+      preview: shared.preview ?? false,
+      unsubscribeLink: recipient.unsubscribeLink,
+      projectLogos: shared.projectLogos ?? {},
+    }),
+  );
+  const theme = shared.themeSource ?? NO_THEME_SOURCE;
+  const outcomes = isTrustedEmail({ template: shared.templateSource, theme })
+    ? runTrusted(compiled.code, inputs)
+    : await runBatchInSandbox(compiled.code, inputs, shared.limits ?? DEFAULT_SANDBOX_LIMITS);
+  return outcomes.map((outcome) => {
+    try {
+      return checkedResult(outcome, compiled, shared.requireMarkers ?? false);
+    } catch (error) {
+      if (error instanceof EmailRenderError) return error;
+      throw error;
+    }
   });
-  const outcome = await runInSandbox(compiled.code, input, request.limits ?? DEFAULT_SANDBOX_LIMITS);
+}
+
+function checkedResult(
+  outcome: SandboxOutcome,
+  compiled: CompiledEmail,
+  requireMarkers: boolean,
+): RenderedEmail {
   if (!outcome.ok) {
     const where = outcome.stack ? ownerLocation(compiled.sourceMap, outcome.stack) : undefined;
     throw new EmailRenderError(`Render error: ${outcome.message}${where ? ` (at ${where})` : ""}`);
   }
-
   const result = JSON.parse(outcome.value) as {
     html: string;
     subject?: string;
@@ -85,7 +127,7 @@ export async function renderEmail(request: EmailRenderRequest): Promise<Rendered
   if (typeof result.html !== "string" || result.html.length > MAX_HTML_LENGTH) {
     throw new EmailRenderError("Render error: the rendered HTML is missing or larger than 2 MB.");
   }
-  if (request.requireMarkers) {
+  if (requireMarkers) {
     if (result.subject === undefined) {
       throw new EmailRenderError(
         'Render error: the template must render a <Subject value="…" /> from @stackframe/emails.',

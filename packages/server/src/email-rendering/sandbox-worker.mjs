@@ -1,54 +1,13 @@
 // The sandbox's worker thread. Plain JavaScript (not TypeScript) because a worker thread loads its file directly,
 // whether the server runs from its sources or from the bundle; sandbox.ts starts it from this path.
 //
-// Each job gets a fresh QuickJS runtime: a WebAssembly interpreter with no access to the network, the file system
+// Each job (one email for one or more recipients of one project) gets a fresh QuickJS runtime: a WebAssembly interpreter with no access to the network, the file system
 // or the process (only the globals defined in PRELUDE below exist), a memory limit, a stack limit and a deadline
 // checked by the interpreter's interrupt handler. The thread keeps the server's event loop free while a render runs.
 import { parentPort } from "node:worker_threads";
 import variant from "@jitl/quickjs-wasmfile-release-sync";
-import { newQuickJSWASMModuleFromVariant, shouldInterruptAfterDeadline } from "quickjs-emscripten-core";
-
-// What browser code expects and React needs, with nothing that reaches outside the interpreter. Timers never fire:
-// rendering is synchronous apart from promise jobs, which the host runs (see runJob).
-const PRELUDE = `
-(() => {
-  const noop = () => {};
-  globalThis.console = { log: noop, info: noop, warn: noop, error: noop, debug: noop };
-  globalThis.setTimeout = () => 0;
-  globalThis.clearTimeout = noop;
-  globalThis.setInterval = () => 0;
-  globalThis.clearInterval = noop;
-  globalThis.queueMicrotask = (callback) => { Promise.resolve().then(callback); };
-  globalThis.performance = { now: () => Date.now() };
-  globalThis.structuredClone = (value) => (value === undefined ? undefined : JSON.parse(JSON.stringify(value)));
-  // Inert classes arktype's type checks refer to; none of them can reach the network or the disk.
-  for (const name of ["Blob", "File", "FormData", "Headers", "Request", "Response", "URL"]) {
-    globalThis[name] = class {};
-  }
-  globalThis.MessageChannel = class { constructor() { this.port1 = { onmessage: null }; this.port2 = { postMessage: noop }; } };
-  globalThis.TextEncoder = class {
-    encode(text = "") {
-      const binary = unescape(encodeURIComponent(String(text)));
-      const bytes = new Uint8Array(binary.length);
-      for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-      return bytes;
-    }
-    encodeInto(text, target) {
-      const bytes = this.encode(text);
-      target.set(bytes.subarray(0, target.length));
-      return { read: String(text).length, written: Math.min(bytes.length, target.length) };
-    }
-  };
-  globalThis.TextDecoder = class {
-    decode(bytes) {
-      if (!bytes) return "";
-      let binary = "";
-      for (let i = 0; i < bytes.length; i++) binary += String.fromCharCode(bytes[i]);
-      return decodeURIComponent(escape(binary));
-    }
-  };
-})();
-`;
+import { newQuickJSWASMModuleFromVariant } from "quickjs-emscripten-core";
+import { PRELUDE } from "./sandbox-prelude.mjs";
 
 /** Retries after a suspension (see sandbox-driver.ts); more than a handful means something suspends forever. */
 const MAX_ATTEMPTS = 20;
@@ -87,66 +46,116 @@ function classify(described, limits, deadline) {
   return { kind: "error", message: text, stack: described.stack };
 }
 
-function runJob(job) {
-  const deadline = Date.now() + job.limits.timeMs;
+/**
+ * A fresh runtime with the prelude and the job's code loaded, or the failure that stopped the load. The deadline
+ * is read by the interrupt handler on every check, so each render of a batch gets its own.
+ */
+function openRuntime(job, clock) {
   const runtime = quickJs.newRuntime();
   runtime.setMemoryLimit(job.limits.memoryBytes);
   runtime.setMaxStackSize(1024 * 1024);
-  runtime.setInterruptHandler(shouldInterruptAfterDeadline(deadline));
+  runtime.setInterruptHandler(() => Date.now() > clock.deadline);
   const context = runtime.newContext();
+  const opened = { runtime, context };
+  for (const [code, file] of [
+    [PRELUDE, "prelude.js"],
+    [job.code, "email.js"],
+  ]) {
+    const loaded = context.evalCode(code, file);
+    if (loaded.error) {
+      const failure = classify(describe(context, loaded.error), job.limits, clock.deadline);
+      loaded.error.dispose();
+      return { ...opened, failure: { ok: false, ...failure } };
+    }
+    loaded.value.dispose();
+  }
+  return opened;
+}
+
+function closeRuntime({ runtime, context }) {
   try {
-    for (const [code, file] of [
-      [PRELUDE, "prelude.js"],
-      [job.code, "email.js"],
-    ]) {
-      const loaded = context.evalCode(code, file);
-      if (loaded.error) {
-        const failure = classify(describe(context, loaded.error), job.limits, deadline);
-        loaded.error.dispose();
-        return { ok: false, ...failure };
-      }
-      loaded.value.dispose();
-    }
-    const call = `globalThis.__gatehouseRender(${JSON.stringify(job.input)})`;
-    for (let attempt = 1; ; attempt++) {
-      const result = context.evalCode(call, "render.js");
-      if (!result.error) {
-        const value = context.typeof(result.value) === "string" ? context.getString(result.value) : null;
-        result.value.dispose();
-        if (value === null) return { ok: false, kind: "error", message: "The render returned no result." };
-        return { ok: true, value };
-      }
-      const described = describe(context, result.error);
-      result.error.dispose();
-      // A suspended component leaves promise jobs behind; run them and try again.
-      if (attempt < MAX_ATTEMPTS && runtime.hasPendingJob()) {
-        const jobs = runtime.executePendingJobs(-1);
-        if (jobs.error) {
-          const failure = classify(describe(jobs.error.context ?? context, jobs.error), job.limits, deadline);
-          jobs.error.dispose();
-          return { ok: false, ...failure };
-        }
-        continue;
-      }
-      return { ok: false, ...classify(described, job.limits, deadline) };
-    }
-  } catch (error) {
-    // The interpreter itself failed (e.g. its memory ran out outside any script): report, never crash the thread.
-    return { ok: false, kind: "error", message: error instanceof Error ? error.message : String(error) };
-  } finally {
-    try {
-      context.dispose();
-      runtime.dispose();
-    } catch {
-      // A runtime stopped mid-allocation may refuse a clean dispose, and the module may then be unusable: answer
-      // this job, then end the thread so that the pool starts a fresh one.
-      moduleBroken = true;
-    }
+    context.dispose();
+    runtime.dispose();
+  } catch {
+    // A runtime stopped mid-allocation may refuse a clean dispose, and the module may then be unusable: answer
+    // this job, then end the thread so that the pool starts a fresh one.
+    moduleBroken = true;
   }
 }
 
+function renderOne({ runtime, context }, job, input, clock) {
+  const call = `globalThis.__gatehouseRender(${JSON.stringify(input)})`;
+  for (let attempt = 1; ; attempt++) {
+    const result = context.evalCode(call, "render.js");
+    if (!result.error) {
+      const value = context.typeof(result.value) === "string" ? context.getString(result.value) : null;
+      result.value.dispose();
+      if (value === null) return { ok: false, kind: "error", message: "The render returned no result." };
+      return { ok: true, value };
+    }
+    const described = describe(context, result.error);
+    result.error.dispose();
+    // A suspended component leaves promise jobs behind; run them and try again.
+    if (attempt < MAX_ATTEMPTS && runtime.hasPendingJob()) {
+      const jobs = runtime.executePendingJobs(-1);
+      if (jobs.error) {
+        const failure = classify(
+          describe(jobs.error.context ?? context, jobs.error),
+          job.limits,
+          clock.deadline,
+        );
+        jobs.error.dispose();
+        return { ok: false, ...failure };
+      }
+      continue;
+    }
+    return { ok: false, ...classify(described, job.limits, clock.deadline) };
+  }
+}
+
+/**
+ * Renders every input of the job (one project's email, one recipient each). The code is loaded once per batch:
+ * loading React and React Email into the interpreter is most of a single render's cost. A render stopped by a
+ * limit may leave the runtime in any state, so the next input gets a fresh one.
+ */
+function runJob(job) {
+  const clock = { deadline: Date.now() + job.limits.timeMs };
+  const outcomes = [];
+  let open = null;
+  try {
+    for (const input of job.inputs) {
+      clock.deadline = Date.now() + job.limits.timeMs;
+      if (!open) {
+        open = openRuntime(job, clock);
+        if (open.failure) {
+          // The code itself does not load: every input fails the same way.
+          while (outcomes.length < job.inputs.length) outcomes.push(open.failure);
+          break;
+        }
+      }
+      const outcome = renderOne(open, job, input, clock);
+      outcomes.push(outcome);
+      if (!outcome.ok && outcome.kind !== "error") {
+        closeRuntime(open);
+        open = null;
+        if (moduleBroken) break;
+      }
+    }
+  } catch (error) {
+    // The interpreter itself failed (e.g. its memory ran out outside any script): report, never crash the thread.
+    const message = error instanceof Error ? error.message : String(error);
+    while (outcomes.length < job.inputs.length) outcomes.push({ ok: false, kind: "error", message });
+  } finally {
+    if (open) closeRuntime(open);
+  }
+  while (outcomes.length < job.inputs.length) {
+    outcomes.push({ ok: false, kind: "error", message: "The sandbox stopped before this render." });
+  }
+  return outcomes;
+}
+
 parentPort.on("message", (job) => {
-  parentPort.postMessage({ id: job.id, ...runJob(job) });
+  parentPort.postMessage({ id: job.id, outcomes: runJob(job) });
   if (moduleBroken) process.exit(0);
 });
 parentPort.postMessage({ ready: true });

@@ -32,9 +32,9 @@ const WATCHDOG_GRACE_MS = 5_000;
 type Job = {
   id: number;
   code: string;
-  input: string;
+  inputs: string[];
   limits: SandboxLimits;
-  resolve: (outcome: SandboxOutcome) => void;
+  resolve: (outcomes: SandboxOutcome[]) => void;
 };
 
 type PoolWorker = { worker: Worker; job: Job | null; watchdog: NodeJS.Timeout | null };
@@ -45,13 +45,13 @@ let nextJobId = 1;
 
 function startWorker(): PoolWorker {
   const entry: PoolWorker = { worker: new Worker(WORKER_FILE), job: null, watchdog: null };
-  entry.worker.on("message", (message: { id?: number } & SandboxOutcome) => {
-    if (message.id === undefined || entry.job?.id !== message.id) return;
-    finish(entry, message.ok ? { ok: true, value: message.value } : message);
+  entry.worker.on("message", (message: { id?: number; outcomes?: SandboxOutcome[] }) => {
+    if (message.id === undefined || entry.job?.id !== message.id || !message.outcomes) return;
+    finish(entry, message.outcomes);
   });
   const fail = (reason: string) => {
     retire(entry);
-    if (entry.job) finish(entry, { ok: false, kind: "error", message: reason });
+    if (entry.job) finish(entry, failAll(entry.job, { ok: false, kind: "error", message: reason }));
   };
   entry.worker.on("error", (error) => fail(`The sandbox failed: ${error.message}`));
   entry.worker.on("exit", () => fail("The sandbox stopped unexpectedly."));
@@ -66,14 +66,18 @@ function retire(entry: PoolWorker) {
   if (index >= 0) workers.splice(index, 1);
 }
 
-function finish(entry: PoolWorker, outcome: SandboxOutcome) {
+function failAll(job: Job, outcome: SandboxOutcome): SandboxOutcome[] {
+  return job.inputs.map(() => outcome);
+}
+
+function finish(entry: PoolWorker, outcomes: SandboxOutcome[]) {
   const job = entry.job;
   if (!job) return;
   if (entry.watchdog) clearTimeout(entry.watchdog);
   entry.job = null;
   entry.watchdog = null;
   entry.worker.unref();
-  job.resolve(outcome);
+  job.resolve(outcomes);
   // A retired worker is out of `workers`, so the queue moves on to the others or to a new one.
   dispatch();
 }
@@ -86,28 +90,50 @@ function dispatch() {
     const job = queue.shift() as Job;
     entry.job = job;
     entry.worker.ref();
-    entry.watchdog = setTimeout(() => {
-      // The interpreter did not stop itself: end the thread; the next job gets a new one.
-      retire(entry);
-      void entry.worker.terminate();
-      finish(entry, {
-        ok: false,
-        kind: "timeout",
-        message: `The render took longer than ${job.limits.timeMs} ms and was stopped.`,
-      });
-    }, job.limits.timeMs + WATCHDOG_GRACE_MS);
-    entry.worker.postMessage({ id: job.id, code: job.code, input: job.input, limits: job.limits });
+    entry.watchdog = setTimeout(
+      () => {
+        // The interpreter did not stop itself: end the thread; the next job gets a new one.
+        retire(entry);
+        void entry.worker.terminate();
+        finish(
+          entry,
+          failAll(job, {
+            ok: false,
+            kind: "timeout",
+            message: `The render took longer than ${job.limits.timeMs} ms and was stopped.`,
+          }),
+        );
+        // Each input has its own deadline inside the worker; the watchdog allows for all of them.
+      },
+      job.limits.timeMs * job.inputs.length + WATCHDOG_GRACE_MS,
+    );
+    entry.worker.postMessage({ id: job.id, code: job.code, inputs: job.inputs, limits: job.limits });
   }
 }
 
 /** Runs `code` (which defines `__gatehouseRender`) and calls it with `input` (a JSON string). */
-export function runInSandbox(
+export async function runInSandbox(
   code: string,
   input: string,
   limits: SandboxLimits = DEFAULT_SANDBOX_LIMITS,
 ): Promise<SandboxOutcome> {
+  const [outcome] = await runBatchInSandbox(code, [input], limits);
+  return outcome!;
+}
+
+/**
+ * Runs `code` once and calls it with each input, in order, in one interpreter (each call has the time limit of its
+ * own); one outcome per input. For one project's email to many recipients: the same owner's code, so sharing an
+ * interpreter between the renders exposes nothing that is not the owner's already.
+ */
+export function runBatchInSandbox(
+  code: string,
+  inputs: string[],
+  limits: SandboxLimits = DEFAULT_SANDBOX_LIMITS,
+): Promise<SandboxOutcome[]> {
+  if (inputs.length === 0) return Promise.resolve([]);
   return new Promise((resolve) => {
-    queue.push({ id: nextJobId++, code, input, limits, resolve });
+    queue.push({ id: nextJobId++, code, inputs, limits, resolve });
     dispatch();
   });
 }

@@ -83,7 +83,10 @@ export type TestServer = {
 
 export async function createTestServer(envOverrides: Partial<ServerEnv> = {}): Promise<TestServer> {
   const database = await openTestDatabase();
-  const gatehouse = await bootGatehouse(testEnv(envOverrides), database, { emailWorker: false });
+  const gatehouse = await bootGatehouse(testEnv(envOverrides), database, {
+    emailWorker: false,
+    webhookWorker: false,
+  });
   return { ...testApiOf(gatehouse), close: () => gatehouse.close() };
 }
 

@@ -2,6 +2,7 @@ import { and, desc, eq, sql } from "drizzle-orm";
 import type { AppDeps } from "../deps.ts";
 import { settleAfterAnswer } from "../features/emails/after-answer.ts";
 import { readableEmail } from "../features/emails/body.ts";
+import { renderDueEmails } from "../features/emails/render-step.ts";
 import { sentEmails } from "../features/emails/schema.ts";
 
 /** A harness server, or anything else with the deps of a running Gatehouse (e.g. a listening server's). */
@@ -11,10 +12,15 @@ type WithDb = { deps: Pick<AppDeps, "db" | "env"> };
  * The emails a project queued for an address, newest first, as their recipient reads them: the outbox rows with the
  * sealed message opened (tests run in development, where the dev outbox keeps it; features/emails/body.ts). Email
  * work a request left running after its answer (password reset) finishes first, so a test can read right after
- * the request. Use the table itself to see what is stored.
+ * the request, and queued emails are rendered. Use the table itself to see what is stored.
  */
 export async function emailsTo(server: WithDb, projectId: string, address: string) {
   await settleAfterAnswer(server.deps);
+  // Queued emails are rendered by the outbox worker. A listening server runs one: wait for its current run, which
+  // renders (and sends) what is due. The harness runs none: render here, as the worker would before sending.
+  const worker = (server.deps as Partial<AppDeps>).emailWorker as { drain?: () => Promise<void> } | undefined;
+  if (worker?.drain) await worker.drain();
+  else await renderInTurn(server.deps);
   const rows = await server.deps.db
     .select()
     .from(sentEmails)
@@ -26,6 +32,20 @@ export async function emailsTo(server: WithDb, projectId: string, address: strin
     )
     .orderBy(desc(sentEmails.createdAt));
   return rows.map((row) => readableEmail(server.deps.env, row));
+}
+
+/**
+ * Harness renders run one after another per server. A render claims its rows for a lease, so a second render
+ * started meanwhile finds nothing due and returns at once: a test reading mails in parallel (two sign-ups racing)
+ * would then see a row the first render has not finished.
+ */
+const harnessRenders = new WeakMap<object, Promise<unknown>>();
+
+function renderInTurn(deps: WithDb["deps"]): Promise<unknown> {
+  const previous = harnessRenders.get(deps) ?? Promise.resolve();
+  const next = previous.catch(() => undefined).then(() => renderDueEmails(deps));
+  harnessRenders.set(deps, next);
+  return next;
 }
 
 /** The newest email to an address, or a clear failure. */

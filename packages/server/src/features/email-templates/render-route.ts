@@ -2,9 +2,11 @@
  * `POST /emails/render-email` (PROTOCOL-EXTRA §1.6): a preview of a template (stored or given as TSX) inside a
  * theme (stored, given as TSX, none, or the project's selected one), with preview names and the project's logos.
  * `editable_markers` is accepted for compatibility; the dashboard's WYSIWYG regions are not produced, so the answer
- * never carries `editable_regions`.
+ * never carries `editable_regions`. Gatehouse extension: `variables`, an object laid over the template's
+ * `PreviewVariables`, so the dashboard can preview a template with the values an owner types.
  */
 import { z } from "zod";
+import { metadataField } from "../../fields/metadata.ts";
 import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { findTemplate, findTheme, projectLogosOf, renderOr400, tags, tsxSourceField } from "./shared.ts";
@@ -19,6 +21,7 @@ const renderBody = z
     theme_tsx_source: source.optional(),
     editable_markers: z.boolean().optional(),
     editable_source: z.enum(["template", "theme", "both"]).optional(),
+    variables: metadataField.pipe(z.record(z.string(), z.unknown())).optional(),
   })
   .refine((body) => (body.template_id === undefined) !== (body.template_tsx_source === undefined), {
     error: "Give exactly one of template_id and template_tsx_source.",
@@ -65,6 +68,7 @@ export const renderRoutes = [
         templateSource: templateSource as string,
         themeSource,
         preview: true,
+        ...(body.variables !== undefined ? { variables: body.variables } : {}),
         projectLogos: projectLogosOf(auth.project),
       });
       return {

@@ -17,7 +17,7 @@ import type { SentEmailRow } from "./schema.ts";
  */
 
 /** The message as it is sent. */
-export type EmailMessage = { subject: string; html: string; text: string };
+export type EmailMessage = { subject: string; html: string; text: string; unsubscribeUrl?: string };
 
 export const REDACTED = "[redacted]";
 
@@ -34,7 +34,32 @@ export function sealMessage(env: Pick<ServerEnv, "secret">, message: EmailMessag
 /** Decrypts a sealed message; throws SecretDecryptionError if it was made under another GATEHOUSE_SECRET. */
 export function openMessage(env: Pick<ServerEnv, "secret">, sealed: string): EmailMessage {
   const parsed = JSON.parse(decryptSecret(sealed, bodyKey(env))) as Partial<EmailMessage>;
-  return { subject: parsed.subject ?? "", html: parsed.html ?? "", text: parsed.text ?? "" };
+  return {
+    subject: parsed.subject ?? "",
+    html: parsed.html ?? "",
+    text: parsed.text ?? "",
+    ...(parsed.unsubscribeUrl ? { unsubscribeUrl: parsed.unsubscribeUrl } : {}),
+  };
+}
+
+/**
+ * A template's variables hold what the rendered message will (the built-in emails' links and codes), so until the
+ * row is rendered they are sealed the same way, under a key of their own.
+ */
+const variablesKey = (env: Pick<ServerEnv, "secret">) => ({
+  masterSecret: env.secret,
+  purpose: "sent-email-variables",
+});
+
+export function sealVariables(env: Pick<ServerEnv, "secret">, variables: Record<string, unknown>): string {
+  return encryptSecret(JSON.stringify(variables), variablesKey(env));
+}
+
+export function openVariables(env: Pick<ServerEnv, "secret">, sealed: string): Record<string, unknown> {
+  const parsed = JSON.parse(decryptSecret(sealed, variablesKey(env))) as unknown;
+  return parsed && typeof parsed === "object" && !Array.isArray(parsed)
+    ? (parsed as Record<string, unknown>)
+    : {};
 }
 
 /**
@@ -78,7 +103,10 @@ export function redactText(text: string, secrets: readonly string[]): string {
   return redacted.replace(LINK_WITH_PARAMETERS, REDACTED).replace(LONG_CODE, REDACTED);
 }
 
-export function redactMessage(message: EmailMessage, secrets: readonly string[]): EmailMessage {
+export function redactMessage(
+  message: EmailMessage,
+  secrets: readonly string[],
+): Pick<EmailMessage, "subject" | "html" | "text"> {
   return {
     subject: redactText(message.subject, secrets),
     html: redactText(message.html, secrets),

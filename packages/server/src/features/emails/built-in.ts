@@ -1,41 +1,78 @@
 import { render, toPlainText } from "@react-email/render";
+import type { RenderedConfig } from "../../config/index.ts";
 import type { AppDeps } from "../../deps.ts";
+import { BUILT_IN_TEMPLATE_IDS, type BuiltInTemplateType } from "../../email-rendering/index.ts";
+import { getRenderedConfig } from "../projects/config-store.ts";
 import type { ProjectRow } from "../projects/schema.ts";
-import { enqueueEmail } from "./outbox.ts";
-import { emailVerificationEmail } from "./templates/email-verification.tsx";
-import type { TemplateOutput } from "./templates/layout.tsx";
-import { magicLinkEmail } from "./templates/magic-link.tsx";
-import { passwordResetEmail } from "./templates/password-reset.tsx";
+import { enqueueRenderedEmail, enqueueTemplateEmails } from "./outbox.ts";
+import type { EmailRecipient } from "./schema.ts";
 import { signInAttemptsEmail } from "./templates/sign-in-attempts.tsx";
-import { signInInvitationEmail } from "./templates/sign-in-invitation.tsx";
-import { teamInvitationEmail } from "./templates/team-invitation.tsx";
 
-/** The messages the platform itself sends, with what each needs to be rendered. */
+/** The messages the platform itself sends, with what each needs. `link` carries the one-time code. */
 export type BuiltInEmail =
   | { kind: "email_verification"; variables: { link: string } }
   | { kind: "password_reset"; variables: { link: string } }
   | { kind: "magic_link"; variables: { link: string; otp: string } }
   | { kind: "team_invitation"; variables: { link: string; teamDisplayName: string } }
-  | { kind: "sign_in_invitation"; variables: { link: string } }
-  | { kind: "sign_in_attempts"; variables: { attempts: number; windowMinutes: number } };
+  | { kind: "sign_in_invitation"; variables: { link: string } };
 
-export type RenderedEmail = { subject: string; html: string; text: string };
-
-function builtInTemplate(projectName: string, email: BuiltInEmail): TemplateOutput {
+/**
+ * The variables each built-in template declares (PROTOCOL-EXTRA §1.1), from what the sender knows. The sign-in
+ * invitation's `teamDisplayName` is the project's name, as the protocol has it.
+ */
+function templateVariables(email: BuiltInEmail, projectName: string): Record<string, string> {
   switch (email.kind) {
     case "email_verification":
-      return emailVerificationEmail({ projectName, ...email.variables });
+      return { emailVerificationLink: email.variables.link };
     case "password_reset":
-      return passwordResetEmail({ projectName, ...email.variables });
+      return { passwordResetLink: email.variables.link };
     case "magic_link":
-      return magicLinkEmail({ projectName, ...email.variables });
+      return { magicLink: email.variables.link, otp: email.variables.otp.toUpperCase() };
     case "team_invitation":
-      return teamInvitationEmail({ projectName, ...email.variables });
+      return { teamInvitationLink: email.variables.link, teamDisplayName: email.variables.teamDisplayName };
     case "sign_in_invitation":
-      return signInInvitationEmail({ projectName, ...email.variables });
-    case "sign_in_attempts":
-      return signInAttemptsEmail({ projectName, ...email.variables });
+      return { signInInvitationLink: email.variables.link, teamDisplayName: projectName };
   }
+}
+
+/** A template's theme choice resolved to a theme id, or null for "no theme" (PROTOCOL-EXTRA §1.1). */
+export function resolveThemeId(
+  config: RenderedConfig,
+  choice: string | false | null | undefined,
+): string | null {
+  if (choice === false) return null;
+  return choice ?? config.emails.selectedThemeId;
+}
+
+/**
+ * Queues a built-in email, rendered by the outbox worker from the project's template of that type: an owner who
+ * edited the verification template changes the next verification email. Built-in emails are high priority and go
+ * to the given address, tied to the user when there is one.
+ */
+export async function sendBuiltInEmail(
+  deps: AppDeps,
+  project: Pick<ProjectRow, "id" | "displayName">,
+  input: BuiltInEmail & { to: string; userId?: string | null; config?: RenderedConfig },
+) {
+  const config = input.config ?? (await getRenderedConfig(deps, project.id));
+  const templateId = BUILT_IN_TEMPLATE_IDS[input.kind satisfies BuiltInTemplateType];
+  const template = config.emails.templates[templateId];
+  if (!template) throw new Error(`The project's config has no ${input.kind} template.`);
+  const recipient: EmailRecipient = input.userId
+    ? { type: "user-custom-emails", user_id: input.userId, emails: [input.to] }
+    : { type: "custom-emails", emails: [input.to] };
+  const [row] = await enqueueTemplateEmails(deps, project.id, [
+    {
+      recipient,
+      tsxSource: template.tsxSource,
+      themeId: resolveThemeId(config, template.themeId),
+      templateId,
+      variables: templateVariables(input, project.displayName),
+      isHighPriority: true,
+      kind: input.kind,
+    },
+  ]);
+  return row!;
 }
 
 /** html-to-text shouts headings in capitals by default; the plain-text part should read like the HTML one. */
@@ -47,45 +84,36 @@ const plainTextOptions = {
 };
 
 /**
- * A header line cannot hold line breaks; names typed by users could, so a subject is kept on one line (mail
- * libraries fold or reject them too, but the stored subject should already be what is sent).
+ * The "many failed sign-ins" notice to a project's owner. It is about the owner's own account, not one of the
+ * project's templates, so it is rendered here with React Email and queued ready to send.
  */
-function oneLine(text: string): string {
-  return text.replace(/[\r\n\t]+/g, " ").trim();
-}
-
-/** Renders a built-in message for a project to HTML (React Email) and plain text. */
-export async function renderBuiltInEmail(
-  project: Pick<ProjectRow, "displayName">,
-  email: BuiltInEmail,
-): Promise<RenderedEmail> {
-  const { subject, element } = builtInTemplate(project.displayName, email);
+export async function sendSignInAttemptsEmail(
+  deps: AppDeps,
+  project: Pick<ProjectRow, "id" | "displayName">,
+  input: { to: string; userId?: string | null; attempts: number; windowMinutes: number },
+) {
+  const { subject, element } = signInAttemptsEmail({
+    projectName: project.displayName,
+    attempts: input.attempts,
+    windowMinutes: input.windowMinutes,
+  });
   const html = await render(element);
-  return { subject: oneLine(subject), html, text: toPlainText(html, plainTextOptions) };
+  return enqueueRenderedEmail(deps, project.id, {
+    to: [input.to],
+    subject: subject.replace(/[\r\n\t]+/g, " ").trim(),
+    html,
+    text: toPlainText(html, plainTextOptions),
+    kind: "sign_in_attempts",
+    userId: input.userId ?? null,
+  });
 }
 
 /** Variables that carry a one-time secret by their name: the emailed link, the code a person types. */
 const SECRET_VARIABLE = /^(link|otp|code|token)$|(Link|Url|Code|Token)$/;
 
-/** The values the stored copy must not show (outbox.ts redacts them; body.ts says why). */
+/** The values the stored copy must not show (render-step.ts redacts them; body.ts says why). */
 export function secretsOf(variables: Record<string, unknown>): string[] {
   return Object.entries(variables)
     .filter(([name, value]) => SECRET_VARIABLE.test(name) && typeof value === "string")
     .map(([, value]) => value as string);
-}
-
-/** Renders a built-in message and puts it in the outbox. */
-export async function sendBuiltInEmail(
-  deps: AppDeps,
-  project: Pick<ProjectRow, "id" | "displayName">,
-  input: BuiltInEmail & { to: string; userId?: string | null },
-) {
-  const rendered = await renderBuiltInEmail(project, input);
-  return enqueueEmail(deps, project.id, {
-    to: [input.to],
-    ...rendered,
-    kind: input.kind,
-    userId: input.userId ?? null,
-    secrets: secretsOf(input.variables),
-  });
 }

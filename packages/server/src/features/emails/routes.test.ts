@@ -64,11 +64,14 @@ describe("GET /internal/emails", () => {
       id: second.id,
       to: ["second@example.com"],
       subject: "Verify your email at Listing",
-      sent_at_millis: null,
       status: "queued",
+      simple_status: "in-progress",
+      attempts: 1,
       kind: "email_verification",
     });
-    expect(newest.error).toMatch(/Could not connect to the email server/);
+    // Not sent yet: the protocol shows the creation time.
+    expect(newest.sent_at_millis).toBe(newest.created_at_millis);
+    expect(newest.error).toMatch(/^Send error: Could not connect to the email server/);
     expect(typeof newest.created_at_millis).toBe("number");
     expect(oldest).toMatchObject({
       id: first.id,
@@ -76,11 +79,26 @@ describe("GET /internal/emails", () => {
       subject: "Reset your password at Listing",
       error: null,
       status: "sent",
+      simple_status: "ok",
+      attempts: 1,
+      skipped_reason: null,
       kind: "password_reset",
     });
     expect(oldest.sent_at_millis).toBeGreaterThan(0);
     expect(Object.keys(oldest).sort()).toEqual(
-      ["created_at_millis", "error", "id", "kind", "sent_at_millis", "status", "subject", "to"].sort(),
+      [
+        "attempts",
+        "created_at_millis",
+        "error",
+        "id",
+        "kind",
+        "sent_at_millis",
+        "simple_status",
+        "skipped_reason",
+        "status",
+        "subject",
+        "to",
+      ].sort(),
     );
 
     const others = await server.request("/api/v1/internal/emails", { headers: other.headers("admin") });

@@ -1,43 +1,70 @@
 import { desc, eq } from "drizzle-orm";
 import { z } from "zod";
+import { assertTrustedCallbackUrl } from "../../config/trusted-urls.ts";
+import { normalizeEmail } from "../../fields/email.ts";
 import { escapeHtml } from "../../http/html.ts";
 import { defineRoute } from "../../http/route.ts";
 import { consumeRateLimit, rateLimitScope } from "../../rate-limit/limiter.ts";
 import { RATE_LIMITS } from "../../rate-limit/rules.ts";
-import { type SentEmailRow, sentEmails } from "./schema.ts";
+import { sendBuiltInEmail } from "./built-in.ts";
+import { capacityRoutes } from "./capacity-routes.ts";
+import { outboxRoutes } from "./outbox-routes.ts";
+import { OUTBOX_STATUSES, SIMPLE_STATUSES, sentEmailListItem } from "./outbox-view.ts";
+import { sentEmails } from "./schema.ts";
+import { sendEmailRoute } from "./send-email.ts";
 import { smtpOptionsFromSettings, trySendOnce } from "./transport.ts";
+import { unsubscribeRoutes } from "./unsubscribe.ts";
 
 const tags = ["Emails"];
 
 const sentEmailSchema = z.object({
   id: z.string(),
-  to: z.array(z.string()),
   subject: z.string(),
-  sent_at_millis: z.number().nullable(),
+  sent_at_millis: z.number(),
+  to: z.array(z.string()),
   error: z.string().nullable(),
-  status: z.enum(["queued", "sending", "sent", "failed"]),
+  // Gatehouse's additions: where the email is in the outbox, and what made it.
+  status: z.enum(OUTBOX_STATUSES),
+  simple_status: z.enum(SIMPLE_STATUSES),
+  attempts: z.number(),
+  skipped_reason: z.string().nullable(),
   created_at_millis: z.number(),
   kind: z.string(),
 });
-
-function toView(row: SentEmailRow) {
-  return {
-    id: row.id,
-    to: row.to,
-    subject: row.subject,
-    sent_at_millis: row.sentAt?.getTime() ?? null,
-    error: row.error,
-    status: row.status,
-    created_at_millis: row.createdAt.getTime(),
-    kind: row.kind,
-  };
-}
 
 /** The synchronous test send may take this long in total; each SMTP step gets a shorter timeout of its own. */
 const TEST_EMAIL_DEADLINE_MS = 10_000;
 const TEST_EMAIL_STEP_TIMEOUT_MS = 8_000;
 
 export const emailRoutes = [
+  sendEmailRoute,
+  ...outboxRoutes,
+  ...capacityRoutes,
+  ...unsubscribeRoutes,
+  defineRoute({
+    method: "POST",
+    path: "/internal/send-sign-in-invitation",
+    summary: "Email an invitation to sign in, with a link to the given callback URL",
+    tags,
+    access: ["server", "admin"],
+    request: {
+      body: z.strictObject({ email: z.email().max(254), callback_url: z.url().max(2000) }),
+    },
+    response: { body: z.object({ success: z.literal(true) }) },
+    handler: async ({ deps, auth, body, clientIp }) => {
+      assertTrustedCallbackUrl(auth.config, body.callback_url);
+      const limits = rateLimitScope(deps, auth, clientIp);
+      const email = normalizeEmail(body.email);
+      await consumeRateLimit(limits, RATE_LIMITS.emailPerRecipient, email);
+      await sendBuiltInEmail(deps, auth.project, {
+        kind: "sign_in_invitation",
+        to: email,
+        config: auth.config,
+        variables: { link: body.callback_url },
+      });
+      return { body: { success: true } };
+    },
+  }),
   defineRoute({
     method: "GET",
     path: "/internal/emails",
@@ -55,7 +82,7 @@ export const emailRoutes = [
         .where(eq(sentEmails.projectId, auth.project.id))
         .orderBy(desc(sentEmails.createdAt), desc(sentEmails.id))
         .limit(query.limit ?? 100);
-      return { body: { items: rows.map(toView), is_paginated: false } };
+      return { body: { items: rows.map(sentEmailListItem), is_paginated: false } };
     },
   }),
   defineRoute({

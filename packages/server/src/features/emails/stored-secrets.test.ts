@@ -9,6 +9,7 @@ import { createSignedInUser } from "../../testing/users.ts";
 import { settleAfterAnswer } from "./after-answer.ts";
 import { readableEmail, redactText, sealMessage } from "./body.ts";
 import { sendBuiltInEmail } from "./built-in.ts";
+import { renderDueEmails } from "./render-step.ts";
 import { type SentEmailRow, sentEmails } from "./schema.ts";
 import { detachBootWorker } from "./test-support.ts";
 import { type EmailWorker, startEmailWorker } from "./worker.ts";
@@ -103,7 +104,11 @@ describe("a queued email", () => {
 
   it("takes the sign-in code out of a magic link's subject and body", async () => {
     const { project, queued, otp, secrets } = await queueMagicLink(server.deps, "Magic", "magic@example.com");
+    // Waiting to be rendered: only the sealed variables hold the code.
+    expectNothingSecretIn(await storedRow(project.id, queued.id), secrets);
+    await renderDueEmails(server.deps);
     const row = await storedRow(project.id, queued.id);
+    expect(row.status).toBe("queued");
     expectNothingSecretIn(row, secrets);
     expect(row.subject).toBe("Sign in to Magic: Your code is [redacted]");
     expect(readableEmail(server.deps.env, row).subject).toBe(

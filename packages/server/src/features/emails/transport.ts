@@ -1,5 +1,6 @@
 import nodemailer, { type Transporter } from "nodemailer";
 import type SMTPTransport from "nodemailer/lib/smtp-transport/index.js";
+import { MANAGED_PROVIDER_REFUSAL } from "../../config/email-server.ts";
 import type { EmailServerConfig } from "../../config/index.ts";
 import type { ServerEnv } from "../../env.ts";
 
@@ -65,13 +66,28 @@ export function smtpOptionsFromUrl(url: string): SmtpOptions {
   };
 }
 
+/** Resend's SMTP relay (PROTOCOL-EXTRA §1.1). */
+export const RESEND_SMTP = { host: "smtp.resend.com", port: 465, username: "resend" } as const;
+
 /** Picks how a project's email is delivered (see `Delivery`). */
 export function resolveDelivery(env: ServerEnv, projectName: string, server: EmailServerConfig): Delivery {
   if (!server.isShared) {
-    if (server.provider !== "smtp") {
+    if (server.provider === "managed") {
+      return { kind: "misconfigured", error: MANAGED_PROVIDER_REFUSAL };
+    }
+    if (server.provider === "resend") {
+      // Resend's SMTP relay: TLS on 465, the user "resend" and the API key as the password.
+      if (!server.password) {
+        return {
+          kind: "misconfigured",
+          error: "The Resend email provider needs the Resend API key as its password.",
+        };
+      }
       return {
-        kind: "misconfigured",
-        error: `The email provider "${server.provider}" is not supported; use smtp.`,
+        kind: "smtp",
+        source: "project",
+        options: smtpOptionsFromSettings({ ...RESEND_SMTP, password: server.password }),
+        from: { name: server.senderName || projectName, address: server.senderEmail || env.emailFrom },
       };
     }
     if (!server.host || !server.port) {
@@ -135,7 +151,15 @@ export function describeSmtpError(error: unknown): string {
   }
 }
 
-export type OutgoingMessage = { from: Sender; to: string[]; subject: string; html: string; text: string };
+export type OutgoingMessage = {
+  from: Sender;
+  to: string[];
+  subject: string;
+  html: string;
+  text: string;
+  /** For emails a user can turn off: the one-click unsubscribe link (RFC 2369 and RFC 8058 headers). */
+  unsubscribeUrl?: string;
+};
 
 export function sendWith(transporter: Transporter, message: OutgoingMessage): Promise<unknown> {
   return transporter.sendMail({
@@ -144,6 +168,13 @@ export function sendWith(transporter: Transporter, message: OutgoingMessage): Pr
     subject: message.subject,
     html: message.html,
     text: message.text,
+    ...(message.unsubscribeUrl
+      ? {
+          list: { unsubscribe: { url: message.unsubscribeUrl, comment: "Unsubscribe" } },
+          // Mail clients may then unsubscribe with one POST to the link, without opening it (RFC 8058).
+          headers: { "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" },
+        }
+      : {}),
   });
 }
 

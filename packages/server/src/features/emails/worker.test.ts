@@ -5,7 +5,7 @@ import { createTestServer, type TestProject, type TestServer } from "../../testi
 import { closedPort, startTestSmtpServer, type TestSmtpServer } from "../../testing/smtp-server.ts";
 import { readableEmail } from "./body.ts";
 import { sendBuiltInEmail } from "./built-in.ts";
-import { enqueueEmail } from "./outbox.ts";
+import { enqueueRenderedEmail } from "./outbox.ts";
 import { sentEmails } from "./schema.ts";
 import { detachBootWorker } from "./test-support.ts";
 import { type EmailWorker, retryDelayMs, startEmailWorker } from "./worker.ts";
@@ -167,7 +167,7 @@ describe("delivery through the project's own SMTP server", () => {
   it("records an unusable project config as the delivery error", async () => {
     const { project } = await projectOf("No host");
     await useProjectSmtp(project, { senderEmail: "x@nohost.test" });
-    const queued = await enqueueEmail(server.deps, project.id, {
+    const queued = await enqueueRenderedEmail(server.deps, project.id, {
       to: ["nohost@example.com"],
       subject: "s",
       html: "<p>h</p>",
@@ -201,7 +201,7 @@ describe("delivery through the shared server (GATEHOUSE_SMTP_URL)", () => {
     const message = await smtp.waitForMessageTo("bob@example.com");
     expect(message.from).toEqual({ name: "Shared Co", address: "noreply@shared.test" });
     expect(message.authenticatedUser).toBe("relay");
-    expect(message.subject).toBe("You have been invited to join Blue on Shared Co");
+    expect(message.subject).toBe("You have been invited to join Blue");
     expect(message.text).toContain(verificationLink);
     expect(await rowOf(project.id, queued.id)).toMatchObject({ status: "sent", transport: "smtp" });
   });
@@ -283,7 +283,7 @@ describe("the worker", () => {
   it("takes back a message whose worker died mid-send, and leaves live claims alone", async () => {
     const { project } = await projectOf("Crashy");
     const make = (to: string) =>
-      enqueueEmail(server.deps, project.id, {
+      enqueueRenderedEmail(server.deps, project.id, {
         to: [to],
         subject: "s",
         html: "<p>h</p>",
@@ -316,7 +316,7 @@ describe("the worker", () => {
     const { project } = await projectOf("Stopped");
     const mailer = startEmailWorker(server.deps);
     await mailer.stop();
-    const queued = await enqueueEmail(server.deps, project.id, {
+    const queued = await enqueueRenderedEmail(server.deps, project.id, {
       to: ["stopped@example.com"],
       subject: "s",
       html: "<p>h</p>",

@@ -1,10 +1,12 @@
-import { and, eq, inArray, lte, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, lte, sql } from "drizzle-orm";
 import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
 import type { AppDeps } from "../../deps.ts";
 import { getRenderedConfig } from "../projects/config-store.ts";
 import { projects } from "../projects/schema.ts";
 import { settleAfterAnswer } from "./after-answer.ts";
 import { type EmailMessage, openMessage, redactMessage } from "./body.ts";
+import { withinCapacity } from "./capacity.ts";
+import { renderDueEmails } from "./render-step.ts";
 import { type SentEmailRow, sentEmails } from "./schema.ts";
 import { type Delivery, describeSmtpError, resolveDelivery, sendWith, TransportCache } from "./transport.ts";
 
@@ -34,7 +36,7 @@ export type EmailWorkerOptions = {
 
 const DEFAULTS: Required<EmailWorkerOptions> = {
   intervalMs: 5_000,
-  batchSize: 10,
+  batchSize: 25,
   maxAttempts: 8,
   leaseMs: 5 * 60_000,
   retryBaseDelayMs: 30_000,
@@ -73,9 +75,14 @@ export function startEmailWorker(deps: AppDeps, options: EmailWorkerOptions = {}
       .from(sentEmails)
       // `sending` rows are due only once their lease has run out (the claim moved next_attempt_at forward).
       .where(
-        and(inArray(sentEmails.status, ["queued", "sending"]), lte(sentEmails.nextAttemptAt, sql`now()`)),
+        and(
+          inArray(sentEmails.status, ["queued", "sending"]),
+          lte(sentEmails.nextAttemptAt, sql`now()`),
+          eq(sentEmails.isPaused, false),
+        ),
       )
-      .orderBy(sentEmails.nextAttemptAt)
+      // High priority (the built-in emails) and transactional first (PROTOCOL-EXTRA §1.8), then oldest due.
+      .orderBy(desc(sentEmails.priority), sentEmails.nextAttemptAt)
       .limit(settings.batchSize)
       .for("update", { skipLocked: true });
     return deps.db
@@ -84,6 +91,8 @@ export function startEmailWorker(deps: AppDeps, options: EmailWorkerOptions = {}
         status: "sending",
         attempts: sql`${sentEmails.attempts} + 1`,
         nextAttemptAt: inMs(settings.leaseMs),
+        startedSendingAt: sql`now()`,
+        updatedAt: sql`now()`,
       })
       .where(inArray(sentEmails.id, due))
       .returning();
@@ -93,7 +102,7 @@ export function startEmailWorker(deps: AppDeps, options: EmailWorkerOptions = {}
   const finish = (row: SentEmailRow, values: PgUpdateSetSource<typeof sentEmails>) =>
     deps.db
       .update(sentEmails)
-      .set(values)
+      .set({ ...values, updatedAt: sql`now()` })
       .where(
         and(
           eq(sentEmails.projectId, row.projectId),
@@ -103,15 +112,29 @@ export function startEmailWorker(deps: AppDeps, options: EmailWorkerOptions = {}
         ),
       );
 
+  /** The attempt's error appended to the row's list (one entry per failed attempt). */
+  const withAttemptError = (row: SentEmailRow, error: string) => ({
+    error,
+    sendAttemptErrors: [
+      ...(row.sendAttemptErrors ?? []),
+      { attempt_number: row.attempts, timestamp: new Date().toISOString(), message: error },
+    ],
+  });
+
   const giveUp = (row: SentEmailRow, error: string) =>
-    finish(row, { status: "failed", error, ...outOfHands(row) });
+    finish(row, {
+      status: "failed",
+      failedAt: sql`now()`,
+      ...withAttemptError(row, error),
+      ...outOfHands(row),
+    });
 
   const recordFailure = (row: SentEmailRow, error: string) =>
     row.attempts >= settings.maxAttempts
       ? giveUp(row, error)
       : finish(row, {
           status: "queued",
-          error,
+          ...withAttemptError(row, error),
           nextAttemptAt: inMs(retryDelayMs(row.attempts, settings)),
         });
 
@@ -187,12 +210,15 @@ export function startEmailWorker(deps: AppDeps, options: EmailWorkerOptions = {}
   };
 
   const deliverDue = async (): Promise<void> => {
+    await renderDueEmails(deps);
     while (!stopped) {
-      const batch = await claimBatch();
-      if (batch.length === 0) return;
+      const claimed = await claimBatch();
+      if (claimed.length === 0) return;
+      // What is over a project's hourly capacity goes back to the queue until a slot frees (capacity.ts).
+      const batch = await withinCapacity(deps, claimed);
       const deliveries = await deliveriesFor(batch);
       await Promise.all(batch.map((row) => deliver(row, deliveries.get(row.projectId))));
-      if (batch.length < settings.batchSize) return;
+      if (claimed.length < settings.batchSize) return;
     }
   };
 
@@ -246,7 +272,9 @@ export function startEmailWorker(deps: AppDeps, options: EmailWorkerOptions = {}
  * keeps only its redacted copy (body.ts). Development's dev outbox keeps it, as the developer's inbox.
  */
 function outOfHands(row: SentEmailRow): PgUpdateSetSource<typeof sentEmails> {
-  return row.bodyEncrypted ? { bodyEncrypted: null } : redactMessage(legacyMessage(row), []);
+  return row.bodyEncrypted
+    ? { bodyEncrypted: null, variablesEncrypted: null }
+    : redactMessage(legacyMessage(row), []);
 }
 
 /**
