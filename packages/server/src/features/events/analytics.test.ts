@@ -1,0 +1,189 @@
+import { and, eq } from "drizzle-orm";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import type { Database } from "../../db/index.ts";
+import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
+import { createSignedInUser } from "../../testing/users.ts";
+import { ActivityWriter } from "./analytics.ts";
+import { events } from "./schema.ts";
+
+let server: TestServer;
+let project: TestProject;
+
+/** A GB address in the GeoLite2 country database the geoip-country package ships. */
+const GB_IP = "81.2.69.142";
+const US_IP = "8.8.8.8";
+
+beforeAll(async () => {
+  server = await createTestServer({ trustProxy: { hops: 1 } });
+  project = await server.createProject("Activity");
+});
+afterAll(() => server.close());
+afterEach(() => vi.useRealTimers());
+
+async function eventsOf(projectId: string, type: string) {
+  return server.deps.db
+    .select()
+    .from(events)
+    .where(and(eq(events.projectId, projectId), eq(events.type, type)));
+}
+
+function event(projectId: string, index: number) {
+  return { projectId, type: "$click" as const, data: { index }, userId: null };
+}
+
+describe("ActivityWriter", () => {
+  it("buffers events and writes them in batches, with dispatched_at set", async () => {
+    const target = await server.createProject("Batches");
+    // The writer's own view of the database, counting its INSERT statements.
+    let inserts = 0;
+    const db = server.deps.db;
+    const counting = {
+      insert: (table: typeof events) => {
+        inserts++;
+        return db.insert(table);
+      },
+    } as unknown as Database;
+    const writer = new ActivityWriter(counting, { batchSize: 3 });
+    writer.record(event(target.id, 1));
+    writer.record(event(target.id, 2));
+    expect(writer.pending).toBe(2);
+    expect(inserts).toBe(0);
+    // The third event fills a batch: it is written without anyone asking.
+    writer.record(event(target.id, 3));
+    await writer.whenIdle();
+    expect(inserts).toBe(1);
+    // Seven more: two full batches and one of one, an INSERT each.
+    for (let index = 4; index <= 10; index++) writer.record(event(target.id, index));
+    await writer.flush();
+    expect(inserts).toBe(4);
+    const rows = await eventsOf(target.id, "$click");
+    expect(rows.map((row) => (row.data as { index: number }).index).sort((a, b) => a - b)).toEqual([
+      1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
+    ]);
+    expect(rows.every((row) => row.dispatchedAt !== null)).toBe(true);
+    expect(writer.written).toBe(10);
+    await writer.stop();
+  });
+
+  it("writes a partial batch a second after its first event", async () => {
+    const target = await server.createProject("Timer");
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const writer = new ActivityWriter(server.deps.db, { flushIntervalMs: 1000 });
+    writer.record(event(target.id, 1));
+    vi.advanceTimersByTime(999);
+    expect(writer.pending).toBe(1);
+    vi.advanceTimersByTime(1);
+    await writer.whenIdle();
+    expect(writer.pending).toBe(0);
+    expect(await eventsOf(target.id, "$click")).toHaveLength(1);
+    await writer.stop();
+  });
+
+  it("writes what is buffered when stopped, and takes nothing after", async () => {
+    const target = await server.createProject("Stop");
+    const writer = new ActivityWriter(server.deps.db);
+    writer.record(event(target.id, 1));
+    writer.record(event(target.id, 2));
+    await writer.stop();
+    writer.record(event(target.id, 3));
+    expect(writer.pending).toBe(0);
+    expect(await eventsOf(target.id, "$click")).toHaveLength(2);
+  });
+
+  it("loses only a deleted project's events when a batch mixes projects", async () => {
+    const kept = await server.createProject("Kept");
+    const gone = await server.createProject("Gone");
+    const writer = new ActivityWriter(server.deps.db);
+    writer.record(event(kept.id, 1));
+    writer.record(event(gone.id, 2));
+    await server.request(`/api/v1/internal/projects/current`, {
+      method: "DELETE",
+      headers: gone.headers("admin"),
+    });
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    try {
+      await writer.stop();
+    } finally {
+      errors.mockRestore();
+    }
+    expect(await eventsOf(kept.id, "$click")).toHaveLength(1);
+    expect(writer.written).toBe(1);
+    expect(writer.dropped).toBe(1);
+  });
+
+  it("drops events past its buffer limit instead of growing without end", async () => {
+    const target = await server.createProject("Full");
+    const writer = new ActivityWriter(server.deps.db, { maxBuffered: 2 });
+    for (let index = 0; index < 5; index++) writer.record(event(target.id, index));
+    expect(writer.pending).toBe(2);
+    expect(writer.dropped).toBe(3);
+    await writer.stop();
+  });
+});
+
+describe("activity recording", () => {
+  it("records a $token-refresh per refresh, from both refresh routes, with the caller's country", async () => {
+    const { user, refreshToken } = await createSignedInUser(server, project.id, { displayName: "Ada" });
+    const grant = await server.request("/api/v1/auth/oauth/token", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", "x-forwarded-for": GB_IP },
+      body: `grant_type=refresh_token&refresh_token=${refreshToken}&client_id=${project.id}&client_secret=${project.keys.publishableClientKey}`,
+    });
+    expect(grant.status, grant.text).toBe(200);
+    const current = await server.request("/api/v1/auth/sessions/current/refresh", {
+      method: "POST",
+      headers: project.headers("client", { "x-stack-refresh-token": refreshToken, "x-forwarded-for": US_IP }),
+    });
+    expect(current.status, current.text).toBe(200);
+    // Nothing is written on the request's path...
+    expect(await eventsOf(project.id, "$token-refresh")).toHaveLength(0);
+    await server.deps.activity.flush();
+    // ...and both refreshes are there once the batch is.
+    const rows = (await eventsOf(project.id, "$token-refresh")).sort(
+      (a, b) => a.occurredAt.getTime() - b.occurredAt.getTime(),
+    );
+    expect(rows.map((row) => row.countryCode)).toEqual(["GB", "US"]);
+    const sessionId = (rows[0]!.data as { refresh_token_id: string }).refresh_token_id;
+    expect(rows[0]).toMatchObject({
+      userId: user.id,
+      data: { refresh_token_id: sessionId, is_anonymous: false, ip_info: { ip: GB_IP, country_code: "GB" } },
+    });
+    expect(rows[0]!.dispatchedAt).not.toBeNull();
+  });
+
+  it("records a $sign-in when a sign-in completes", async () => {
+    await project.configure({ "auth.password.allowSignIn": true });
+    const signUp = await server.request("/api/v1/auth/password/sign-up", {
+      method: "POST",
+      headers: project.headers("client", { "x-forwarded-for": US_IP }),
+      body: { email: "signin-event@example.com", password: "correct horse battery" },
+    });
+    expect(signUp.status, signUp.text).toBe(200);
+    await server.deps.activity.flush();
+    const rows = await eventsOf(project.id, "$sign-in");
+    expect(rows.find((row) => row.userId === signUp.body.user_id)).toMatchObject({
+      countryCode: "US",
+      data: { is_new_user: true, is_anonymous: false, ip_info: { country_code: "US" } },
+    });
+  });
+
+  it("locates a session's last address in the session list", async () => {
+    const { user, refreshToken } = await createSignedInUser(server, project.id);
+    await server.request("/api/v1/auth/sessions/current/refresh", {
+      method: "POST",
+      headers: project.headers("client", { "x-stack-refresh-token": refreshToken, "x-forwarded-for": GB_IP }),
+    });
+    const list = await server.request(`/api/v1/auth/sessions?user_id=${user.id}`, {
+      headers: project.headers("server"),
+    });
+    expect(list.body.items[0].last_used_at_end_user_ip_info).toEqual({
+      ip: GB_IP,
+      countryCode: "GB",
+      regionCode: null,
+      cityName: null,
+      latitude: null,
+      longitude: null,
+      tzIdentifier: null,
+    });
+  });
+});

@@ -1,0 +1,45 @@
+import { sql } from "drizzle-orm";
+import { bigserial, index, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { projects } from "../projects/schema.ts";
+
+/**
+ * The event log. Every state change the protocol names as an event (`user.created`, `team_membership.deleted`, ...:
+ * PROTOCOL-EXTRA §3.1) is written here in the same transaction as the change, with the payload webhooks deliver:
+ * a transactional outbox, so no change is ever without its event or an event without its change. Activity that
+ * only feeds the metrics (`$token-refresh`, `$sign-in`, `$page-view`, `$click`: types starting with `$`) is
+ * written here too, in batches and outside any transaction (analytics.ts), since losing a few of those on a crash
+ * costs nothing.
+ */
+export const events = pgTable(
+  "events",
+  {
+    projectId: text("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    /** Also the webhook message id (`webhook-id`), stable across retries and endpoints. */
+    id: uuid("id").primaryKey(),
+    /** The order events were written in: one transaction's events share `occurred_at` (its start time). */
+    seq: bigserial("seq", { mode: "number" }).notNull(),
+    type: text("type").notNull(),
+    /** For webhook events `{type, data}`'s `data`: the protocol's payload, as it was at the change. */
+    data: jsonb("data").notNull(),
+    userId: uuid("user_id"),
+    teamId: uuid("team_id"),
+    /** Where the request came from (ISO 3166 alpha-2, from a local GeoIP lookup), for activity events. */
+    countryCode: text("country_code"),
+    occurredAt: timestamp("occurred_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    /**
+     * When the webhook worker made this event's deliveries; null until then. Activity events (`$…`) are never
+     * delivered and are written with it set.
+     */
+    dispatchedAt: timestamp("dispatched_at", { withTimezone: true, mode: "date" }),
+  },
+  (t) => [
+    // Metrics read bounded windows of one type (daily active users: `$token-refresh` of the last 31 days).
+    index("events_project_type_time_idx").on(t.projectId, t.type, t.occurredAt),
+    // The webhook worker's claim: events not yet fanned out to endpoints.
+    index("events_undispatched_idx").on(t.seq).where(sql`${t.dispatchedAt} is null`),
+  ],
+);
+
+export type EventRow = typeof events.$inferSelect;

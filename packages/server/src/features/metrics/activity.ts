@@ -1,0 +1,157 @@
+/**
+ * The figures that come from `$token-refresh` events (PROTOCOL-EXTRA §4.1): daily active users and teams with their
+ * new / retained / reactivated split, MAU, users by country, users online. Each query is a range scan of
+ * `events_project_type_time_idx` over the window (plus the day before it), so it costs what the last 31 days hold.
+ */
+import { type SQL, sql } from "drizzle-orm";
+import type { Database } from "../../db/index.ts";
+import { teams } from "../teams/schema.ts";
+import { users } from "../users/schema.ts";
+import { type DataPoint, dayKey, type MetricsWindow, series } from "./window.ts";
+
+export type ActivitySplit = {
+  total: DataPoint[];
+  new: DataPoint[];
+  retained: DataPoint[];
+  reactivated: DataPoint[];
+};
+
+const TOKEN_REFRESH = "$token-refresh";
+
+/** Anonymous users' events are left out unless asked for; an event says whether its user was anonymous then. */
+export function anonymityFilter(includeAnonymous: boolean): SQL {
+  return includeAnonymous ? sql`true` : sql`(e.data->>'is_anonymous') is distinct from 'true'`;
+}
+
+type Rows<T> = { rows: T[] };
+
+/**
+ * Active users and teams (a team through its members' selected team) per day, split as the protocol has it: `new`
+ * is a subject's first activity ever, `retained` one also active the day before, `reactivated` the rest. "Ever" is
+ * read without scanning history: a subject with no activity earlier in the window (or the day before it) is new
+ * when it was created within that span (a user signs in the day they sign up, a team has no activity before it
+ * exists; those few come from the created-at indexes), and one created earlier counts as having been active before.
+ * One scan of the window's refreshes serves both, and the count of subjects first seen in the window per day adds
+ * up to the distinct subjects of the window (MAU) without a second pass.
+ */
+async function activitySplits(
+  db: Database,
+  projectId: string,
+  window: MetricsWindow,
+  includeAnonymous: boolean,
+) {
+  const rangeStart = window.dayBeforeStart.toISOString();
+  const firstDay = dayKey(window.start);
+  const result = (await db.execute(sql`
+    with base as materialized (
+      select distinct (e.occurred_at at time zone 'UTC')::date as day, e.user_id, e.team_id
+      from events e
+      where e.project_id = ${projectId} and e.type = ${TOKEN_REFRESH}
+        and e.occurred_at >= ${rangeStart}::timestamptz and ${anonymityFilter(includeAnonymous)}
+    ),
+    active as (
+      select distinct 0 as kind, day, user_id as subject from base where user_id is not null
+      union all
+      select distinct 1 as kind, day, team_id as subject from base where team_id is not null
+    ),
+    marked as (
+      select kind, day, subject, lag(day) over (partition by kind, subject order by day) as previous from active
+    ),
+    created as (
+      select 0 as kind, ${users.id} as id from ${users}
+      where ${users.projectId} = ${projectId} and ${users.signedUpAt} >= ${rangeStart}::timestamptz
+      union all
+      select 1 as kind, ${teams.id} as id from ${teams}
+      where ${teams.projectId} = ${projectId} and ${teams.createdAt} >= ${rangeStart}::timestamptz
+    )
+    select m.kind, to_char(m.day, 'YYYY-MM-DD') as day,
+      count(*)::int as total,
+      count(*) filter (where m.previous = m.day - 1)::int as retained,
+      count(*) filter (where m.previous is null and c.id is not null)::int as new,
+      count(*) filter (where m.previous is null or m.previous < ${firstDay}::date)::int as first_in_window
+    from marked m left join created c on c.kind = m.kind and c.id = m.subject
+    where m.day >= ${firstDay}::date
+    group by m.kind, m.day
+  `)) as unknown as Rows<{
+    kind: number;
+    day: string;
+    total: number;
+    retained: number;
+    new: number;
+    first_in_window: number;
+  }>;
+  const splitOf = (kind: 0 | 1) => {
+    const rows = result.rows.filter((row) => Number(row.kind) === kind);
+    const seriesBy = (value: (row: (typeof rows)[number]) => number) =>
+      series(window, new Map(rows.map((row) => [row.day, value(row)])));
+    return {
+      split: {
+        total: seriesBy((row) => Number(row.total)),
+        new: seriesBy((row) => Number(row.new)),
+        retained: seriesBy((row) => Number(row.retained)),
+        reactivated: seriesBy((row) => Number(row.total) - Number(row.retained) - Number(row.new)),
+      },
+      distinctInWindow: rows.reduce((sum, row) => sum + Number(row.first_in_window), 0),
+    };
+  };
+  // Kinds are numbers, not names: the window function sorts every row by them.
+  return { users: splitOf(0), teams: splitOf(1) };
+}
+
+/**
+ * Each user's latest known country among their token refreshes of the window. The protocol counts all of history;
+ * that would grow without bound, so users not seen for 31 days drop out of the map.
+ */
+async function usersByCountry(
+  db: Database,
+  projectId: string,
+  window: MetricsWindow,
+  includeAnonymous: boolean,
+): Promise<Record<string, number>> {
+  const result = (await db.execute(sql`
+    select country_code, count(*)::int as users from (
+      select distinct on (e.user_id) e.user_id, e.country_code
+      from events e
+      where e.project_id = ${projectId} and e.type = ${TOKEN_REFRESH}
+        and e.occurred_at >= ${window.start.toISOString()}::timestamptz
+        and e.user_id is not null and e.country_code is not null
+        and ${anonymityFilter(includeAnonymous)}
+      order by e.user_id, e.occurred_at desc
+    ) latest
+    group by country_code
+    order by users desc, country_code
+  `)) as unknown as Rows<{ country_code: string; users: number }>;
+  return Object.fromEntries(result.rows.map((row) => [row.country_code, Number(row.users)]));
+}
+
+/** Distinct users with a token refresh in the last five minutes. */
+async function onlineUsers(db: Database, projectId: string, now: Date, includeAnonymous: boolean) {
+  const since = new Date(now.getTime() - 5 * 60 * 1000).toISOString();
+  const result = (await db.execute(sql`
+    select count(distinct e.user_id)::int as online from events e
+    where e.project_id = ${projectId} and e.type = ${TOKEN_REFRESH}
+      and e.occurred_at >= ${since}::timestamptz and ${anonymityFilter(includeAnonymous)}
+  `)) as unknown as Rows<{ online: number }>;
+  return Number(result.rows[0]?.online ?? 0);
+}
+
+export async function activityMetrics(
+  db: Database,
+  projectId: string,
+  window: MetricsWindow,
+  includeAnonymous: boolean,
+) {
+  const [{ users: userActivity, teams: teamActivity }, byCountry, online] = await Promise.all([
+    activitySplits(db, projectId, window, includeAnonymous),
+    usersByCountry(db, projectId, window, includeAnonymous),
+    onlineUsers(db, projectId, window.now, includeAnonymous),
+  ]);
+  return {
+    dailyActiveUsers: userActivity.split.total,
+    dailyActiveUsersSplit: userActivity.split,
+    dailyActiveTeamsSplit: teamActivity.split,
+    mau: userActivity.distinctInWindow,
+    usersByCountry: byCountry,
+    onlineLive: online,
+  };
+}

@@ -1,0 +1,62 @@
+/**
+ * The protocol's webhook routes (PROTOCOL-EXTRA §3.2): the portal token and the synchronous test message. The
+ * portal's own API (endpoints, deliveries) is in portal-routes.ts.
+ */
+import { z } from "zod";
+import { randomUuid } from "../../crypto/index.ts";
+import { defineRoute } from "../../http/route.ts";
+import { getEndpoint, testMessageData } from "./endpoints.ts";
+import { portalRoutes } from "./portal-routes.ts";
+import { createPortalToken } from "./portal-token.ts";
+import { sendMessage } from "./sender.ts";
+import { openEndpointSecret } from "./signing.ts";
+
+const tags = ["Webhooks"];
+
+/** Where the portal page is served; the token travels in the fragment, so it never reaches a server log. */
+export function portalUrl(baseUrl: string, token: string): string {
+  return `${baseUrl.replace(/\/+$/, "")}/webhooks-portal#token=${encodeURIComponent(token)}`;
+}
+
+export const webhookRoutes = [
+  defineRoute({
+    method: "POST",
+    path: "/webhooks/svix-token",
+    summary: "A 24-hour token for the project's webhook portal, and the portal's URL",
+    tags,
+    access: ["admin"],
+    response: { status: 201, body: z.object({ token: z.string(), url: z.string() }) },
+    handler: async ({ deps, auth }) => {
+      const { token } = createPortalToken(deps.env, auth.project.id);
+      return { status: 201, body: { token, url: portalUrl(deps.env.baseUrl, token) } };
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/internal/send-test-webhook",
+    summary: "Send a stack.test message to one endpoint now and report whether it answered with a 2xx",
+    tags,
+    access: ["admin"],
+    request: { body: z.strictObject({ endpoint_id: z.uuid() }) },
+    response: { body: z.object({ success: z.boolean(), error_message: z.string().optional() }) },
+    handler: async ({ deps, auth, body }) => {
+      const endpoint = await getEndpoint(deps, auth.project.id, body.endpoint_id);
+      const outcome = await sendMessage(
+        {
+          url: endpoint.url,
+          secret: openEndpointSecret(deps.env, endpoint.secretEncrypted),
+          id: randomUuid(),
+          body: JSON.stringify({ type: "stack.test", data: testMessageData(endpoint.url) }),
+        },
+        { guard: !deps.env.isDevelopment },
+      );
+      if (outcome.ok) return { body: { success: true } };
+      const error_message =
+        outcome.statusCode === null
+          ? outcome.response
+          : `The endpoint answered ${outcome.statusCode}${outcome.response ? `: ${outcome.response}` : "."}`;
+      return { body: { success: false, error_message } };
+    },
+  }),
+  ...portalRoutes,
+];
