@@ -97,8 +97,10 @@ describe("malformed and unknown hashes", () => {
     "hunter2",
     "$argon2id$garbage",
     "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$",
-    "$argon2i$v=19$m=19456,t=2,p=1$rsyEjCq7PHyqWsl4utfiLQ$0unXLJw6Xl8MUFCIjHob24Va6jDKK6+P5lZT0qHrtDY",
-    "$argon2d$v=19$m=19456,t=2,p=1$rsyEjCq7PHyqWsl4utfiLQ$0unXLJw6Xl8MUFCIjHob24Va6jDKK6+P5lZT0qHrtDY",
+    // Argon2i and Argon2d are supported (scrypt-hashes.test.ts), but not with 4 GiB either.
+    "$argon2i$v=19$m=4194304,t=2,p=1$rsyEjCq7PHyqWsl4utfiLQ$0unXLJw6Xl8MUFCIjHob24Va6jDKK6+P5lZT0qHrtDY",
+    "$scrypt$ln=30,r=8,p=1$c2FsdHNhbHRzYWx0$" + "A".repeat(43),
+    "$firebase-scrypt$n=14,r=8$c2lnbmVy$Bw==$c2FsdA==$" + "A".repeat(43),
     // 4 GiB of memory per verification: refused rather than attempted.
     "$argon2id$v=19$m=4194304,t=2,p=1$rsyEjCq7PHyqWsl4utfiLQ$0unXLJw6Xl8MUFCIjHob24Va6jDKK6+P5lZT0qHrtDY",
     "$argon2id$v=19$m=19456,t=2,p=1$rsyEjCq7PHyqWsl4utfiLQ$0unXLJw6Xl8MUFCIjHob24Va6jDKK6+P5lZT0qHrtDY$extra",

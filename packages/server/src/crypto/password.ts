@@ -11,9 +11,10 @@
  * Stored hashes are PHC strings, e.g. `$argon2id$v=19$m=19456,t=2,p=1$<salt>$<hash>`: the parameters travel with the
  * hash, so they can be raised later without breaking old hashes (see `needsRehash`).
  *
- * Imported hashes: users migrated from other systems can bring bcrypt hashes (`$2a$`, `$2b$`, `$2y$`). They are
- * verified as they are and replaced by an Argon2id hash on the next successful sign-in, when the plaintext is
- * available (`needsRehash`). Note that bcrypt only looks at the first 72 bytes of a password.
+ * Imported hashes: users migrated from other systems can bring bcrypt hashes (`$2a$`, `$2b$`, `$2y$`), Argon2i and
+ * Argon2d PHC strings, and scrypt hashes (plain or Firebase's variant, see scrypt-hashes.ts). They are verified as
+ * they are and replaced by an Argon2id hash on the next successful sign-in, when the plaintext is available
+ * (`needsRehash`). Note that bcrypt only looks at the first 72 bytes of a password.
  *
  * Passwords are hashed exactly as given (no trimming, no Unicode normalisation), because imported hashes were made
  * from the exact bytes users typed on the old system.
@@ -23,6 +24,7 @@
 
 import { type Algorithm, hash as argon2Hash, verify as argon2Verify, parseOptions } from "@node-rs/argon2";
 import { verify as bcryptVerify } from "@node-rs/bcrypt";
+import { parseScryptHash, type ScryptHash, verifyScryptHash } from "./scrypt-hashes.ts";
 
 /** The Argon2id parameters for new hashes (OWASP: m = 19 MiB, t = 2, p = 1). */
 export const ARGON2ID_PARAMETERS = {
@@ -47,17 +49,20 @@ const MAX_ARGON2_TIME_COST = 16;
 const MAX_ARGON2_PARALLELISM = 16;
 const MAX_BCRYPT_COST = 16; // 2^16 rounds, several seconds; common values are 10 to 12
 
-const ARGON2ID_PHC =
-  /^\$argon2id\$(?:v=(?:16|19)\$)?m=\d{1,10},t=\d{1,10},p=\d{1,3}\$[A-Za-z0-9+/]{11,}\$[A-Za-z0-9+/]{22,}$/;
+const ARGON2_PHC =
+  /^\$argon2(?:id|i|d)\$(?:v=(?:16|19)\$)?m=\d{1,10},t=\d{1,10},p=\d{1,3}\$[A-Za-z0-9+/]{11,}\$[A-Za-z0-9+/]{22,}$/;
 /** Modular Crypt Format bcrypt: `$2b$` + 2-digit cost + `$` + 22 characters of salt + 31 of hash, `./A-Za-z0-9`. */
 const BCRYPT_MCF = /^\$2[aby]\$(0[4-9]|[12][0-9]|3[01])\$[./A-Za-z0-9]{53}$/;
 
-type HashInfo = { kind: "argon2id"; needsRehash: boolean } | { kind: "bcrypt"; needsRehash: true };
+type HashInfo =
+  | { kind: "argon2"; needsRehash: boolean }
+  | { kind: "bcrypt"; needsRehash: true }
+  | { kind: "scrypt"; needsRehash: true; parsed: ScryptHash };
 
 /** What kind of hash this is, within our limits, or null. */
 function inspectHash(hash: unknown): HashInfo | null {
   if (typeof hash !== "string") return null;
-  if (ARGON2ID_PHC.test(hash)) {
+  if (ARGON2_PHC.test(hash)) {
     let options: ReturnType<typeof parseOptions>;
     try {
       options = parseOptions(hash);
@@ -65,7 +70,8 @@ function inspectHash(hash: unknown): HashInfo | null {
       return null;
     }
     if (
-      options.algorithm !== ARGON2ID ||
+      options.algorithm !==
+        (hash.startsWith("$argon2id$") ? ARGON2ID : hash.startsWith("$argon2i$") ? 1 : 0) ||
       options.memoryCost > MAX_ARGON2_MEMORY_KIB ||
       options.timeCost > MAX_ARGON2_TIME_COST ||
       options.parallelism > MAX_ARGON2_PARALLELISM ||
@@ -76,19 +82,21 @@ function inspectHash(hash: unknown): HashInfo | null {
     }
     // Rehash when any parameter is weaker than the current policy. Stronger ones are kept: never downgrade.
     const needsRehash =
+      options.algorithm !== ARGON2ID ||
       options.version !== ARGON2_VERSION_1_3 ||
       options.memoryCost < ARGON2ID_PARAMETERS.memoryCost ||
       options.timeCost < ARGON2ID_PARAMETERS.timeCost ||
       options.outputLen < ARGON2ID_PARAMETERS.outputLen ||
       options.saltLen < 16;
-    return { kind: "argon2id", needsRehash };
+    return { kind: "argon2", needsRehash };
   }
   const bcrypt = BCRYPT_MCF.exec(hash);
   if (bcrypt) {
     if (Number(bcrypt[1]) > MAX_BCRYPT_COST) return null;
     return { kind: "bcrypt", needsRehash: true };
   }
-  return null;
+  const scrypt = parseScryptHash(hash);
+  return scrypt ? { kind: "scrypt", needsRehash: true, parsed: scrypt } : null;
 }
 
 /** A new Argon2id PHC string for `password`, with a fresh random salt. */
@@ -105,7 +113,7 @@ export type PasswordVerification = {
 const INVALID: PasswordVerification = { valid: false, needsRehash: false };
 
 /**
- * Checks `password` against a stored hash: an Argon2id PHC string, or an imported bcrypt hash. Never throws. An
+ * Checks `password` against a stored hash: an Argon2id PHC string, or an imported bcrypt, Argon2i/d or scrypt hash. Never throws. An
  * unknown or malformed hash verifies as invalid, after the same dummy work as an unknown user (so every call costs
  * one password hash, whatever is stored).
  *
@@ -119,7 +127,11 @@ export async function verifyPassword(hash: string, password: string): Promise<Pa
   }
   try {
     const valid =
-      info.kind === "argon2id" ? await argon2Verify(hash, password) : await bcryptVerify(password, hash);
+      info.kind === "argon2"
+        ? await argon2Verify(hash, password)
+        : info.kind === "scrypt"
+          ? await verifyScryptHash(info.parsed, password)
+          : await bcryptVerify(password, hash);
     return valid ? { valid: true, needsRehash: info.needsRehash } : INVALID;
   } catch {
     return INVALID;
@@ -152,8 +164,8 @@ export async function verifyPasswordAgainstDummy(password: string): Promise<fals
 }
 
 /**
- * Whether `hash` is a password hash we can store and later verify: an Argon2id PHC string, or a bcrypt hash in
- * Modular Crypt Format (`$2a$`, `$2b$`, `$2y$`), within the cost limits above. Use it to validate the `password_hash`
+ * Whether `hash` is a password hash we can store and later verify: an Argon2 PHC string (id, i or d), a bcrypt hash
+ * in Modular Crypt Format (`$2a$`, `$2b$`, `$2y$`) or a scrypt hash (scrypt-hashes.ts), within the cost limits. Use it to validate the `password_hash`
  * field of user create/update requests before storing it.
  */
 export function isSupportedPasswordHash(hash: string): boolean {

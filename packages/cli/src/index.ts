@@ -1,1 +1,0 @@
-// @gatehouse/cli: not built yet; see the open issues.
