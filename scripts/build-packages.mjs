@@ -42,6 +42,8 @@ export function buildPackages() {
     rewriteDeclarationImports(join(dir, "dist"));
     console.log(`Built @gatehouse/${name} in ${Math.round(performance.now() - started)} ms.`);
   }
+  // @gatehouse/cli is one bundled bin (workspace packages inside, npm packages as dependencies), made by build.mjs.
+  execFileSync(process.execPath, [join(root, "scripts/build.mjs"), "--force", "cli"], { stdio: "inherit" });
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) buildPackages();

@@ -1,9 +1,10 @@
 // Builds what `npm start` runs, skipping what is already current:
 //   server     packages/server/src -> packages/server/dist/main.js (one ESM file; npm packages stay external)
 //   dashboard  apps/dashboard -> apps/dashboard/dist (served by the server at /)
+//   cli        packages/cli/src -> packages/cli/dist/gatehouse.js (the `gatehouse` bin; npm packages stay external)
 // `node scripts/build.mjs` builds the stale ones, `--force` all of them, and naming targets limits the run
 // (`node scripts/build.mjs server`). A current build costs a few file-time reads, so `npm start` stays quick.
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { chmodSync, existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -65,6 +66,26 @@ const targets = {
       plugins: [keepNpmPackagesExternal],
       logLevel: "warning",
     });
+    return true;
+  },
+  async cli() {
+    const output = join(root, "packages/cli/dist/gatehouse.js");
+    if (!isStale(output, ["packages/cli/src", "packages/cli/package.json", "scripts/build.mjs"]))
+      return false;
+    const { build } = await import("esbuild");
+    await build({
+      entryPoints: [join(root, "packages/cli/src/bin.ts")],
+      outfile: output,
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      target: "node20.19",
+      sourcemap: true,
+      conditions: ["gatehouse-source"],
+      plugins: [keepNpmPackagesExternal],
+      logLevel: "warning",
+    });
+    chmodSync(output, 0o755);
     return true;
   },
   async dashboard() {

@@ -227,6 +227,73 @@ describe(`the product as users run it (${mode})`, () => {
     expect(teams.map((t) => t.id)).toContain(created.id);
   });
 
+  it("sends the owner's edited verification template and an email to users, through the outbox and SMTP", async () => {
+    // Template edits and send-email need the project's own email server: the same SMTP server, set as owners do.
+    await ownedProject.update({
+      config: {
+        emailConfig: {
+          type: "standard",
+          host: "127.0.0.1",
+          port: smtp.port,
+          username: "",
+          password: "",
+          senderEmail: "noreply@walk.test",
+          senderName: "Walk app",
+        },
+      },
+    });
+    const admin = ownedProject.app as unknown as GatehouseAdminApp;
+    const verification = (await admin.listEmailTemplates()).find(
+      (t) => t.displayName === "Email Verification",
+    )!;
+    const edited = verification.tsxSource.replace("Confirm your email address", "Walk app says hello");
+    expect(edited).not.toBe(verification.tsxSource);
+    await admin.updateEmailTemplate(verification.id, edited);
+
+    const email = `grace-${randomBytes(4).toString("hex")}@walk.test`;
+    const client = clientOf(app.projectId, app.publishableClientKey);
+    unwrap(
+      await client.signUpWithCredential({
+        email,
+        password: PASSWORD,
+        verificationCallbackUrl: `${product.baseUrl}/handler/email-verification`,
+        noRedirect: true,
+      }),
+    );
+    const verificationEmail = await smtp.waitForMessageTo(email);
+    expect(verificationEmail.html).toContain("Walk app says hello");
+    expect(verificationEmail.from).toEqual({ name: "Walk app", address: "noreply@walk.test" });
+
+    const server: Caller = {
+      projectId: app.projectId,
+      accessType: "server",
+      secretServerKey: app.secretServerKey,
+    };
+    const sent = await expectOk(
+      callApi(product.baseUrl, server, "/emails/send-email", {
+        body: { all_users: true, subject: "News from the walk", html: "<p>All is well.</p>" },
+      }),
+      "send an email to every user",
+    );
+    expect((sent.results as unknown[]).length).toBeGreaterThan(1);
+    await expect
+      .poll(() =>
+        smtp.messages.some((m) => m.envelope.to.includes(email) && m.subject === "News from the walk"),
+      )
+      .toBe(true);
+    await expect
+      .poll(async () => {
+        const outbox = await expectOk(
+          callApi(product.baseUrl, server, "/emails/outbox?status=sent"),
+          "list the sent emails",
+        );
+        return (outbox.items as { subject?: string }[]).filter(
+          (item) => item.subject === "News from the walk",
+        ).length;
+      })
+      .toBeGreaterThan(1);
+  });
+
   it("signs in with a shared OAuth provider: the development stand-in, never in production", async () => {
     const internal = new GatehouseAdminApp({
       projectId: "internal",

@@ -6,15 +6,21 @@ import { Shell } from "./layout.tsx";
 import { AuthMethodsPage } from "./pages/auth-methods.tsx";
 import { DomainsPage } from "./pages/domains.tsx";
 import { EmailPage } from "./pages/email.tsx";
+import { EmailTemplatesSection } from "./pages/email-templates.tsx";
 import { KeysPage } from "./pages/keys.tsx";
+import { MetricsPage } from "./pages/metrics.tsx";
 import { CreateProjectPage } from "./pages/onboarding.tsx";
 import { OverviewPage } from "./pages/overview.tsx";
 import { PermissionsPage } from "./pages/permissions.tsx";
+import { SentEmailPage } from "./pages/sent-email.tsx";
+import { SentEmailsPage } from "./pages/sent-emails.tsx";
 import { SettingsPage } from "./pages/settings.tsx";
 import { TeamPage } from "./pages/team.tsx";
 import { TeamsPage } from "./pages/teams.tsx";
 import { UserPage } from "./pages/user.tsx";
 import { UsersPage } from "./pages/users.tsx";
+import { WebhooksPage } from "./pages/webhooks.tsx";
+import { StandaloneWebhookPortal } from "./pages/webhooks-standalone.tsx";
 import { ProjectContext } from "./project-context.tsx";
 import { matchPath, Redirect, useLocation } from "./router.tsx";
 import { Empty, ErrorAlert } from "./ui/components.tsx";
@@ -35,6 +41,8 @@ function FullPageSpinner() {
 export function App() {
   const { pathname } = useLocation();
   const theme = useTheme();
+  // The webhook portal opened with a token (POST /webhooks/svix-token's link) needs no dashboard account.
+  if (pathname === "/webhooks-portal") return <StandaloneWebhookPortal />;
   return (
     <GatehouseProvider app={dashboardApp} theme={theme}>
       {pathname === "/handler" || pathname.startsWith("/handler/") ? (
@@ -139,10 +147,12 @@ function ProjectPage({ pathname, projectId }: { pathname: string; projectId: str
     .filter(Boolean)
     .slice(2)
     .map((part) => decodeURIComponent(part));
-  const [section, id] = rest;
+  const [section, id, subId] = rest;
   switch (section) {
     case undefined:
       return <OverviewPage />;
+    case "metrics":
+      return <MetricsPage />;
     case "users":
       return id ? <UserPage key={id} userId={id} /> : <UsersPage />;
     case "teams":
@@ -155,8 +165,14 @@ function ProjectPage({ pathname, projectId }: { pathname: string; projectId: str
       return <DomainsPage />;
     case "keys":
       return <KeysPage />;
+    case "webhooks":
+      return <WebhooksPage />;
     case "email":
       return <EmailPage />;
+    case "sent-emails":
+      return id ? <SentEmailPage emailId={id} /> : <SentEmailsPage />;
+    case "email-templates":
+      return <EmailTemplatesSection kind={id} id={subId} />;
     case "settings":
       return <SettingsPage />;
     default:

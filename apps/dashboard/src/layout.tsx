@@ -10,7 +10,13 @@ type NavItem = { label: string; icon: IconName; path?: string; soon?: boolean };
 
 /** The sections; the later ones are placeholders so the navigation does not move when they arrive. */
 const NAV: { section: string; items: NavItem[] }[] = [
-  { section: "Project", items: [{ label: "Overview", icon: "home", path: "" }] },
+  {
+    section: "Project",
+    items: [
+      { label: "Overview", icon: "home", path: "" },
+      { label: "Metrics", icon: "chart", path: "metrics" },
+    ],
+  },
   {
     section: "Users",
     items: [
@@ -26,16 +32,16 @@ const NAV: { section: string; items: NavItem[] }[] = [
       { label: "Domains", icon: "globe", path: "domains" },
       { label: "API keys", icon: "key", path: "keys" },
       { label: "Email", icon: "mail", path: "email" },
+      { label: "Sent emails", icon: "mail", path: "sent-emails" },
+      { label: "Email templates", icon: "template", path: "email-templates" },
+      { label: "Webhooks", icon: "hook", path: "webhooks" },
       { label: "Project settings", icon: "settings", path: "settings" },
     ],
   },
   {
     section: "Coming soon",
     items: [
-      { label: "Email templates", icon: "template", soon: true },
       { label: "Payments", icon: "card", soon: true },
-      { label: "Webhooks", icon: "hook", soon: true },
-      { label: "Metrics", icon: "chart", soon: true },
       { label: "AI helper", icon: "sparkle", soon: true },
     ],
   },

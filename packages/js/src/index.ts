@@ -3,9 +3,55 @@
 export { isKnownError, KnownError, type KnownErrorCode, type KnownErrorJson } from "@gatehouse/shared";
 export type { AdminSentEmail, EmailServerConfig } from "./apps/admin-app.ts";
 export { GatehouseAdminApp } from "./apps/admin-app.ts";
+export type {
+  AdminEmailDraft,
+  EmailDeliveryInfo,
+  EmailDraftCreateOptions,
+  EmailDraftUpdateOptions,
+} from "./apps/admin-email-drafts.ts";
+export type {
+  AdminEmailTemplate,
+  AdminEmailTheme,
+  AdminEmailThemeWithSource,
+  EmailPreview,
+  EmailPreviewOptions,
+  EmailThemeChoice,
+} from "./apps/admin-email-templates.ts";
+export type {
+  GetMetricsOptions,
+  MetricsActivitySplit,
+  MetricsDataPoint,
+  MetricsRecentUser,
+  MetricsResponse,
+} from "./apps/admin-metrics.ts";
+export {
+  openWebhookPortal,
+  readWebhookPortalToken,
+  type WebhookDelivery,
+  type WebhookDeliveryAttempt,
+  type WebhookDeliveryStatus,
+  type WebhookEndpoint,
+  type WebhookEndpointCreateOptions,
+  type WebhookEndpointFirstView,
+  type WebhookEndpointUpdateOptions,
+  type WebhookEventTypeInfo,
+  type WebhookPortal,
+} from "./apps/admin-webhook-portal.ts";
+export type { WebhookPortalToken } from "./apps/admin-webhooks.ts";
 export type { Auth, AuthJson } from "./apps/auth-tokens.ts";
 export type { CliLoginOptions } from "./apps/cli-login.ts";
 export { GatehouseClientApp, gatehouseInternals } from "./apps/client-app.ts";
+export {
+  type AdminEmailOutbox,
+  type AdminEmailOutboxRecipient,
+  type AdminEmailOutboxSimpleStatus,
+  type AdminEmailOutboxStatus,
+  type AdminSendAttemptError,
+  EMAIL_OUTBOX_STATUSES,
+  type ListOutboxEmailsOptions,
+  type SendEmailOptions,
+  type UpdateOutboxEmailOptions,
+} from "./apps/emails.ts";
 export type {
   AdminAppOptions,
   ClientAppOptions,
@@ -41,6 +87,13 @@ export { decodeAccessToken } from "./session/jwt.ts";
 export type { Session } from "./session/session.ts";
 export { Result } from "./utils/result.ts";
 export { SDK_VERSION } from "./version.ts";
+export {
+  type VerifyWebhookOptions,
+  verifyWebhook,
+  type WebhookEvent,
+  type WebhookHeaders,
+  WebhookVerificationError,
+} from "./webhooks/verify-webhook.ts";
 
 import { GatehouseAdminApp } from "./apps/admin-app.ts";
 import { GatehouseClientApp, gatehouseInternals } from "./apps/client-app.ts";

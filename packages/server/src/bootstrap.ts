@@ -6,8 +6,10 @@ import { type DatabaseHandle, openDatabase } from "./db/index.ts";
 import type { AppDeps } from "./deps.ts";
 import type { ServerEnv } from "./env.ts";
 import { startEmailWorker } from "./features/emails/worker.ts";
+import { ActivityWriter } from "./features/events/analytics.ts";
 import { type SeedResult, seedAdminUser, seedInternalProject } from "./features/projects/seed.ts";
 import { featureHooks } from "./features/routes.ts";
+import { startWebhookWorker } from "./features/webhooks/worker.ts";
 
 export type Gatehouse = {
   app: Hono;
@@ -24,13 +26,14 @@ export type Gatehouse = {
 export async function bootGatehouse(
   env: ServerEnv,
   database?: DatabaseHandle,
-  options: { emailWorker?: boolean } = {},
+  options: { emailWorker?: boolean; webhookWorker?: boolean } = {},
 ): Promise<Gatehouse> {
   const handle =
     database ??
     (await openDatabase({ databaseUrl: env.databaseUrl, dataDir: path.join(env.dataDir, "pglite") }));
   const keyring = createTokenKeyring({ masterSecret: env.secret, issuerBaseUrl: env.baseUrl });
-  const deps: AppDeps = { env, db: handle.db, keyring, hooks: featureHooks };
+  const activity = new ActivityWriter(handle.db);
+  const deps: AppDeps = { env, db: handle.db, keyring, hooks: featureHooks, activity };
   const seed = await seedInternalProject(deps, {
     publishableClientKey: env.seed.publishableClientKey,
     secretServerKey: env.seed.secretServerKey,
@@ -40,6 +43,9 @@ export async function bootGatehouse(
   // Tests that care about delivery start their own worker and drain it; everywhere else email flows on its own.
   const emailWorker = options.emailWorker === false ? null : startEmailWorker(deps);
   if (emailWorker) deps.emailWorker = emailWorker;
+  // The same for webhooks: tests start their own worker and drain it.
+  const webhookWorker = options.webhookWorker === false ? null : startWebhookWorker(deps);
+  if (webhookWorker) deps.webhookWorker = webhookWorker;
   const app = createApp(deps);
   return {
     app,
@@ -48,6 +54,9 @@ export async function bootGatehouse(
     seed,
     close: async () => {
       await emailWorker?.stop();
+      await webhookWorker?.stop();
+      // The last buffered activity events, while the database is still open.
+      await activity.stop();
       await handle.close();
     },
   };

@@ -1,6 +1,7 @@
 import type { TokenKeyring } from "./crypto/index.ts";
 import type { Database } from "./db/index.ts";
 import type { ServerEnv } from "./env.ts";
+import type { ActivityWriter } from "./features/events/analytics.ts";
 import type { FeatureHooks } from "./features/hooks.ts";
 
 /** What every route handler and service can reach. Built once per process by `createApp`. */
@@ -10,6 +11,10 @@ export type AppDeps = {
   keyring: TokenKeyring;
   /** Every feature's hooks (features/routes.ts), for the services that run them, e.g. user creation. */
   hooks: FeatureHooks;
+  /** Buffers activity events (token refreshes, sign-ins, page views) and writes them in batches. */
+  activity: ActivityWriter;
   /** Delivers queued emails; `wake()` asks it to look at the outbox now. Absent in tests that do not deliver. */
   emailWorker?: { wake: () => void };
+  /** Fans events out to webhook endpoints and delivers them; `wake()` asks it to look now. Absent in most tests. */
+  webhookWorker?: { wake: () => void };
 };

@@ -107,6 +107,23 @@ describe("production mode", () => {
   });
 });
 
+describe("email capacity", () => {
+  it("defaults to 200 emails an hour, takes a whole number, and refuses anything else", () => {
+    const dataDir = freshDataDir();
+    expect(readServerEnv({ GATEHOUSE_DATA_DIR: dataDir }).emailCapacityPerHour).toBe(200);
+    expect(
+      readServerEnv({ GATEHOUSE_DATA_DIR: dataDir, GATEHOUSE_EMAIL_CAPACITY_PER_HOUR: "5000" })
+        .emailCapacityPerHour,
+    ).toBe(5000);
+    for (const bad of ["0", "-3", "1.5", "lots"]) {
+      expect(
+        () => readServerEnv({ GATEHOUSE_DATA_DIR: dataDir, GATEHOUSE_EMAIL_CAPACITY_PER_HOUR: bad }),
+        bad,
+      ).toThrow("GATEHOUSE_EMAIL_CAPACITY_PER_HOUR");
+    }
+  });
+});
+
 describe("isLocalhostUrl", () => {
   it("knows loopback names and addresses only", () => {
     expect(isLocalhostUrl("http://127.0.0.1")).toBe(true);

@@ -36,7 +36,23 @@ export type ServerEnv = {
    * turns that off. It is always off in production.
    */
   devOAuthProvider?: boolean;
+  /**
+   * How many emails a project may send in an hour before its sending history raises it (PROTOCOL-EXTRA §1.10),
+   * from `GATEHOUSE_EMAIL_CAPACITY_PER_HOUR`; `DEFAULT_EMAIL_CAPACITY_PER_HOUR` when unset.
+   */
+  emailCapacityPerHour?: number;
 };
+
+export const DEFAULT_EMAIL_CAPACITY_PER_HOUR = 200;
+
+function parseEmailCapacity(value: string | undefined): number {
+  if (value === undefined || value === "") return DEFAULT_EMAIL_CAPACITY_PER_HOUR;
+  const capacity = Number(value);
+  if (!Number.isInteger(capacity) || capacity < 1) {
+    throw new Error(`Invalid GATEHOUSE_EMAIL_CAPACITY_PER_HOUR "${value}": use a whole number of 1 or more`);
+  }
+  return capacity;
+}
 
 /** Parses a duration like `10min`, `60s`, `1h` or a plain number of seconds. */
 export function parseDurationSeconds(value: string): number {
@@ -127,6 +143,7 @@ export function readServerEnv(env: NodeJS.ProcessEnv = process.env): ServerEnv {
     trustProxy: parseProxyTrust(env.GATEHOUSE_TRUST_PROXY),
     sharedOAuthCredentials: readSharedOAuthCredentials(env),
     devOAuthProvider: env.GATEHOUSE_DEV_OAUTH !== "false",
+    emailCapacityPerHour: parseEmailCapacity(env.GATEHOUSE_EMAIL_CAPACITY_PER_HOUR),
   };
 }
 

@@ -99,9 +99,12 @@ describe("emails", () => {
       password: "a password 123",
       verificationCallbackUrl: "http://localhost:3000/handler/email-verification",
     });
-    const sent = await apps.admin().listSentEmails();
-    const mine = sent.find((item) => item.to.includes(email));
-    expect(mine?.subject).toBeTruthy();
+    // Queued at once, rendered by the outbox worker a moment later.
+    await expect
+      .poll(
+        async () => (await apps.admin().listSentEmails()).find((item) => item.to.includes(email))?.subject,
+      )
+      .toMatch(/^Verify your email at /);
   });
 
   it("reports a failing email server as an error result", async () => {

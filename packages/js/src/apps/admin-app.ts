@@ -13,8 +13,14 @@ import { call, type Scope } from "../objects/scope.ts";
 import type { Session } from "../session/session.ts";
 import { Result } from "../utils/result.ts";
 import type { Wire } from "../utils/wire.ts";
+import { emailDraftMethods } from "./admin-email-drafts.ts";
+import { emailTemplateMethods } from "./admin-email-templates.ts";
+import { metricsMethods } from "./admin-metrics.ts";
+import { adminWebhookPortal, type WebhookPortal } from "./admin-webhook-portal.ts";
+import { webhookMethods } from "./admin-webhooks.ts";
 import { gatehouseInternals } from "./client-app.ts";
 import type { AppContext } from "./context.ts";
+import type { AdminEmailOutboxSimpleStatus, AdminEmailOutboxStatus } from "./emails.ts";
 import type { AdminAppOptions } from "./options.ts";
 import { GatehouseServerApp } from "./server-app.ts";
 
@@ -22,8 +28,21 @@ export type AdminSentEmail = {
   id: string;
   to: string[];
   subject: string;
+  /** The first of `to`, for display. */
+  recipient: string;
+  /** When it was sent, failed for good or was skipped; its creation time while it is on its way. */
   sentAt: Date;
+  /** "Render error: …" or "Send error: …" (the last attempt's, also while a retry is due). */
   error?: unknown;
+  // Gatehouse extensions: where the email is in the outbox (PROTOCOL-EXTRA §1.8) and what made it.
+  status: AdminEmailOutboxStatus;
+  simpleStatus: AdminEmailOutboxSimpleStatus;
+  /** Delivery attempts so far. */
+  attempts: number;
+  /** Why it was not sent, for a skipped email (e.g. `USER_UNSUBSCRIBED`). */
+  skippedReason: string | null;
+  createdAt: Date;
+  kind: string;
 };
 
 export type EmailServerConfig = {
@@ -81,6 +100,13 @@ export class GatehouseAdminApp extends GatehouseServerApp {
       // Still queued emails have no send time yet; their creation time stands in.
       sentAt: new Date(item.sent_at_millis ?? item.created_at_millis),
       ...(item.error != null ? { error: item.error } : {}),
+      recipient: (Array.isArray(item.to) ? item.to[0] : item.to) ?? "",
+      status: item.status,
+      simpleStatus: item.simple_status,
+      attempts: item.attempts ?? 0,
+      skippedReason: item.skipped_reason ?? null,
+      createdAt: new Date(item.created_at_millis ?? item.sent_at_millis),
+      kind: item.kind ?? "",
     }));
   }
 
@@ -130,6 +156,45 @@ export class GatehouseAdminApp extends GatehouseServerApp {
   ) => permissionDefinitions(this.adminScope, "project").update(id, options);
   deleteProjectPermissionDefinition = (id: string) =>
     permissionDefinitions(this.adminScope, "project").delete(id);
+
+  // --- Email themes and templates (admin-email-templates.ts) ---
+
+  private readonly emailTemplates = emailTemplateMethods(this.adminScope);
+  listEmailThemes = this.emailTemplates.listEmailThemes;
+  createEmailTheme = this.emailTemplates.createEmailTheme;
+  getEmailTheme = this.emailTemplates.getEmailTheme;
+  updateEmailTheme = this.emailTemplates.updateEmailTheme;
+  deleteEmailTheme = this.emailTemplates.deleteEmailTheme;
+  resetEmailTheme = this.emailTemplates.resetEmailTheme;
+  listEmailTemplates = this.emailTemplates.listEmailTemplates;
+  createEmailTemplate = this.emailTemplates.createEmailTemplate;
+  updateEmailTemplate = this.emailTemplates.updateEmailTemplate;
+  deleteEmailTemplate = this.emailTemplates.deleteEmailTemplate;
+  resetEmailTemplate = this.emailTemplates.resetEmailTemplate;
+  sendEmailTemplateTest = this.emailTemplates.sendEmailTemplateTest;
+  getEmailPreview = this.emailTemplates.getEmailPreview;
+  renderEmailPreview = this.emailTemplates.renderEmailPreview;
+
+  // --- Email drafts (admin-email-drafts.ts) ---
+
+  private readonly emailDrafts = emailDraftMethods(this.adminScope);
+  listEmailDrafts = this.emailDrafts.listEmailDrafts;
+  getEmailDraft = this.emailDrafts.getEmailDraft;
+  createEmailDraft = this.emailDrafts.createEmailDraft;
+  updateEmailDraft = this.emailDrafts.updateEmailDraft;
+  deleteEmailDraft = this.emailDrafts.deleteEmailDraft;
+
+  // --- Webhooks (admin-webhooks.ts) ---
+
+  private readonly webhooks = webhookMethods(this.adminScope);
+  getSvixToken = this.webhooks.getSvixToken;
+  sendTestWebhook = this.webhooks.sendTestWebhook;
+  /** The webhook portal's API: endpoints, secrets, deliveries (admin-webhook-portal.ts). */
+  readonly webhookPortal: WebhookPortal = adminWebhookPortal(this.adminScope);
+
+  // --- Metrics (admin-metrics.ts) ---
+
+  getMetrics = metricsMethods(this.adminScope).getMetrics;
 }
 
 /** The admin app of a project created or listed by an internal-project user, acting as that user. */

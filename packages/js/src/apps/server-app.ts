@@ -6,7 +6,9 @@ import { createUserSession, type ServerUser, serverUserFromJson } from "../objec
 import { createTeam, type ServerTeam, type ServerTeamCreateOptions, teamFromJson } from "../objects/teams.ts";
 import { type ServerUserCreateOptions, userCreateToWire } from "../objects/users.ts";
 import type { Wire } from "../utils/wire.ts";
+import { emailCapacityMethods } from "./admin-email-drafts.ts";
 import { GatehouseClientApp } from "./client-app.ts";
+import { emailMethods } from "./emails.ts";
 import type { ServerAppOptions } from "./options.ts";
 import { type GetUserOptions, UserReader } from "./user-reads.ts";
 
@@ -150,4 +152,27 @@ export class GatehouseServerApp extends GatehouseClientApp {
   async createTeam(options: ServerTeamCreateOptions): Promise<ServerTeam> {
     return (await createTeam(this.scope, options)) as ServerTeam;
   }
+
+  // --- Email to users and the outbox (emails.ts); the admin app calls them with admin access ---
+
+  private readonly emails = emailMethods({ ctx: this.ctx, accessType: this.accessKind(), session: null });
+  sendEmail = this.emails.sendEmail;
+  listOutboxEmails = this.emails.listOutboxEmails;
+  getOutboxEmail = this.emails.getOutboxEmail;
+  updateOutboxEmail = this.emails.updateOutboxEmail;
+  pauseOutboxEmail = this.emails.pauseOutboxEmail;
+  unpauseOutboxEmail = this.emails.unpauseOutboxEmail;
+  cancelOutboxEmail = this.emails.cancelOutboxEmail;
+  sendSignInInvitationEmail = this.emails.sendSignInInvitationEmail;
+
+  // --- Delivery info and capacity boosts (admin-email-drafts.ts) ---
+
+  private readonly emailCapacity = emailCapacityMethods({
+    ctx: this.ctx,
+    accessType: this.accessKind(),
+    session: null,
+  });
+  getEmailDeliveryInfo = this.emailCapacity.getEmailDeliveryInfo;
+  getEmailDeliveryStats = this.emailCapacity.getEmailDeliveryStats;
+  activateEmailCapacityBoost = this.emailCapacity.activateEmailCapacityBoost;
 }

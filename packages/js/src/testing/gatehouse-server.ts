@@ -83,7 +83,9 @@ export async function startGatehouse(
       ...(options.baseUrlIsListeningAddress ? { baseUrl: listeningUrl } : {}),
       ...envOverrides,
     });
-    gatehouse = await bootGatehouse(env, database, { emailWorker: false });
+    // With its outbox worker, as it ships: emails are rendered and delivered (to the dev outbox, or an SMTP server
+    // a test configures), and read back with testing/outbox.ts.
+    gatehouse = await bootGatehouse(env, database);
   } catch (error) {
     server.close();
     throw error;

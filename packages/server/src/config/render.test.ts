@@ -46,6 +46,7 @@ describe("schema defaults", () => {
         ),
       },
       project: { requirePublishableClientKey: false },
+      apps: { installed: {} },
       gatehouse: { rateLimits: {}, developmentLoopbackRateLimitFactor: 100 },
     });
     expect(defaultRenderedConfig()).toEqual(
@@ -164,7 +165,7 @@ describe("renderConfig problems", () => {
       'teams.allowClientTeamCreaton (from the project override): unknown key; did you mean "teams.allowClientTeamCreation"? Known keys under teams: createPersonalTeamOnSignUp, allowClientTeamCreation',
     ]);
     expect(problems(renderConfig({ environment: { allowLocalhost: false } }))).toEqual([
-      'allowLocalhost (from the environment override): unknown key; did you mean "domains.allowLocalhost"? Known keys at the top level: auth, domains, teams, users, onboarding, apiKeys, rbac, emails, project, gatehouse',
+      'allowLocalhost (from the environment override): unknown key; did you mean "domains.allowLocalhost"? Known keys at the top level: auth, domains, teams, users, onboarding, apiKeys, rbac, emails, project, apps, gatehouse',
     ]);
     expect(
       problems(renderConfig({ environment: { "auth.oauth.providers.google": { clientID: "x" } } }))[0],
@@ -172,7 +173,7 @@ describe("renderConfig problems", () => {
       /^auth\.oauth\.providers\.google\.clientID \(from the environment override\): unknown key; did you mean "auth\.oauth\.providers\.google\.clientId"\?/,
     );
     expect(problems(renderConfig({ branch: { payments: { items: {} } } }))).toEqual([
-      "payments (from the branch override): unknown key. Known keys at the top level: auth, domains, teams, users, onboarding, apiKeys, rbac, emails, project, gatehouse",
+      "payments (from the branch override): unknown key. Known keys at the top level: auth, domains, teams, users, onboarding, apiKeys, rbac, emails, project, apps, gatehouse",
     ]);
   });
 

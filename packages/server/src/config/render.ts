@@ -2,6 +2,7 @@
  * Rendering: the project, branch and environment overrides applied in that order over the schema defaults, then
  * validated. Problems come back as plain sentences that name the key and say what is wrong with it.
  */
+import { emailServerProblems } from "./email-server.ts";
 import { type ConfigProblem, formatIssues, problemText } from "./issues.ts";
 import type { ConfigOverride, JsonObject } from "./json.ts";
 import { applyOverride, normalizeOverride, overrideTouchesPath, validateOverrideShape } from "./override.ts";
@@ -124,7 +125,8 @@ export function renderConfig(levels: LevelOverrides): RenderResult {
 
 /**
  * Checks that `override`, stored as the override of `level`, would render cleanly together with the other levels'
- * current overrides (any `otherLevels[level]` is ignored). Returns problems; empty means the override is acceptable.
+ * current overrides (any `otherLevels[level]` is ignored), and passes the checks made only on writes
+ * (email-server.ts). Returns problems; empty means the override is acceptable.
  */
 export function validateLevelOverride(
   level: ConfigLevel,
@@ -133,6 +135,10 @@ export function validateLevelOverride(
 ): string[] {
   const shapeProblems = validateOverrideShape(override);
   if (shapeProblems.length > 0) return shapeProblems;
-  const result = renderConfig({ ...otherLevels, [level]: override as ConfigOverride });
-  return result.ok ? [] : result.problems;
+  const levels = { ...otherLevels, [level]: override as ConfigOverride };
+  const result = renderConfig(levels);
+  if (!result.ok) return result.problems;
+  const normalized: Partial<Record<ConfigLevel, JsonObject>> = {};
+  for (const each of CONFIG_LEVELS) normalized[each] = normalizeOverride(levels[each] ?? {});
+  return withAttribution(emailServerProblems(result.config), normalized);
 }

@@ -254,6 +254,9 @@ export const renderedConfigSchema = z.preprocess(
     rbac: rbacSchema,
     emails: emailsSchema,
     project: section({ requirePublishableClientKey: z.boolean().default(false) }),
+    // The protocol's app store (`apps.installed.<app id>.enabled`); of its apps, only `analytics` changes
+    // anything here (POST /analytics/events/batch).
+    apps: section({ installed: record(configRecordKey, entry({ enabled: z.boolean().default(false) })) }),
     gatehouse: gatehouseSchema,
   }),
 );

@@ -7,10 +7,13 @@ import { passkeyRoutes } from "./auth-passkey/routes.ts";
 import { passwordRoutes } from "./auth-password/routes.ts";
 import { cliAuthRoutes } from "./cli-auth/routes.ts";
 import { contactChannelRoutes } from "./contact-channels/routes.ts";
+import { emailDraftRoutes } from "./email-drafts/routes.ts";
 import { emailTemplateRoutes } from "./email-templates/routes.ts";
 import { emailRoutes } from "./emails/routes.ts";
+import { analyticsRoutes } from "./events/analytics-routes.ts";
 import type { Feature } from "./feature.ts";
 import type { FeatureHooks } from "./hooks.ts";
+import { metricsRoutes } from "./metrics/routes.ts";
 import { notificationRoutes } from "./notifications/routes.ts";
 import { oauthRoutes } from "./oauth/routes.ts";
 import { tokenRoutes } from "./oauth/token-route.ts";
@@ -24,7 +27,9 @@ import { sessionRoutes } from "./sessions/routes.ts";
 import { systemRoutes } from "./system/routes.ts";
 import { teamRoutes } from "./teams/routes.ts";
 import { userApiKeyRoutes } from "./user-api-keys/routes.ts";
+import { userImportRoutes } from "./users/import-routes.ts";
 import { userRoutes } from "./users/routes.ts";
+import { webhookRoutes } from "./webhooks/routes.ts";
 
 /**
  * Every feature of the server, in one list: what each serves and what it hooks into. A new feature adds itself
@@ -37,7 +42,8 @@ export const features: readonly Feature[] = [
   { id: "project-config", routes: configRoutes },
   { id: "sessions", routes: sessionRoutes },
   { id: "oauth-token", routes: tokenRoutes },
-  { id: "users", routes: userRoutes },
+  // The import routes first: `/users/export` must not be read as `/users/:user_id`.
+  { id: "users", routes: [...userImportRoutes, ...userRoutes] },
   { id: "auth-password", routes: passwordRoutes },
   { id: "auth-anonymous", routes: anonymousRoutes },
   { id: "auth-otp", routes: otpRoutes },
@@ -46,6 +52,7 @@ export const features: readonly Feature[] = [
   { id: "contact-channels", routes: contactChannelRoutes },
   { id: "emails", routes: emailRoutes },
   { id: "email-templates", routes: emailTemplateRoutes },
+  { id: "email-drafts", routes: emailDraftRoutes },
   { id: "cli-auth", routes: cliAuthRoutes },
   { id: "teams", routes: teamRoutes },
   {
@@ -56,6 +63,9 @@ export const features: readonly Feature[] = [
   { id: "user-api-keys", routes: userApiKeyRoutes },
   { id: "notifications", routes: notificationRoutes },
   { id: "oauth", routes: oauthRoutes },
+  { id: "analytics", routes: analyticsRoutes },
+  { id: "metrics", routes: metricsRoutes },
+  { id: "webhooks", routes: webhookRoutes },
 ];
 
 /** Every API route of the server. */

@@ -1,12 +1,31 @@
 import { knownError } from "@gatehouse/shared";
+import type { z } from "zod";
 import type { UserRow } from "../features/users/schema.ts";
 import type { RequestAuth } from "./request-auth.ts";
+import { schemaError } from "./schema-error.ts";
 import { StatusError } from "./status-error.ts";
 
 /** The signed-in user, or USER_AUTHENTICATION_REQUIRED. */
 export function requireUser(auth: RequestAuth): UserRow {
   if (!auth.user) throw knownError("USER_AUTHENTICATION_REQUIRED");
   return auth.user;
+}
+
+/**
+ * The signed-in user, for routes where the reference makes the user part of the request's schema: without one the
+ * answer is the SCHEMA_ERROR it gives (`auth.user must be defined`), not USER_AUTHENTICATION_REQUIRED.
+ */
+export function requireUserAsSchema(auth: RequestAuth, method: string, path: string): UserRow {
+  if (auth.user) return auth.user;
+  throw schemaError(method, path, "auth", [
+    {
+      code: "invalid_type",
+      expected: "object",
+      path: ["user"],
+      message: "must be defined",
+      input: undefined,
+    },
+  ] as z.core.$ZodIssue[]);
 }
 
 /**

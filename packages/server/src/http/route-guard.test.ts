@@ -18,6 +18,10 @@ const PUBLIC_ROUTES = new Set([
   "GET /auth/oauth/authorize/:provider_id", // the app authenticates with client_id/client_secret in the query
   "GET /auth/oauth/callback/:provider_id", // reached by the provider's redirect; checked by inner state + cookie
   "POST /auth/oauth/callback/:provider_id", // the same, for providers that call back with a form POST
+  "POST /check-feature-support", // says a feature is unsupported; reads no credentials and nothing of the project
+  "POST /check-version", // compares an SDK version with the server's; no project involved
+  "GET /emails/unsubscribe-link", // the link in an email: its one-time code is the credential
+  "POST /emails/unsubscribe-link", // a mail client's one-click unsubscribe (RFC 8058) with the same link
 ]);
 
 const keyHeader: Record<AccessType, string> = {
@@ -114,6 +118,20 @@ describe.each(guardedRoutes.map((route) => [`${route.method} ${route.path}`, rou
         expect(response.headers.get("x-stack-known-error")).toBe(invalidKeyError[accessType]);
       }
     });
+
+    // Routes that also take a bearer token (the webhook portal's) refuse a wrong one, and one that is not theirs.
+    if (route.bearerAuth) {
+      it("refuses a wrong bearer token", async () => {
+        for (const token of [
+          "wrong-token",
+          project.keys.superSecretAdminKey,
+          `ghwp_${"A".repeat(40)}.${"B".repeat(43)}`,
+        ]) {
+          const response = await send(route, { authorization: `Bearer ${token}` });
+          expect(response.status, token).toBe(401);
+        }
+      });
+    }
 
     const below = ACCESS_TYPES.filter((type) => !allowed.includes(type));
     if (below.length > 0) {

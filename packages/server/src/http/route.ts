@@ -57,6 +57,12 @@ export type RouteDefinition<
   tags: readonly string[];
   access: A;
   request?: S;
+  /**
+   * A second credential the route takes besides its access types' keys: `authorization: Bearer <token>`, checked
+   * by the feature that declares the route (the webhook portal's token). Consulted only when the request names no
+   * access type; it resolves to the caller or throws a 401. The token is good for the routes that declare this.
+   */
+  bearerAuth?: (deps: AppDeps, token: string) => Promise<RequestAuth>;
   response: ResponseSpec;
   handler: (ctx: RouteContext<S, A>) => Promise<RouteResult>;
 };

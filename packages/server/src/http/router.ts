@@ -28,7 +28,9 @@ async function handleRoute(c: Context, route: AnyRoute, deps: AppDeps): Promise<
 
   let auth = null;
   if (route.access !== "public") {
+    const bearer = route.bearerAuth ? bearerToken(request.headers) : null;
     auth = await resolveRequestAuth(deps, request.headers);
+    if (!auth && bearer !== null && route.bearerAuth) auth = await route.bearerAuth(deps, bearer);
     if (!auth) throw knownError("ACCESS_TYPE_REQUIRED");
     const allowed = route.access as readonly AccessType[];
     if (!allowed.includes(auth.accessType)) {
@@ -103,6 +105,12 @@ export function responseSchemaFor(
   const perAccess = body as { client: z.ZodType; server: z.ZodType; admin?: z.ZodType };
   if (accessType === "admin") return perAccess.admin ?? perAccess.server;
   return perAccess[accessType];
+}
+
+/** The token of an `authorization: Bearer <token>` header, or null. */
+function bearerToken(headers: Headers): string | null {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(headers.get("authorization") ?? "");
+  return match ? match[1]! : null;
 }
 
 function decodeParams(params: Record<string, string>): Record<string, string> {

@@ -32,6 +32,7 @@ const EXEMPT: Record<string, string> = {
  */
 const FILTERING_LISTS: Record<string, string> = {
   "GET /users": "team_id filters the project's users",
+  "GET /users/export": "team_id filters the project's users, as in GET /users",
   "GET /contact-channels": "contact_channel_id filters the user's channels",
   "GET /team-member-profiles": "user_id filters the team's member profiles",
   "GET /team-permissions": "team_id, user_id and permission_id filter the grants",
@@ -54,8 +55,14 @@ const ID_KINDS: Record<string, IdKind> = {
   theme_id: "emailTheme",
   template_id: "emailTemplate",
   templateId: "emailTemplate",
+  draft_id: "emailDraft",
+  endpoint_id: "webhookEndpoint",
+  delivery_id: "webhookDelivery",
 };
-/** `/team-invitations/:id`: the only path parameter named plain `id`. Body fields named `id` name new objects. */
+/**
+ * `/team-invitations/:id`; the other path parameters named plain `id` (the outbox's, the drafts') are told apart by
+ * path in `idKey`. Body fields named `id` name new objects.
+ */
 const PATH_ONLY_ID_KINDS: Record<string, IdKind> = { id: "invitation" };
 
 type IdKind =
@@ -68,7 +75,10 @@ type IdKind =
   | "permission"
   | "invitation"
   | "emailTheme"
-  | "emailTemplate";
+  | "emailTemplate"
+  | "emailDraft"
+  | "webhookEndpoint"
+  | "webhookDelivery";
 type Tenant = Awaited<ReturnType<typeof createTenant>>;
 
 /** Values of the path parameters that name no object of a tenant (config levels, providers, categories). */
@@ -85,6 +95,8 @@ const NOT_TENANT_IDS: Record<string, string> = {
   client_id: "OAuth client id: how the public OAuth routes name the project",
   provider_config_id: "an OAuth provider of the caller's own config",
   account_id: "the account's id at the OAuth provider",
+  session_replay_segment_id: "the browser's own label for its analytics events, stored with them",
+  batch_id: "the browser's own label for one batch of analytics events, stored with them",
 };
 
 let server: TestServer;
@@ -167,6 +179,22 @@ async function createTenant(name: string) {
   const emailTemplate = await created(project, "admin", "/internal/email-templates", {
     display_name: `Template of ${name}`,
   });
+  const emailDraft = await created(project, "admin", "/internal/email-drafts", {
+    display_name: `Draft of ${name}`,
+  });
+  await created(project, "server", "/emails/send-email", { user_ids: [user], html: `<p>For ${name}</p>` });
+  const outbox = await call(project, "server", "GET", "/emails/outbox");
+  // A webhook endpoint (through the portal API, with admin keys) and a delivery to it (a queued test message).
+  const webhookEndpoint = await created(project, "admin", "/webhooks-portal/endpoints", {
+    url: `http://localhost:9/tenant-${name}`,
+    description: `Endpoint of ${name}`,
+  });
+  const webhookDelivery = await created(
+    project,
+    "admin",
+    `/webhooks-portal/endpoints/${webhookEndpoint.id}/test`,
+    {},
+  );
   const sessions = await call(project, "server", "GET", `/auth/sessions?user_id=${user}`);
   const keySets = await call(project, "admin", "GET", "/internal/api-keys");
   const ids = {
@@ -183,6 +211,10 @@ async function createTenant(name: string) {
     invitation: invitation.id,
     emailTheme: emailTheme.id,
     emailTemplate: emailTemplate.id,
+    emailDraft: emailDraft.id,
+    email: outbox.body.items[0].id as string,
+    webhookEndpoint: webhookEndpoint.id as string,
+    webhookDelivery: webhookDelivery.id as string,
   };
   const markers = [...Object.values(ids).filter((id) => id !== project.id), email, `Team of ${name}`];
   return { project, accessToken: signedIn.accessToken, ids, markers };
@@ -190,6 +222,8 @@ async function createTenant(name: string) {
 
 /** Which of a tenant's ids a parameter or field of this name names on this route; undefined: no id. */
 function idKey(route: AnyRoute, name: string, inPath: boolean): keyof Tenant["ids"] | undefined {
+  if (inPath && name === "id" && route.path.startsWith("/emails/outbox")) return "email";
+  if (inPath && name === "id" && route.path.startsWith("/internal/email-drafts")) return "emailDraft";
   const kind = ID_KINDS[name] ?? (inPath ? PATH_ONLY_ID_KINDS[name] : undefined);
   if (kind === "apiKey") {
     if (route.path.startsWith("/user-api-keys")) return "userApiKey";
@@ -315,6 +349,9 @@ async function snapshotOfA() {
     ["admin", "/internal/projects/current"],
     ["admin", `/internal/email-themes/${ids.emailTheme}`],
     ["admin", "/internal/email-templates"],
+    ["admin", "/internal/email-drafts"],
+    ["admin", "/webhooks-portal/endpoints"],
+    ["admin", `/webhooks-portal/endpoints/${ids.webhookEndpoint}/deliveries`],
   ];
   const snapshot: Record<string, unknown> = {};
   for (const [accessType, path] of reads) {

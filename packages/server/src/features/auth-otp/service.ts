@@ -67,6 +67,7 @@ export async function sendSignInCode(
   });
   await sendBuiltInEmail(deps, auth.project, {
     kind: "magic_link",
+    config: auth.config,
     to: email,
     userId: user?.id ?? null,
     variables: { link: withCode(input.callbackUrl, code), otp: code.slice(0, OTP_LENGTH) },

@@ -5,14 +5,14 @@ import { hashPassword, SECURE_TOKEN_LENGTH } from "../../crypto/index.ts";
 import { normalizeEmail } from "../../fields/email.ts";
 import { isUuid } from "../../fields/ids.ts";
 import { storableText } from "../../fields/text.ts";
-import { requireUser } from "../../http/current-user.ts";
+import { requireUser, requireUserAsSchema } from "../../http/current-user.ts";
 import { readProtocolHeader } from "../../http/protocol-headers.ts";
 import { type AnyRoute, defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { consumeRateLimit, rateLimitScope } from "../../rate-limit/limiter.ts";
 import { consumePasswordCheckLimits } from "../../rate-limit/password-checks.ts";
 import { RATE_LIMITS } from "../../rate-limit/rules.ts";
-import { sendBuiltInEmail } from "../emails/built-in.ts";
+import { sendSignInAttemptsEmail } from "../emails/built-in.ts";
 import { deleteOtherSessions, findSessionByRefreshToken } from "../sessions/service.ts";
 import { completeSignIn } from "../sessions/sign-in.ts";
 import { findUserByAuthEmail } from "../users/service.ts";
@@ -115,14 +115,11 @@ export const passwordRoutes: AnyRoute[] = [
         userId: owner?.user.id ?? null,
         onCeilingReached: owner
           ? (ceiling) =>
-              sendBuiltInEmail(deps, project, {
-                kind: "sign_in_attempts",
+              sendSignInAttemptsEmail(deps, project, {
                 to: owner.channel.value,
                 userId: owner.user.id,
-                variables: {
-                  attempts: ceiling.limit,
-                  windowMinutes: Math.max(1, Math.round(ceiling.windowSeconds / 60)),
-                },
+                attempts: ceiling.limit,
+                windowMinutes: Math.max(1, Math.round(ceiling.windowSeconds / 60)),
               }).then(() => undefined)
           : undefined,
       });
@@ -236,7 +233,7 @@ export const passwordRoutes: AnyRoute[] = [
     request: { body: z.strictObject({ password: passwordInput }) },
     response: { body: success },
     handler: async ({ deps, auth, body }) => {
-      const user = requireUser(auth);
+      const user = requireUserAsSchema(auth, "POST", "/api/v1/auth/password/set");
       assertPasswordAuthEnabled(auth.config);
       const alreadySet = () =>
         new StatusError(

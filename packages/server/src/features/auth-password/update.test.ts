@@ -173,11 +173,9 @@ describe("POST /auth/password/set", () => {
     expect((await api.signIn(email, NEW_PASSWORD)).status).toBe(200);
   });
 
-  it("needs a signed-in user", async () => {
-    expectKnownError(
-      await setPassword(null, { password: NEW_PASSWORD }),
-      401,
-      "USER_AUTHENTICATION_REQUIRED",
-    );
+  it("needs a signed-in user, which the reference checks as part of the request's schema", async () => {
+    expectKnownError(await setPassword(null, { password: NEW_PASSWORD }), 400, "SCHEMA_ERROR", {
+      message: "Request validation failed on POST /api/v1/auth/password/set:\n- auth.user must be defined",
+    });
   });
 });

@@ -117,7 +117,7 @@ describe("contact channel CRUD for clients", () => {
       type: "email",
       used_for_auth: false,
     });
-    expect(again.status).toBe(409);
+    expect(again.status).toBe(400);
     expect(again.text).toContain("already has the contact channel");
     const other = await call("POST", "/contact-channels", client, {
       user_id: "me",
@@ -126,7 +126,7 @@ describe("contact channel CRUD for clients", () => {
       used_for_auth: false,
     });
     const renamed = await call("PATCH", `/contact-channels/me/${other.body.id}`, client, { value: email });
-    expect(renamed.status).toBe(409);
+    expect(renamed.status).toBe(400);
   });
 
   it("keeps a sign-in address to one account of the project", async () => {

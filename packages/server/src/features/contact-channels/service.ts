@@ -20,8 +20,9 @@ function usedForAuthBySomeoneElse(value: string) {
   });
 }
 
+/** A user's second channel with one value: the reference answers 400 (a bad request, not a conflict). */
 function alreadyOnUser(value: string) {
-  return new StatusError(409, `This user already has the contact channel ${JSON.stringify(value)}.`);
+  return new StatusError(400, `This user already has the contact channel ${JSON.stringify(value)}.`);
 }
 
 /** A user's channels, oldest first (the order they were added in). */

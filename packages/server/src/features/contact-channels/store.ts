@@ -33,6 +33,15 @@ export async function insertPrimaryEmail(
   await tx.insert(contactChannels).values(newPrimaryEmail(channel));
 }
 
+/** The primary emails of users being created together (an import), in one statement. */
+export async function insertPrimaryEmails(
+  tx: Database,
+  channels: readonly (UserEmail & { verified: boolean; usedForAuth: boolean })[],
+): Promise<void> {
+  if (channels.length === 0) return;
+  await tx.insert(contactChannels).values(channels.map(newPrimaryEmail));
+}
+
 /**
  * Makes `email` the user's primary email: the current primary is demoted (kept as a contact channel), then the
  * address is added, or, when the user already has it as a channel, that channel is promoted and gets the flags of

@@ -31,6 +31,7 @@ export async function sendEmailVerificationCode(
   });
   await sendBuiltInEmail(deps, context.project, {
     kind: "email_verification",
+    config: context.config,
     to: input.email,
     userId: input.userId,
     variables: { link: withCode(input.callbackUrl, code) },

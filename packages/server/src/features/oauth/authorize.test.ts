@@ -31,11 +31,26 @@ function authorize(
 }
 
 describe("the OAuth client", () => {
-  it("refuses an unknown project, a wrong publishable key and a branch other than main", async () => {
+  it("refuses a wrong publishable key as any request with one, before looking at the rest of the query", async () => {
     for (const edit of [
-      (q: URLSearchParams) => q.set("client_id", "2c6b3cf4-4a4f-4a43-9a73-3b8e8f0c9a11"),
       (q: URLSearchParams) => q.set("client_secret", "pck_wrong"),
       (q: URLSearchParams) => q.set("client_secret", other.keys.publishableClientKey),
+      // The key is checked first: a malformed query with a wrong key still hears about the key.
+      (q: URLSearchParams) => {
+        q.set("client_secret", "pck_wrong");
+        q.delete("redirect_uri");
+        q.set("code_challenge", "short");
+      },
+    ]) {
+      expectKnownError(await authorize({ edit }), 401, "INVALID_PUBLISHABLE_CLIENT_KEY");
+    }
+    // With the right key, the malformed query is what is wrong.
+    expectKnownError(await authorize({ edit: (q) => q.set("code_challenge", "short") }), 400, "SCHEMA_ERROR");
+  });
+
+  it("refuses an unknown project and a branch other than main", async () => {
+    for (const edit of [
+      (q: URLSearchParams) => q.set("client_id", "2c6b3cf4-4a4f-4a43-9a73-3b8e8f0c9a11"),
       (q: URLSearchParams) => q.set("client_id", `${project.id}#dev`),
       // A NUL byte PostgreSQL cannot compare: still just an unknown project, not a failed query.
       (q: URLSearchParams) => q.set("client_id", "nul\u0000byte"),

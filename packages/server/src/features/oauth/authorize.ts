@@ -12,6 +12,8 @@ import { encryptSecret, randomHex, sha256Hex } from "../../crypto/index.ts";
 import type { AppDeps } from "../../deps.ts";
 import { jsonResponse } from "../../http/responses.ts";
 import { defineRoute } from "../../http/route.ts";
+import { schemaError } from "../../http/schema-error.ts";
+import type { ProjectRow } from "../projects/schema.ts";
 import { authorizationUrl, resolveProvider } from "./client.ts";
 import { authenticateOAuthClient, userOfAccessToken } from "./client-auth.ts";
 import { findProviderConfig } from "./provider-config.ts";
@@ -65,8 +67,37 @@ export function callbackUrlFor(deps: AppDeps, providerId: string): string {
   return `${deps.env.baseUrl}/api/v1/auth/oauth/callback/${encodeURIComponent(providerId)}`;
 }
 
-export async function startAuthorization(deps: AppDeps, providerId: string, query: AuthorizeQuery) {
-  const { project, config } = await authenticateOAuthClient(deps, query.client_id, query.client_secret);
+/**
+ * The project key is checked before the rest of the query, as the reference does for every request: an app with a
+ * wrong key learns that, not which of its other parameters are malformed.
+ */
+async function authorizeFromRawQuery(deps: AppDeps, providerId: string, raw: Record<string, unknown>) {
+  const text = (value: unknown) => (typeof value === "string" ? value : undefined);
+  const invalid = (issues: z.core.$ZodIssue[]) =>
+    schemaError("GET", `/api/v1/auth/oauth/authorize/${providerId}`, "query", issues);
+  // Without a client id there is no project whose key could be wrong: the query itself is.
+  if (!text(raw.client_id)) {
+    const parsed = authorizeQuerySchema.safeParse(raw);
+    if (!parsed.success) throw invalid(parsed.error.issues);
+  }
+  const client = await authenticateOAuthClient(
+    deps,
+    text(raw.client_id) ?? "",
+    text(raw.client_secret) || undefined,
+    "publishable-key",
+  );
+  const parsed = authorizeQuerySchema.safeParse(raw);
+  if (!parsed.success) throw invalid(parsed.error.issues);
+  return startAuthorization(deps, providerId, parsed.data, client);
+}
+
+export async function startAuthorization(
+  deps: AppDeps,
+  providerId: string,
+  query: AuthorizeQuery,
+  client: { project: ProjectRow; config: RenderedConfig },
+) {
+  const { project, config } = client;
   if (query.scope !== "legacy") throw knownError("INVALID_SCOPE");
 
   const entry = findProviderConfig(config, providerId);
@@ -157,14 +188,15 @@ export const authorizeRoute = defineRoute({
   access: "public",
   request: {
     params: z.strictObject({ provider_id: z.string().min(1).max(100) }),
-    query: authorizeQuerySchema,
+    // The whole query (authorizeQuerySchema) is validated in the handler, after the project key.
+    query: z.looseObject({ client_id: z.string().optional(), client_secret: z.string().optional() }),
   },
   response: {
     raw: true,
     description:
       "307 to the provider with the inner-state cookie, or 200 `{location}` with stack_response_mode=json",
   },
-  handler: ({ deps, params, query }) => startAuthorization(deps, params.provider_id, query),
+  handler: ({ deps, params, query }) => authorizeFromRawQuery(deps, params.provider_id, query),
 });
 
 /**

@@ -17,6 +17,11 @@ export async function authenticateOAuthClient(
   deps: AppDeps,
   clientId: string,
   clientSecret: string | undefined,
+  /**
+   * At the token endpoint a wrong secret is an OAuth client error; on authorize, where the secret is the project's
+   * publishable key in a URL, the reference answers as for any request with a wrong key.
+   */
+  wrongSecret: "oauth-client" | "publishable-key" = "oauth-client",
 ): Promise<{ project: ProjectRow; config: RenderedConfig }> {
   const [projectId, branchId = "main"] = clientId.split("#");
   const project = projectId ? await findProject(deps.db, projectId) : null;
@@ -28,6 +33,9 @@ export async function authenticateOAuthClient(
       throw knownError("PUBLISHABLE_CLIENT_KEY_REQUIRED_FOR_PROJECT", { project_id: project.id });
     }
   } else if (!(await isValidProjectKey(deps.db, project.id, "publishable_client_key", clientSecret))) {
+    if (wrongSecret === "publishable-key") {
+      throw knownError("INVALID_PUBLISHABLE_CLIENT_KEY", { project_id: project.id });
+    }
     throw knownError("INVALID_OAUTH_CLIENT_ID_OR_SECRET", { client_id: clientId });
   }
   return { project, config };

@@ -2,10 +2,12 @@
  * Permission grants: granting, revoking and listing, plus the seam other features call (team creation and joining,
  * user creation). Definitions are in the config (see definitions.ts); rows here are direct grants only.
  */
+
 import { knownError } from "@gatehouse/shared";
 import { and, eq, type SQL } from "drizzle-orm";
 import type { RenderedConfig } from "../../config/index.ts";
 import type { Database } from "../../db/index.ts";
+import { type NewEvent, recordEvents } from "../events/record.ts";
 import { teamMembers, teams } from "../teams/schema.ts";
 import { findUser } from "../users/service.ts";
 import { assertPermissionInScope, compareIds, expandPermissions, permissionScopeOf } from "./graph.ts";
@@ -155,6 +157,28 @@ async function assertUser(db: Database, projectId: string, userId: string) {
   if (!(await findUser(db, projectId, userId))) throw knownError("USER_NOT_FOUND");
 }
 
+/** The webhook events of grants made or removed (PROTOCOL-EXTRA §3.1), one per row the statement touched. */
+function teamPermissionEvents(
+  type: "team_permission.created" | "team_permission.deleted",
+  target: { teamId: string; userId: string },
+  rows: readonly { permissionId: string }[],
+): NewEvent[] {
+  return rows.map((row) => ({
+    type,
+    data: { id: row.permissionId, team_id: target.teamId, user_id: target.userId },
+    userId: target.userId,
+    teamId: target.teamId,
+  }));
+}
+
+function projectPermissionEvents(
+  type: "project_permission.created" | "project_permission.deleted",
+  userId: string,
+  rows: readonly { permissionId: string }[],
+): NewEvent[] {
+  return rows.map((row) => ({ type, data: { id: row.permissionId, user_id: userId }, userId }));
+}
+
 type TeamGrantTarget = {
   projectId: string;
   config: RenderedConfig;
@@ -171,15 +195,23 @@ export async function grantTeamPermission(
   assertPermissionInScope(target.config, target.permissionId, "team");
   await assertMembership(db, target.projectId, target.teamId, target.userId);
   try {
-    await db
-      .insert(teamPermissionGrants)
-      .values({
-        projectId: target.projectId,
-        teamId: target.teamId,
-        userId: target.userId,
-        permissionId: target.permissionId,
-      })
-      .onConflictDoNothing();
+    await db.transaction(async (tx) => {
+      const inserted = await tx
+        .insert(teamPermissionGrants)
+        .values({
+          projectId: target.projectId,
+          teamId: target.teamId,
+          userId: target.userId,
+          permissionId: target.permissionId,
+        })
+        .onConflictDoNothing()
+        .returning({ permissionId: teamPermissionGrants.permissionId });
+      await recordEvents(
+        tx as Database,
+        target.projectId,
+        teamPermissionEvents("team_permission.created", target, inserted),
+      );
+    });
   } catch (error) {
     if (isForeignKeyViolation(error)) {
       throw knownError("TEAM_MEMBERSHIP_NOT_FOUND", { team_id: target.teamId, user_id: target.userId });
@@ -193,16 +225,24 @@ export async function grantTeamPermission(
 export async function revokeTeamPermission(db: Database, target: TeamGrantTarget): Promise<void> {
   assertPermissionInScope(target.config, target.permissionId, "team");
   await assertMembership(db, target.projectId, target.teamId, target.userId);
-  await db
-    .delete(teamPermissionGrants)
-    .where(
-      and(
-        eq(teamPermissionGrants.projectId, target.projectId),
-        eq(teamPermissionGrants.teamId, target.teamId),
-        eq(teamPermissionGrants.userId, target.userId),
-        eq(teamPermissionGrants.permissionId, target.permissionId),
-      ),
+  await db.transaction(async (tx) => {
+    const deleted = await tx
+      .delete(teamPermissionGrants)
+      .where(
+        and(
+          eq(teamPermissionGrants.projectId, target.projectId),
+          eq(teamPermissionGrants.teamId, target.teamId),
+          eq(teamPermissionGrants.userId, target.userId),
+          eq(teamPermissionGrants.permissionId, target.permissionId),
+        ),
+      )
+      .returning({ permissionId: teamPermissionGrants.permissionId });
+    await recordEvents(
+      tx as Database,
+      target.projectId,
+      teamPermissionEvents("team_permission.deleted", target, deleted),
     );
+  });
 }
 
 type ProjectGrantTarget = { projectId: string; config: RenderedConfig; userId: string; permissionId: string };
@@ -214,10 +254,18 @@ export async function grantProjectPermission(
   assertPermissionInScope(target.config, target.permissionId, "project");
   await assertUser(db, target.projectId, target.userId);
   try {
-    await db
-      .insert(projectPermissionGrants)
-      .values({ projectId: target.projectId, userId: target.userId, permissionId: target.permissionId })
-      .onConflictDoNothing();
+    await db.transaction(async (tx) => {
+      const inserted = await tx
+        .insert(projectPermissionGrants)
+        .values({ projectId: target.projectId, userId: target.userId, permissionId: target.permissionId })
+        .onConflictDoNothing()
+        .returning({ permissionId: projectPermissionGrants.permissionId });
+      await recordEvents(
+        tx as Database,
+        target.projectId,
+        projectPermissionEvents("project_permission.created", target.userId, inserted),
+      );
+    });
   } catch (error) {
     if (isForeignKeyViolation(error)) throw knownError("USER_NOT_FOUND");
     throw error;
@@ -228,15 +276,23 @@ export async function grantProjectPermission(
 export async function revokeProjectPermission(db: Database, target: ProjectGrantTarget): Promise<void> {
   assertPermissionInScope(target.config, target.permissionId, "project");
   await assertUser(db, target.projectId, target.userId);
-  await db
-    .delete(projectPermissionGrants)
-    .where(
-      and(
-        eq(projectPermissionGrants.projectId, target.projectId),
-        eq(projectPermissionGrants.userId, target.userId),
-        eq(projectPermissionGrants.permissionId, target.permissionId),
-      ),
+  await db.transaction(async (tx) => {
+    const deleted = await tx
+      .delete(projectPermissionGrants)
+      .where(
+        and(
+          eq(projectPermissionGrants.projectId, target.projectId),
+          eq(projectPermissionGrants.userId, target.userId),
+          eq(projectPermissionGrants.permissionId, target.permissionId),
+        ),
+      )
+      .returning({ permissionId: projectPermissionGrants.permissionId });
+    await recordEvents(
+      tx as Database,
+      target.projectId,
+      projectPermissionEvents("project_permission.deleted", target.userId, deleted),
     );
+  });
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -261,7 +317,7 @@ export async function grantDefaultTeamPermissions(
     options.config.rbac.defaultPermissions[options.kind === "creator" ? "teamCreator" : "teamMember"];
   const ids = Object.keys(set).filter((id) => permissionScopeOf(options.config, id) === "team");
   if (ids.length === 0) return;
-  await db
+  const inserted = await db
     .insert(teamPermissionGrants)
     .values(
       ids.map((permissionId) => ({
@@ -271,7 +327,13 @@ export async function grantDefaultTeamPermissions(
         permissionId,
       })),
     )
-    .onConflictDoNothing();
+    .onConflictDoNothing()
+    .returning({ permissionId: teamPermissionGrants.permissionId });
+  await recordEvents(
+    db,
+    options.projectId,
+    teamPermissionEvents("team_permission.created", options, inserted),
+  );
 }
 
 /** Grants the project's `signUp` default set to a new user. Idempotent. */
@@ -283,10 +345,16 @@ export async function grantDefaultProjectPermissions(
     (id) => permissionScopeOf(options.config, id) === "project",
   );
   if (ids.length === 0) return;
-  await db
+  const inserted = await db
     .insert(projectPermissionGrants)
     .values(
       ids.map((permissionId) => ({ projectId: options.projectId, userId: options.userId, permissionId })),
     )
-    .onConflictDoNothing();
+    .onConflictDoNothing()
+    .returning({ permissionId: projectPermissionGrants.permissionId });
+  await recordEvents(
+    db,
+    options.projectId,
+    projectPermissionEvents("project_permission.created", options.userId, inserted),
+  );
 }

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { requireUser, resolveUserId } from "../../http/current-user.ts";
 import { readProtocolHeader } from "../../http/protocol-headers.ts";
 import { defineRoute } from "../../http/route.ts";
+import { endUserIpInfo } from "../events/ip-info.ts";
 import { findUser } from "../users/service.ts";
 import {
   deleteSession,
@@ -22,7 +23,17 @@ const sessionSchema = z.object({
   last_used_at: z.number(),
   is_impersonation: z.boolean(),
   is_current_session: z.boolean(),
-  last_used_at_end_user_ip_info: z.object({ ip: z.string() }).optional(),
+  last_used_at_end_user_ip_info: z
+    .object({
+      ip: z.string(),
+      countryCode: z.string().nullable(),
+      regionCode: z.string().nullable(),
+      cityName: z.string().nullable(),
+      latitude: z.number().nullable(),
+      longitude: z.number().nullable(),
+      tzIdentifier: z.string().nullable(),
+    })
+    .optional(),
 });
 
 export const sessionRoutes = [
@@ -109,7 +120,8 @@ export const sessionRoutes = [
           last_used_at: row.lastUsedAt.getTime(),
           is_impersonation: row.isImpersonation,
           is_current_session: row.id === currentId,
-          ...(row.lastUsedIp ? { last_used_at_end_user_ip_info: { ip: row.lastUsedIp } } : {}),
+          // Located when read (a lookup in memory), so stored sessions need no column of their own.
+          ...(row.lastUsedIp ? { last_used_at_end_user_ip_info: endUserIpInfo(row.lastUsedIp) } : {}),
         }));
       return { body: { items, is_paginated: false } };
     },

@@ -4,6 +4,7 @@ import { generateSecureToken, randomUuid, sha256Hex } from "../../crypto/index.t
 import type { Database } from "../../db/index.ts";
 import type { AppDeps } from "../../deps.ts";
 import { isUuid } from "../../fields/ids.ts";
+import { tokenRefreshEvent } from "../events/analytics.ts";
 import { type UserRow, users } from "../users/schema.ts";
 import { findPrimaryChannel } from "../users/service.ts";
 import { touchUserActivity } from "../users/store.ts";
@@ -111,7 +112,10 @@ export async function findSessionByRefreshToken(
   return row ?? null;
 }
 
-/** A fresh access token for a refresh token, recording when and from where the session was used. */
+/**
+ * A fresh access token for a refresh token (both the OAuth refresh grant and `/auth/sessions/current/refresh`),
+ * recording when and from where the session was used, and a `$token-refresh` activity event for the metrics.
+ */
 export async function refreshSession(
   deps: AppDeps,
   projectId: string,
@@ -127,6 +131,8 @@ export async function refreshSession(
     .set({ lastUsedAt: now, ...(ip ? { lastUsedIp: ip } : {}) })
     .where(eq(sessions.id, found.session.id));
   await touchUserActivity(deps.db, projectId, found.user.id, now);
+  // Buffered, written in a batch later (events/analytics.ts): no database work on this path.
+  deps.activity.record(tokenRefreshEvent({ projectId, sessionId: found.session.id, user: found.user, ip }));
   const accessToken = await mintAccessToken(deps, projectId, found.user, found.session.id, config);
   return { accessToken, ...found };
 }

@@ -2,6 +2,7 @@ import { knownError } from "@gatehouse/shared";
 import type { RenderedConfig } from "../../config/index.ts";
 import type { AppDeps } from "../../deps.ts";
 import { recordKnownSignInAddress } from "../../rate-limit/password-checks.ts";
+import { signInEvent } from "../events/analytics.ts";
 import type { UserRow } from "../users/schema.ts";
 import { createVerificationCode } from "../verification-codes/service.ts";
 import { issueTokens } from "./service.ts";
@@ -48,6 +49,9 @@ export async function completeSignIn(
   await recordKnownSignInAddress(
     { db: deps.db, projectId: input.projectId, clientIp: input.ip },
     input.user.id,
+  );
+  deps.activity.record(
+    signInEvent({ projectId: input.projectId, user: input.user, isNewUser: input.isNewUser, ip: input.ip }),
   );
   return { ...tokens, user_id: input.user.id, is_new_user: input.isNewUser };
 }

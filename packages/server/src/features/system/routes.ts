@@ -4,10 +4,12 @@ import { textResponse } from "../../http/responses.ts";
 import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { findProject } from "../projects/service.ts";
+import { versionRoutes } from "./version-routes.ts";
 
 const tags = ["System"];
 
 export const systemRoutes = [
+  ...versionRoutes,
   defineRoute({
     method: "GET",
     path: "",

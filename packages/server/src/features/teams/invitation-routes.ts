@@ -86,6 +86,7 @@ export const invitationRoutes = [
       link.searchParams.set("code", code);
       await sendBuiltInEmail(deps, auth.project, {
         kind: "team_invitation",
+        config: auth.config,
         to: email,
         variables: { link: link.toString(), teamDisplayName: team.displayName },
       });
@@ -157,7 +158,9 @@ export const invitationRoutes = [
       }
       let rows: Awaited<ReturnType<typeof listOpenInvitations>>;
       if (query.team_id !== undefined) {
-        const team = await teamForInviting(deps.db, auth, query.team_id);
+        // Reading a team's invitations is reading its members-to-be: the reference asks for $read_members.
+        const team = await teamForCaller(deps.db, auth, query.team_id);
+        await requireClientTeamPermission(deps.db, auth, team.id, "$read_members");
         rows = await listOpenInvitations(deps.db, auth.project.id, { teamId: team.id });
       } else {
         const userId = resolveUserId(auth, query.user_id!);

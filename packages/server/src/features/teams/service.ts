@@ -5,8 +5,10 @@ import { randomUuid } from "../../crypto/index.ts";
 import type { Database } from "../../db/index.ts";
 import { isUuid } from "../../fields/ids.ts";
 import { StatusError } from "../../http/status-error.ts";
+import { type NewEvent, recordEvents } from "../events/record.ts";
 import { projects } from "../projects/schema.ts";
 import { clearSelectedTeam } from "../users/store.ts";
+import { teamView } from "../users/views.ts";
 import { deleteCodes } from "../verification-codes/service.ts";
 import { grantDefaultTeamPermissions } from "./permission-seam.ts";
 import { type TeamMemberRow, type TeamRow, teamInvitations, teamMembers, teams } from "./schema.ts";
@@ -111,6 +113,18 @@ export async function listTeams(
   return { rows, nextCursor: next?.id ?? null };
 }
 
+/** A team event's payload: the server team read (PROTOCOL-EXTRA §3.1). */
+function teamEvent(type: "team.created" | "team.updated", team: TeamRow): NewEvent {
+  return { type, data: teamView(team), teamId: team.id };
+}
+
+export function membershipEvent(
+  type: "team_membership.created" | "team_membership.deleted",
+  ref: { teamId: string; userId: string },
+): NewEvent {
+  return { type, data: { team_id: ref.teamId, user_id: ref.userId }, teamId: ref.teamId, userId: ref.userId };
+}
+
 export type TeamFields = {
   displayName?: string;
   profileImageUrl?: string | null;
@@ -140,6 +154,8 @@ export async function createTeam(
         serverMetadata: fields.serverMetadata ?? null,
       })
       .returning();
+    // The creator's membership sends no event of its own (PROTOCOL-EXTRA §3.1); their default grants do.
+    await recordEvents(tx as Database, projectId, [teamEvent("team.created", team!)]);
     if (creatorUserId) {
       await addMember(
         tx as Database,
@@ -170,12 +186,15 @@ export async function updateTeam(
   // Not given (undefined) leaves a column alone; null clears it.
   const values = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
   if (Object.keys(values).length === 0) return findTeam(db, projectId, teamId);
-  const [row] = await db
-    .update(teams)
-    .set(values)
-    .where(and(eq(teams.projectId, projectId), eq(teams.id, teamId)))
-    .returning();
-  return row ?? null;
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(teams)
+      .set(values)
+      .where(and(eq(teams.projectId, projectId), eq(teams.id, teamId)))
+      .returning();
+    if (row) await recordEvents(tx as Database, projectId, [teamEvent("team.updated", row)]);
+    return row ?? null;
+  });
 }
 
 const INTERNAL_PROJECT_ID = "internal";
@@ -232,6 +251,11 @@ export async function deleteTeam(db: Database, projectId: string, teamId: string
       .delete(teams)
       .where(and(eq(teams.projectId, projectId), eq(teams.id, teamId)))
       .returning({ id: teams.id });
+    await recordEvents(
+      tx as Database,
+      projectId,
+      deleted.map((row) => ({ type: "team.deleted" as const, data: { id: row.id }, teamId: row.id })),
+    );
     return deleted.length > 0;
   });
 }
@@ -254,6 +278,9 @@ export async function addMember(
       .onConflictDoNothing()
       .returning({ userId: teamMembers.userId });
     if (inserted.length === 0) return false;
+    if (kind === "member") {
+      await recordEvents(tx as Database, ref.projectId, [membershipEvent("team_membership.created", ref)]);
+    }
     await grantDefaultTeamPermissions(tx as Database, { ...ref, kind });
     return true;
   });
@@ -279,6 +306,9 @@ export async function removeMember(
       )
       .returning({ userId: teamMembers.userId });
     if (deleted.length === 0) return false;
+    await recordEvents(tx as Database, projectId, [
+      membershipEvent("team_membership.deleted", { teamId, userId }),
+    ]);
     await clearSelectedTeam(tx as Database, projectId, teamId, userId);
     return true;
   });

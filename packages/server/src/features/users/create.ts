@@ -5,17 +5,12 @@ import { StatusError } from "../../http/status-error.ts";
 import { attachProviderAccounts } from "../oauth/accounts.ts";
 import type { UserCreateBody } from "./requests.ts";
 import { type UserRow, users } from "./schema.ts";
-import { createUser } from "./service.ts";
+import { createUser, type NewUser } from "./service.ts";
 import { encryptTotpSecret } from "./totp.ts";
 import { ensureTeamMember, passwordHashFromBody } from "./update.ts";
 
-/** `POST /users` (server access): checks the body, then creates the user and their primary email channel. */
-export async function createUserFromBody(
-  deps: AppDeps,
-  projectId: string,
-  config: RenderedConfig,
-  body: UserCreateBody,
-): Promise<UserRow> {
+/** The user `body` describes, as `createUser` takes it: checked, the password hashed, the TOTP secret sealed. */
+export async function newUserFromBody(deps: AppDeps, body: UserCreateBody): Promise<NewUser> {
   if (!body.primary_email && (body.primary_email_verified || body.primary_email_auth_enabled)) {
     throw new StatusError(
       400,
@@ -27,41 +22,43 @@ export async function createUserFromBody(
     ? encryptTotpSecret(deps.env, body.totp_secret_base64)
     : null;
   const restricted = body.restricted_by_admin ?? false;
+  return {
+    primaryEmail: body.primary_email ?? null,
+    ...(body.primary_email_verified !== undefined
+      ? { primaryEmailVerified: body.primary_email_verified }
+      : {}),
+    ...(body.primary_email_auth_enabled !== undefined
+      ? { primaryEmailAuthEnabled: body.primary_email_auth_enabled }
+      : {}),
+    passwordHash: passwordHash ?? null,
+    displayName: body.display_name ?? null,
+    profileImageUrl: body.profile_image_url ?? null,
+    clientMetadata: body.client_metadata ?? null,
+    clientReadOnlyMetadata: body.client_read_only_metadata ?? null,
+    serverMetadata: body.server_metadata ?? null,
+    isAnonymous: body.is_anonymous ?? false,
+    otpAuthEnabled: body.otp_auth_enabled ?? false,
+    passkeyAuthEnabled: body.passkey_auth_enabled ?? false,
+    totpSecretEncrypted,
+    restrictedByAdmin: restricted,
+    restrictedByAdminReason: restricted ? (body.restricted_by_admin_reason ?? null) : null,
+    restrictedByAdminPrivateDetails: restricted ? (body.restricted_by_admin_private_details ?? null) : null,
+    countryCode: body.country_code ?? null,
+    ...(body.risk_scores ? { riskScores: body.risk_scores } : {}),
+  };
+}
 
+/** `POST /users` (server access): checks the body, then creates the user and their primary email channel. */
+export async function createUserFromBody(
+  deps: AppDeps,
+  projectId: string,
+  config: RenderedConfig,
+  body: UserCreateBody,
+): Promise<UserRow> {
+  const input = await newUserFromBody(deps, body);
   // One transaction, so that a refused selected team leaves no user behind (createUser nests as a savepoint).
   return deps.db.transaction(async (tx) => {
-    const user = await createUser(
-      tx,
-      projectId,
-      config,
-      {
-        primaryEmail: body.primary_email ?? null,
-        ...(body.primary_email_verified !== undefined
-          ? { primaryEmailVerified: body.primary_email_verified }
-          : {}),
-        ...(body.primary_email_auth_enabled !== undefined
-          ? { primaryEmailAuthEnabled: body.primary_email_auth_enabled }
-          : {}),
-        passwordHash: passwordHash ?? null,
-        displayName: body.display_name ?? null,
-        profileImageUrl: body.profile_image_url ?? null,
-        clientMetadata: body.client_metadata ?? null,
-        clientReadOnlyMetadata: body.client_read_only_metadata ?? null,
-        serverMetadata: body.server_metadata ?? null,
-        isAnonymous: body.is_anonymous ?? false,
-        otpAuthEnabled: body.otp_auth_enabled ?? false,
-        passkeyAuthEnabled: body.passkey_auth_enabled ?? false,
-        totpSecretEncrypted,
-        restrictedByAdmin: restricted,
-        restrictedByAdminReason: restricted ? (body.restricted_by_admin_reason ?? null) : null,
-        restrictedByAdminPrivateDetails: restricted
-          ? (body.restricted_by_admin_private_details ?? null)
-          : null,
-        countryCode: body.country_code ?? null,
-        ...(body.risk_scores ? { riskScores: body.risk_scores } : {}),
-      },
-      deps.hooks,
-    );
+    const user = await createUser(tx, projectId, config, input, deps.hooks);
     await attachProviderAccounts(tx, {
       projectId,
       config,

@@ -20,7 +20,7 @@ export const passwordHashField = z
   .string()
   .refine(
     isSupportedPasswordHash,
-    "must be a bcrypt ($2a$, $2b$, $2y$, cost at most 16) or Argon2id hash in Modular Crypt Format",
+    "must be a bcrypt ($2a$, $2b$, $2y$, cost at most 16), Argon2 ($argon2id$, $argon2i$, $argon2d$) or scrypt ($scrypt$, $firebase-scrypt$) hash in Modular Crypt Format",
   );
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;

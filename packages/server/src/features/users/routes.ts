@@ -53,7 +53,7 @@ function clientPatch(request: Request, body: UserPatch): UserPatch {
 }
 
 async function applyUpdate(deps: AppDeps, auth: RequestAuth, user: UserRow, patch: UserPatch) {
-  const updated = await updateUser(deps, auth.project.id, user, patch);
+  const updated = await updateUser(deps, auth.project.id, user, patch, auth.config);
   if (!updated) throw knownError("USER_NOT_FOUND");
   return { body: await loadUserView(deps.db, auth.project.id, updated, auth.config) };
 }

@@ -7,10 +7,13 @@ import type { Database } from "../../db/index.ts";
 import { normalizeEmail } from "../../fields/email.ts";
 import { isUuid } from "../../fields/ids.ts";
 import { type ContactChannelRow, contactChannels } from "../contact-channels/schema.ts";
-import { insertPrimaryEmail } from "../contact-channels/store.ts";
+import { insertPrimaryEmail, insertPrimaryEmails } from "../contact-channels/store.ts";
+import { recordEvents } from "../events/record.ts";
 import type { FeatureHooks } from "../hooks.ts";
 import { createPersonalTeam } from "../teams/personal-team.ts";
+import { teamMembers } from "../teams/schema.ts";
 import { type UserRow, users } from "./schema.ts";
+import { loadUserRelations, loadUserView, userView } from "./views.ts";
 
 export async function findUser(db: Database, projectId: string, userId: string): Promise<UserRow | null> {
   if (!isUuid(userId)) return null;
@@ -111,25 +114,7 @@ export async function createUser(
       const id = input.id ?? randomUuid();
       const [user] = await tx
         .insert(users)
-        .values({
-          projectId,
-          id,
-          displayName: input.displayName ?? null,
-          profileImageUrl: input.profileImageUrl ?? null,
-          passwordHash: input.passwordHash ?? null,
-          clientMetadata: input.clientMetadata ?? null,
-          clientReadOnlyMetadata: input.clientReadOnlyMetadata ?? null,
-          serverMetadata: input.serverMetadata ?? null,
-          isAnonymous: input.isAnonymous ?? false,
-          otpAuthEnabled: input.otpAuthEnabled ?? false,
-          passkeyAuthEnabled: input.passkeyAuthEnabled ?? false,
-          totpSecretEncrypted: input.totpSecretEncrypted ?? null,
-          restrictedByAdmin: input.restrictedByAdmin ?? false,
-          restrictedByAdminReason: input.restrictedByAdminReason ?? null,
-          restrictedByAdminPrivateDetails: input.restrictedByAdminPrivateDetails ?? null,
-          countryCode: input.countryCode ?? null,
-          ...(input.riskScores ? { riskScores: input.riskScores } : {}),
-        })
+        .values(newUserRow(projectId, id, input))
         .returning();
       if (email) {
         await insertPrimaryEmail(tx as Database, {
@@ -151,6 +136,7 @@ export async function createUser(
       const created = { ...user!, selectedTeamId: personalTeamId };
       for (const hook of hooks.userCreated)
         await hook(tx as Database, { projectId, user: created, config, personalTeamId });
+      await recordUserEvent(tx as Database, "user.created", projectId, created, config);
       return created;
     });
   } catch (error) {
@@ -160,7 +146,118 @@ export async function createUser(
   }
 }
 
+/** The users row of a new user (createUser, createUsers). */
+function newUserRow(projectId: string, id: string, input: NewUser): typeof users.$inferInsert {
+  return {
+    projectId,
+    id,
+    displayName: input.displayName ?? null,
+    profileImageUrl: input.profileImageUrl ?? null,
+    passwordHash: input.passwordHash ?? null,
+    clientMetadata: input.clientMetadata ?? null,
+    clientReadOnlyMetadata: input.clientReadOnlyMetadata ?? null,
+    serverMetadata: input.serverMetadata ?? null,
+    isAnonymous: input.isAnonymous ?? false,
+    otpAuthEnabled: input.otpAuthEnabled ?? false,
+    passkeyAuthEnabled: input.passkeyAuthEnabled ?? false,
+    totpSecretEncrypted: input.totpSecretEncrypted ?? null,
+    restrictedByAdmin: input.restrictedByAdmin ?? false,
+    restrictedByAdminReason: input.restrictedByAdminReason ?? null,
+    restrictedByAdminPrivateDetails: input.restrictedByAdminPrivateDetails ?? null,
+    countryCode: input.countryCode ?? null,
+    ...(input.riskScores ? { riskScores: input.riskScores } : {}),
+  };
+}
+
+/**
+ * Creates many users in a few statements, for imports: the rows `createUser` writes (user, primary email, the
+ * features' hooks, `user.created`), one INSERT per table for the whole list. The caller has checked that the
+ * sign-in emails are free and distinct (a conflict fails the whole call), and uses `createUser` instead when the
+ * project gives each new user a personal team.
+ */
+export async function createUsers(
+  db: Database,
+  projectId: string,
+  config: RenderedConfig,
+  inputs: readonly NewUser[],
+  hooks: Pick<FeatureHooks, "userCreated">,
+): Promise<UserRow[]> {
+  if (inputs.length === 0) return [];
+  return db.transaction(async (tx) => {
+    const rows = inputs.map((input) => newUserRow(projectId, input.id ?? randomUuid(), input));
+    const created = await tx.insert(users).values(rows).returning();
+    const channels = inputs.flatMap((input, index) => {
+      const email = input.primaryEmail ? normalizeEmail(input.primaryEmail) : null;
+      if (!email) return [];
+      return [
+        {
+          projectId,
+          userId: rows[index]!.id!,
+          email,
+          verified: input.primaryEmailVerified ?? false,
+          usedForAuth: input.primaryEmailAuthEnabled ?? true,
+        },
+      ];
+    });
+    await insertPrimaryEmails(tx as Database, channels);
+    for (const user of created) {
+      for (const hook of hooks.userCreated) {
+        await hook(tx as Database, { projectId, user, config, personalTeamId: null });
+      }
+    }
+    const relations = await loadUserRelations(tx as Database, projectId, created);
+    await recordEvents(
+      tx as Database,
+      projectId,
+      created.map((user) => ({
+        type: "user.created" as const,
+        data: userView(user, relations, config),
+        userId: user.id,
+      })),
+    );
+    return created;
+  });
+}
+
 export async function deleteUser(db: Database, projectId: string, userId: string): Promise<void> {
-  // Sessions, contact channels, memberships and everything else of the user cascade from this row.
-  await db.delete(users).where(and(eq(users.projectId, projectId), eq(users.id, userId)));
+  await db.transaction(async (tx) => {
+    const memberships = await tx
+      .select({ teamId: teamMembers.teamId })
+      .from(teamMembers)
+      .where(and(eq(teamMembers.projectId, projectId), eq(teamMembers.userId, userId)))
+      .orderBy(teamMembers.teamId);
+    // Sessions, contact channels, memberships and everything else of the user cascade from this row.
+    const deleted = await tx
+      .delete(users)
+      .where(and(eq(users.projectId, projectId), eq(users.id, userId)))
+      .returning({ id: users.id });
+    if (deleted.length === 0) return;
+    // One team_membership.deleted per team, then user.deleted (PROTOCOL-EXTRA §3.1).
+    await recordEvents(tx as Database, projectId, [
+      ...memberships.map((m) => ({
+        type: "team_membership.deleted" as const,
+        data: { team_id: m.teamId, user_id: userId },
+        teamId: m.teamId,
+        userId,
+      })),
+      {
+        type: "user.deleted",
+        data: { id: userId, teams: memberships.map((m) => ({ id: m.teamId })) },
+        userId,
+      },
+    ]);
+  });
+}
+
+/** user.created / user.updated with the server user read as it is now, in the caller's transaction. */
+export async function recordUserEvent(
+  tx: Database,
+  type: "user.created" | "user.updated",
+  projectId: string,
+  user: UserRow,
+  config: RenderedConfig,
+): Promise<void> {
+  await recordEvents(tx, projectId, [
+    { type, data: await loadUserView(tx, projectId, user, config), userId: user.id },
+  ]);
 }

@@ -1,5 +1,6 @@
 import { knownError } from "@gatehouse/shared";
 import { and, eq } from "drizzle-orm";
+import type { RenderedConfig } from "../../config/index.ts";
 import { hashPassword } from "../../crypto/index.ts";
 import { isUniqueViolation } from "../../db/errors.ts";
 import type { Database } from "../../db/index.ts";
@@ -11,6 +12,7 @@ import { teamMembers, teams } from "../teams/schema.ts";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "./fields.ts";
 import type { UserPatch } from "./requests.ts";
 import { type UserRow, users } from "./schema.ts";
+import { recordUserEvent } from "./service.ts";
 import { encryptTotpSecret } from "./totp.ts";
 
 /** PASSWORD_TOO_SHORT / PASSWORD_TOO_LONG for a password that breaks the length rules (PROTOCOL.md §2.3). */
@@ -60,6 +62,7 @@ export async function updateUser(
   projectId: string,
   user: UserRow,
   patch: UserPatch,
+  config: RenderedConfig,
 ): Promise<UserRow | null> {
   // The slow and failing work (hashing, encryption, length rules) happens before the transaction opens.
   const passwordHash = await passwordHashFromBody(patch);
@@ -115,6 +118,7 @@ export async function updateUser(
       if (passwordHash !== undefined) {
         await deleteOtherSessions(tx, projectId, user.id, null);
       }
+      if (updated) await recordUserEvent(tx as Database, "user.updated", projectId, updated, config);
       return updated ?? null;
     });
   } catch (error) {

@@ -7,6 +7,7 @@ import { makePrimaryEmail } from "../contact-channels/store.ts";
 import { grantDefaultTeamPermissions } from "../permissions/service.ts";
 import { createPersonalTeam } from "../teams/personal-team.ts";
 import { type UserRow, users } from "./schema.ts";
+import { recordUserEvent } from "./service.ts";
 
 export type AnonymousUpgrade = {
   projectId: string;
@@ -92,5 +93,7 @@ export async function upgradeAnonymousUser(tx: Database, input: AnonymousUpgrade
       [user] = await tx.update(users).set({ selectedTeamId: teamId }).where(where).returning();
     }
   }
+  // The account is the same user, now with a way to sign in: an update, not a creation.
+  await recordUserEvent(tx, "user.updated", projectId, user!, config);
   return user!;
 }

@@ -26,6 +26,8 @@ export const verificationCodes = pgTable(
   (t) => [
     index("verification_codes_lookup_idx").on(t.projectId, t.codeHash),
     index("verification_codes_nonce_idx").on(t.projectId, t.nonceHash),
+    // Unsubscribe links carry only the code (PROTOCOL-EXTRA §1.11): their project is found from it.
+    index("verification_codes_hash_idx").on(t.codeHash),
   ],
 );
 

@@ -11,7 +11,8 @@ export type CodePurpose =
   | "team_invitation"
   | "mfa_attempt"
   | "passkey_registration"
-  | "passkey_authentication";
+  | "passkey_authentication"
+  | "unsubscribe";
 
 /** Default lifetime of a code: 7 days (PROTOCOL.md §4.3); MFA attempts and passkey challenges pass their own. */
 export const DEFAULT_CODE_LIFETIME_MS = 7 * 24 * 3600 * 1000;
@@ -136,4 +137,27 @@ export async function markCodeUsed(db: Database, projectId: string, codeId: stri
     )
     .returning({ id: verificationCodes.id });
   return used.length > 0;
+}
+
+/**
+ * The code of `purpose` with this value, in whichever project it was made: for links that carry nothing but the
+ * code (unsubscribe links, PROTOCOL-EXTRA §1.11). The code is 45 random characters, so it names one row; the
+ * caller checks expiry and use, and nothing is counted, since a wrong guess reveals nothing of any code.
+ */
+export async function findCodeAnyProject(
+  db: Database,
+  purpose: CodePurpose,
+  code: string,
+): Promise<VerificationCodeRow | null> {
+  const [row] = await db
+    .select()
+    .from(verificationCodes)
+    .where(
+      and(
+        eq(verificationCodes.codeHash, sha256Hex(code.trim().toLowerCase())),
+        eq(verificationCodes.purpose, purpose),
+      ),
+    )
+    .limit(1);
+  return row ?? null;
 }
