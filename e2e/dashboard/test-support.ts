@@ -112,7 +112,9 @@ export async function ownerWithProject(
   const keys = page.getByTestId("keys-once");
   await keys.or(page.locator(".field-error")).first().waitFor();
   if (!(await keys.isVisible())) {
-    throw new Error(`Creating the project failed: ${await page.locator(".field-error").first().innerText()}`);
+    throw new Error(
+      `Creating the project failed: ${await page.locator(".field-error").first().textContent()}`,
+    );
   }
   await page.getByRole("button", { name: "Go to the project" }).click();
   await page.waitForURL(/\/projects\/[^/]+$/);

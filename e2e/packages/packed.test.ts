@@ -44,7 +44,7 @@ beforeAll(async () => {
   const packs = join(scratch, "packs");
   mkdirSync(packs);
   tarballs = {};
-  for (const name of ["shared", "js", "react"]) {
+  for (const name of ["shared", "js", "react", "cli"]) {
     const out = await sh(
       "npm",
       ["pack", "--json", "--pack-destination", packs],
@@ -85,8 +85,13 @@ describe("the packed packages in an app outside the workspace", () => {
     for (const [name, tarball] of Object.entries(tarballs)) {
       const listing = await sh("tar", ["-tzf", tarball], scratch);
       const files = listing.trim().split("\n");
-      expect(files, name).toContain("package/dist/index.js");
-      expect(files, name).toContain("package/dist/index.d.ts");
+      if (name === "@gatehouse/cli") {
+        expect(files, name).toContain("package/dist/gatehouse.js");
+        expect(files, name).toContain("package/config.d.ts");
+      } else {
+        expect(files, name).toContain("package/dist/index.js");
+        expect(files, name).toContain("package/dist/index.d.ts");
+      }
       expect(files, name).toContain("package/LICENSE");
       expect(
         files.filter((file) => file.startsWith("package/src/")),
@@ -97,6 +102,37 @@ describe("the packed packages in an app outside the workspace", () => {
         name,
       ).toEqual([]);
     }
+  });
+
+  it("install the gatehouse bin, which runs against a real server with only its declared dependencies", async () => {
+    const app = join(scratch, "app");
+    const bin = join(app, "node_modules/.bin/gatehouse");
+    const help = await sh(bin, ["--help"], app);
+    expect(help).toContain("Usage: gatehouse");
+    expect(help).toContain("users");
+
+    const session = await startBrowserTest();
+    try {
+      const { stdout } = await run(bin, ["users", "create", "--email", "packed@cli.example", "--json"], {
+        cwd: app,
+        env: {
+          ...process.env,
+          GATEHOUSE_API_URL: session.server.baseUrl,
+          GATEHOUSE_PROJECT_ID: "internal",
+          GATEHOUSE_SUPER_SECRET_ADMIN_KEY: TEST_INTERNAL_KEYS.superSecretAdminKey,
+          GATEHOUSE_CONFIG_DIR: join(scratch, "cli-config"),
+        },
+      });
+      expect(JSON.parse(stdout)).toMatchObject({ primary_email: "packed@cli.example" });
+    } finally {
+      await session.close();
+    }
+    // Unreachable server: the documented exit code 4, not a stack trace.
+    const failed = run(bin, ["users", "list", "--api-url", "http://127.0.0.1:9", "--project", "internal"], {
+      cwd: app,
+      env: { ...process.env, GATEHOUSE_SUPER_SECRET_ADMIN_KEY: "sak_x" },
+    });
+    await expect(failed).rejects.toMatchObject({ code: 4 });
   });
 
   it("import in plain Node", async () => {

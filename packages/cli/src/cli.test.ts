@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ListeningServer, startListeningServer } from "../../server/src/testing/listening-server.ts";
+import { startTestSmtpServer } from "../../server/src/testing/smtp-server.ts";
 import { loggedInOwner, runCli, tempDir } from "./test-support.ts";
 
 let server: ListeningServer;
@@ -94,6 +95,52 @@ describe("the gatehouse bin", () => {
     const gone = await owner.run(["users", "get", userId, "--project", projectId]);
     expect(gone.code).toBe(1);
     expect(gone.stderr).toContain("USER_NOT_FOUND");
+  });
+});
+
+describe("gatehouse emails send-test", () => {
+  it("sends through the SMTP server given, with the password from the environment, and says why it failed", async () => {
+    const smtp = await startTestSmtpServer({ users: { mailer: "smtp-secret" } });
+    try {
+      const projectId = json((await owner.run(["projects", "create", "Mailing", "--json"])).stdout)
+        .id as string;
+      const base = [
+        "emails",
+        "send-test",
+        "--project",
+        projectId,
+        "--host",
+        "127.0.0.1",
+        "--port",
+        String(smtp.port),
+      ];
+      const sent = await owner.run([...base, "--to", "ops@cli.example", "--username", "mailer"], {
+        env: { GATEHOUSE_SMTP_PASSWORD: "smtp-secret" },
+      });
+      expect(sent.code, sent.stderr).toBe(0);
+      expect(sent.stdout).toContain("Sent a test email to ops@cli.example");
+      const message = await smtp.waitForMessageTo("ops@cli.example");
+      expect(message.authenticatedUser).toBe("mailer");
+
+      const refused = await owner.run([...base, "--to", "ops@cli.example", "--username", "mailer"], {
+        env: { GATEHOUSE_SMTP_PASSWORD: "wrong" },
+      });
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/The test email was not sent: .*rejected the login/);
+
+      const missing = await owner.run([
+        "emails",
+        "send-test",
+        "--project",
+        projectId,
+        "--to",
+        "ops@cli.example",
+      ]);
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toContain("--host");
+    } finally {
+      await smtp.close();
+    }
   });
 });
 
