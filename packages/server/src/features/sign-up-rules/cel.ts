@@ -1,0 +1,227 @@
+/**
+ * Sign-up rule conditions are CEL expressions (PROTOCOL-EXTRA §6.3), run by @marcbachmann/cel-js: a typed
+ * environment declares the context variables, so `emailDomain == 1` or an unknown variable is an error of that rule
+ * rather than a silent "no match", and the library's own `contains`, `startsWith`, `endsWith` and `matches` string
+ * methods cover what the reference pre-evaluates.
+ *
+ * Conditions are written by project owners and run on every sign-up of a server shared by many projects, so the
+ * parser's structural limits are tight and `matches` patterns are screened before anything runs: JavaScript's
+ * backtracking regular expressions can take exponential time (`(a+)+$`), where CEL's RE2 takes linear time. A
+ * pattern must be a string literal, short, without backreferences, without a quantified group that itself holds a
+ * quantifier or an alternation, and with few unbounded quantifiers. Anything else is an evaluation error, which
+ * counts as "no match".
+ */
+import { type ASTNode, Environment } from "@marcbachmann/cel-js";
+import type { SignUpRuleContext } from "./context.ts";
+
+const environment = new Environment({
+  limits: { maxAstNodes: 400, maxDepth: 24, maxListElements: 300, maxMapEntries: 50, maxCallArguments: 8 },
+})
+  .registerVariable("email", "string")
+  .registerVariable("emailDomain", "string")
+  .registerVariable("countryCode", "string")
+  .registerVariable("authMethod", "string")
+  .registerVariable("oauthProvider", "string")
+  // `freeTrialAbuse` is the spelling of some reference versions; both read the same score.
+  .registerVariable("riskScores", { schema: { bot: "int", free_trial_abuse: "int", freeTrialAbuse: "int" } });
+
+/** Longer conditions are refused before parsing; the dashboard's are a line or two. */
+export const MAX_CONDITION_LENGTH = 4000;
+const MAX_PATTERN_LENGTH = 200;
+const MAX_UNBOUNDED_QUANTIFIERS = 3;
+
+type Program = ReturnType<Environment["parse"]>;
+type Compiled = { program: Program } | { error: string };
+
+/** Parsed conditions by source; config changes are rare, so a bounded map that starts over when full is enough. */
+const compiled = new Map<string, Compiled>();
+const MAX_COMPILED = 1000;
+
+export type ConditionResult = { matched: boolean } | { error: string };
+
+function messageOf(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  // The library appends a caret diagram on further lines; the first line says what is wrong.
+  return text.split("\n")[0]!.slice(0, 500);
+}
+
+function compile(condition: string): Compiled {
+  if (condition.length > MAX_CONDITION_LENGTH) {
+    return { error: `The condition is longer than ${MAX_CONDITION_LENGTH} characters.` };
+  }
+  try {
+    const program = environment.parse(condition);
+    const checked = program.check();
+    if (!checked.valid) return { error: messageOf(checked.error) };
+    if (checked.type !== "bool") {
+      return { error: `The condition must be true or false, but it is of type ${checked.type}.` };
+    }
+    const unsafe = unsafeMatchesCall(program.ast);
+    return unsafe ? { error: unsafe } : { program };
+  } catch (error) {
+    return { error: messageOf(error) };
+  }
+}
+
+function compiledCondition(condition: string): Compiled {
+  let entry = compiled.get(condition);
+  if (!entry) {
+    if (compiled.size >= MAX_COMPILED) compiled.clear();
+    entry = compile(condition);
+    compiled.set(condition, entry);
+  }
+  return entry;
+}
+
+/** The values as the CEL environment types them: integers are CEL `int`s (bigint). */
+function celContext(context: SignUpRuleContext) {
+  return {
+    email: context.email,
+    emailDomain: context.emailDomain,
+    countryCode: context.countryCode,
+    authMethod: context.authMethod,
+    oauthProvider: context.oauthProvider,
+    riskScores: {
+      bot: BigInt(context.riskScores.bot),
+      free_trial_abuse: BigInt(context.riskScores.free_trial_abuse),
+      freeTrialAbuse: BigInt(context.riskScores.free_trial_abuse),
+    },
+  };
+}
+
+/** Whether the condition holds for the context; a parse, type or evaluation error is reported, never thrown. */
+export function evaluateCondition(condition: string, context: SignUpRuleContext): ConditionResult {
+  const entry = compiledCondition(condition);
+  if ("error" in entry) return entry;
+  try {
+    const value: unknown = entry.program(celContext(context));
+    if (typeof value !== "boolean") return { error: "The condition did not evaluate to true or false." };
+    return { matched: value };
+  } catch (error) {
+    return { error: messageOf(error) };
+  }
+}
+
+/** Parse and type errors of a condition, for editors; null when it would run. */
+export function conditionProblem(condition: string): string | null {
+  const entry = compiledCondition(condition.trim());
+  return "error" in entry ? entry.error : null;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// `matches` patterns
+// ---------------------------------------------------------------------------------------------------------------
+
+function isNode(value: unknown): value is ASTNode {
+  return typeof value === "object" && value !== null && "op" in value && "args" in value;
+}
+
+/** Every `matches` call of the expression must have a pattern we are willing to run; returns why not, or null. */
+function unsafeMatchesCall(node: ASTNode): string | null {
+  if (node.op === "rcall" || node.op === "call") {
+    const [name] = node.args;
+    const callArgs = node.op === "rcall" ? node.args[2] : node.args[1];
+    if (name === "matches") {
+      const pattern = callArgs.at(-1);
+      if (pattern?.op !== "value" || typeof pattern.args !== "string") {
+        return "The pattern of matches() must be a string literal.";
+      }
+      const problem = unsafePatternReason(pattern.args);
+      if (problem) return `The pattern of matches() is not allowed: ${problem}`;
+    }
+  }
+  const children: unknown[] = Array.isArray(node.args) ? node.args.flat(2) : [node.args];
+  for (const child of children) {
+    if (!isNode(child)) continue;
+    const problem = unsafeMatchesCall(child);
+    if (problem) return problem;
+  }
+  return null;
+}
+
+type Group = { hasQuantifier: boolean; hasAlternation: boolean };
+
+/**
+ * Why a regular expression could backtrack badly, or null. A conservative screen of the pattern's text: it refuses
+ * some harmless patterns (`(ab)+` is fine but `(a|b)+` is refused; `[ab]+` says the same thing and passes).
+ */
+export function unsafePatternReason(pattern: string): string | null {
+  if (pattern.length > MAX_PATTERN_LENGTH) return `it is longer than ${MAX_PATTERN_LENGTH} characters`;
+  try {
+    new RegExp(pattern);
+  } catch {
+    return "it is not a valid regular expression";
+  }
+  const stack: Group[] = [{ hasQuantifier: false, hasAlternation: false }];
+  let unbounded = 0;
+  /** The group that just closed, while its quantifier (if any) has not been read yet. */
+  let closed: Group | null = null;
+  for (let i = 0; i < pattern.length; i++) {
+    const char = pattern[i]!;
+    const quantifier = quantifierAt(pattern, i);
+    if (quantifier) {
+      if (quantifier.unbounded) unbounded++;
+      if (closed && (closed.hasQuantifier || closed.hasAlternation) && quantifier.repeats) {
+        return "a repeated group contains a repetition or an alternative";
+      }
+      stack.at(-1)!.hasQuantifier = true;
+      i += quantifier.length - 1;
+      closed = null;
+      continue;
+    }
+    closed = null;
+    if (char === "\\") {
+      const next = pattern[i + 1] ?? "";
+      if (/[1-9]/.test(next) || next === "k") return "it uses a backreference";
+      i++;
+    } else if (char === "[") {
+      i = endOfClass(pattern, i);
+    } else if (char === "(") {
+      if (pattern.startsWith("(?<=", i) || pattern.startsWith("(?<!", i)) return "it uses a lookbehind";
+      stack.push({ hasQuantifier: false, hasAlternation: false });
+    } else if (char === ")") {
+      const group = stack.length > 1 ? stack.pop()! : null;
+      if (group) {
+        const parent = stack.at(-1)!;
+        parent.hasQuantifier ||= group.hasQuantifier;
+        parent.hasAlternation ||= group.hasAlternation;
+        closed = group;
+      }
+    } else if (char === "|") {
+      stack.at(-1)!.hasAlternation = true;
+    }
+  }
+  if (unbounded > MAX_UNBOUNDED_QUANTIFIERS) {
+    return `it has more than ${MAX_UNBOUNDED_QUANTIFIERS} unbounded repetitions (*, + or {n,})`;
+  }
+  return null;
+}
+
+/** The quantifier starting at `i` (`*`, `+`, `?`, `{n}`, `{n,}`, `{n,m}`, each maybe lazy), or null. */
+function quantifierAt(
+  pattern: string,
+  i: number,
+): { length: number; unbounded: boolean; repeats: boolean } | null {
+  const char = pattern[i];
+  const lazy = (length: number) => (pattern[i + length] === "?" ? length + 1 : length);
+  if (char === "*" || char === "+") return { length: lazy(1), unbounded: true, repeats: true };
+  if (char === "?") return { length: lazy(1), unbounded: false, repeats: false };
+  if (char !== "{") return null;
+  const match = /^\{(\d+)(,(\d*))?\}/.exec(pattern.slice(i));
+  if (!match) return null;
+  const max = match[2] === undefined ? Number(match[1]) : match[3] === "" ? Infinity : Number(match[3]);
+  // Wide bounded ranges backtrack like unbounded ones.
+  return { length: lazy(match[0].length), unbounded: max > 20, repeats: max > 1 };
+}
+
+/** The index of the `]` closing the character class that opens at `start`. */
+function endOfClass(pattern: string, start: number): number {
+  let i = start + 1;
+  if (pattern[i] === "^") i++;
+  if (pattern[i] === "]") i++;
+  for (; i < pattern.length; i++) {
+    if (pattern[i] === "\\") i++;
+    else if (pattern[i] === "]") return i;
+  }
+  return pattern.length;
+}
