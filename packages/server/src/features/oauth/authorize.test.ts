@@ -1,8 +1,17 @@
 /** `GET /auth/oauth/authorize/:provider_id`: what is checked before the browser leaves for the provider. */
+import { createHash, randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
 import { createSignedInUser } from "../../testing/users.ts";
-import { authorizeQuery, expectKnownError, type FlowOptions } from "./test-support.ts";
+import {
+  authorizeQuery,
+  deliverCallback,
+  exchangeCode,
+  expectKnownError,
+  type FlowOptions,
+  signInAtDevProvider,
+  uniqueEmail,
+} from "./test-support.ts";
 
 let server: TestServer;
 let project: TestProject;
@@ -144,6 +153,70 @@ describe("the request", () => {
   });
 });
 
+describe("code challenges", () => {
+  const withChallenge = (method: string | null, challenge: string) =>
+    authorize({
+      edit: (q) => {
+        q.set("code_challenge", challenge);
+        if (method === null) q.delete("code_challenge_method");
+        else q.set("code_challenge_method", method);
+      },
+    });
+  const s256 = (verifier: string) => createHash("sha256").update(verifier).digest("base64url");
+
+  it("takes what the reference takes: S256, plain, and an empty method meaning plain", async () => {
+    for (const [method, challenge] of [
+      ["S256", s256(randomBytes(32).toString("base64url"))],
+      ["S256", s256("a".repeat(128))],
+      ["plain", "a".repeat(43)],
+      ["plain", `${"A-._~".repeat(25)}xyz`],
+      ["", "b".repeat(43)],
+    ] as const) {
+      const response = await withChallenge(method, challenge);
+      expect(response.status, `${method} ${challenge}: ${response.text}`).toBe(307);
+    }
+  });
+
+  it("refuses other methods, and challenges that no verifier could ever match", async () => {
+    const good = s256(randomBytes(32).toString("base64url"));
+    for (const [method, challenge] of [
+      ["s256", good],
+      ["PLAIN", "a".repeat(43)],
+      ["S512", good],
+      [null, good],
+      ["S256", `${good}=`],
+      ["S256", `${good.slice(0, 42)}.`],
+      ["S256", good.slice(0, 42)],
+      ["S256", `${good}A`],
+      ["plain", "a".repeat(42)],
+      ["plain", "a".repeat(129)],
+      ["plain", `${"a".repeat(42)}+`],
+      ["plain", ""],
+      ["S256", ""],
+    ] as const) {
+      const response = await withChallenge(method, challenge);
+      expectKnownError(response, 400, "SCHEMA_ERROR");
+      expect(response.text, `${method} ${challenge}`).toMatch(/code_challenge/);
+    }
+  });
+
+  it("with an empty method, the verifier is the challenge itself at the code exchange", async () => {
+    const { query, verifier, redirectUri } = authorizeQuery(project, { codeChallengeMethod: "plain" });
+    query.set("code_challenge_method", "");
+    const started = await server.request(`/api/v1/auth/oauth/authorize/github?${query}`);
+    expect(started.status, started.text).toBe(307);
+    const callback = await signInAtDevProvider(started.headers.get("location")!, uniqueEmail("plain"));
+    const innerCookie = (started.headers.get("set-cookie") ?? "").split(";")[0]!;
+    const delivered = await deliverCallback(server, callback, innerCookie);
+    expect(delivered.status, delivered.text).toBe(303);
+    const code = new URL(delivered.headers.get("location")!).searchParams.get("code")!;
+    const hashed = await exchangeCode(server, project, { code, verifier: s256(verifier), redirectUri });
+    expectKnownError(hashed, 400, "INVALID_AUTHORIZATION_CODE");
+    const plain = await exchangeCode(server, project, { code, verifier, redirectUri });
+    expect(plain.status, plain.text).toBe(200);
+  });
+});
+
 describe("the token parameter", () => {
   it("is required to link an account", async () => {
     expectKnownError(await authorize({ type: "link" }), 401, "USER_AUTHENTICATION_REQUIRED");
@@ -229,6 +302,26 @@ describe("standard providers", () => {
     );
     expect(location.searchParams.get("client_id")).toBe("project-client");
     expect(location.searchParams.get("scope")?.split(" ")).toContain("Calendars.Read");
+  });
+
+  it("go where the project's endpoint overrides say (GitHub Enterprise)", async () => {
+    await project.configure({
+      "auth.oauth.providers.github-enterprise": {
+        type: "github",
+        isShared: false,
+        clientId: "ghe-client",
+        clientSecret: "ghe-secret",
+        authorizationEndpoint: "https://ghe.example.com/login/oauth/authorize",
+        tokenEndpoint: "https://ghe.example.com/login/oauth/access_token",
+        userInfoEndpoint: "https://ghe.example.com/api/v3/user",
+      },
+    });
+    const response = await authorize({ providerId: "github-enterprise" });
+    expect(response.status, response.text).toBe(307);
+    const location = new URL(response.headers.get("location")!);
+    expect(`${location.origin}${location.pathname}`).toBe("https://ghe.example.com/login/oauth/authorize");
+    expect(location.searchParams.get("client_id")).toBe("ghe-client");
+    expect(location.searchParams.get("scope")).toBe("user:email");
   });
 });
 

@@ -27,8 +27,10 @@ export const INNER_COOKIE_PREFIX = "stack-oauth-inner-";
 /** Purpose label of the encrypted inner PKCE verifier. */
 export const INNER_VERIFIER_PURPOSE = "oauth-inner-code-verifier";
 
-/** RFC 7636 §4.1-4.2: 43 to 128 unreserved characters, for a verifier and for a plain or S256 challenge alike. */
+/** RFC 7636 §4.1: a code verifier, and so a `plain` challenge: 43 to 128 unreserved characters. */
 export const PKCE_VALUE = /^[A-Za-z0-9\-._~]{43,128}$/;
+/** RFC 7636 §4.2: an S256 challenge is BASE64URL(SHA-256(verifier)) without padding, always 43 characters. */
+const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 
 /** Optional text parameters: an empty value counts as absent, as the SDK sometimes sends `x=`. */
 const optionalText = z
@@ -36,24 +38,43 @@ const optionalText = z
   .optional()
   .transform((value) => value || undefined);
 
-export const authorizeQuerySchema = z.looseObject({
-  client_id: z.string().min(1),
-  client_secret: optionalText,
-  redirect_uri: z.string().min(1),
-  scope: z.string(),
-  state: z.string().min(1).max(2048),
-  grant_type: z.literal("authorization_code"),
-  code_challenge: z.string().regex(PKCE_VALUE, { error: "must be 43 to 128 characters of [A-Za-z0-9-._~]" }),
-  code_challenge_method: z.enum(["S256", "plain"]),
-  response_type: z.literal("code"),
-  type: z.enum(["authenticate", "link"]).default("authenticate"),
-  error_redirect_url: optionalText,
-  token: optionalText,
-  after_callback_redirect_url: optionalText,
-  provider_scope: optionalText,
-  stack_response_mode: z.enum(["json", "redirect"]).optional(),
-  hexclave_response_mode: z.enum(["json", "redirect"]).optional(),
-});
+export const authorizeQuerySchema = z
+  .looseObject({
+    client_id: z.string().min(1),
+    client_secret: optionalText,
+    redirect_uri: z.string().min(1),
+    scope: z.string(),
+    state: z.string().min(1).max(2048),
+    grant_type: z.literal("authorization_code"),
+    code_challenge: z.string().min(1).max(128),
+    // What the reference's OAuth server (@node-oauth/oauth2-server) takes: S256 or plain, case-sensitive, and an
+    // empty method meaning plain (RFC 7636 §4.3's default). Anything else is refused here rather than at the end.
+    code_challenge_method: z
+      .enum(["S256", "plain", ""])
+      .transform((method) => (method === "" ? "plain" : method)),
+    response_type: z.literal("code"),
+    type: z.enum(["authenticate", "link"]).default("authenticate"),
+    error_redirect_url: optionalText,
+    token: optionalText,
+    after_callback_redirect_url: optionalText,
+    provider_scope: optionalText,
+    stack_response_mode: z.enum(["json", "redirect"]).optional(),
+    hexclave_response_mode: z.enum(["json", "redirect"]).optional(),
+  })
+  .superRefine((query, ctx) => {
+    // The reference stores any challenge and fails only at the code exchange; a challenge no verifier can ever
+    // match is refused before the user is sent to the provider for nothing.
+    const s256 = query.code_challenge_method === "S256";
+    if (!(s256 ? S256_CHALLENGE : PKCE_VALUE).test(query.code_challenge)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["code_challenge"],
+        message: s256
+          ? "an S256 challenge is the unpadded base64url SHA-256 of the verifier: 43 characters of [A-Za-z0-9-_]"
+          : "a plain challenge is the verifier itself: 43 to 128 characters of [A-Za-z0-9-._~]",
+      });
+    }
+  });
 
 export type AuthorizeQuery = z.output<typeof authorizeQuerySchema>;
 

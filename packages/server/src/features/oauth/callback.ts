@@ -56,7 +56,12 @@ function providerError(error: string, description: string | undefined): KnownErr
 }
 
 /** Exchanges the provider's code, signs the user in, and returns the authorization code for the app. */
-async function finishFlow(deps: AppDeps, flow: OAuthOuterStateRow, fields: CallbackFields): Promise<string> {
+async function finishFlow(
+  deps: AppDeps,
+  flow: OAuthOuterStateRow,
+  fields: CallbackFields,
+  ip: string | null,
+): Promise<string> {
   if (fields.error) throw providerError(fields.error, fields.error_description);
   const config = await getRenderedConfig(deps, flow.projectId);
   const provider = config.auth.oauth.providers[flow.providerConfigId];
@@ -97,6 +102,7 @@ async function finishFlow(deps: AppDeps, flow: OAuthOuterStateRow, fields: Callb
     profile: exchanged.profile,
     tokens: exchanged.tokens,
     fromDevelopmentProvider: resolved.isDevelopmentProvider,
+    ip,
   });
   return createAuthorizationCode(deps.db, {
     projectId: flow.projectId,
@@ -125,6 +131,7 @@ export async function handleCallback(
   providerId: string,
   fields: CallbackFields,
   request: Request,
+  ip: string | null,
 ): Promise<Response> {
   if (!fields.state) throw new StatusError(400, INVALID_STATE);
   const [flow] = await deps.db
@@ -159,7 +166,7 @@ export async function handleCallback(
     );
   }
   try {
-    const code = await finishFlow(deps, flow, fields);
+    const code = await finishFlow(deps, flow, fields, ip);
     const target = new URL(flow.redirectUri);
     target.searchParams.set("code", code);
     target.searchParams.set("state", flow.clientState);
@@ -185,7 +192,8 @@ export const callbackRoutes = [
     access: "public",
     request: { params, query: callbackFields },
     response: { raw: true, description },
-    handler: ({ deps, params, query, request }) => handleCallback(deps, params.provider_id, query, request),
+    handler: ({ deps, params, query, request, clientIp }) =>
+      handleCallback(deps, params.provider_id, query, request, clientIp),
   }),
   defineRoute({
     method: "POST",
@@ -195,7 +203,7 @@ export const callbackRoutes = [
     access: "public",
     request: { params, query: callbackFields, body: callbackFields.optional() },
     response: { raw: true, description },
-    handler: ({ deps, params, query, body, request }) =>
-      handleCallback(deps, params.provider_id, { ...query, ...body }, request),
+    handler: ({ deps, params, query, body, request, clientIp }) =>
+      handleCallback(deps, params.provider_id, { ...query, ...body }, request, clientIp),
   }),
 ];

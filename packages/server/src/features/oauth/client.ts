@@ -1,124 +1,16 @@
 /**
- * Gatehouse as an OAuth client of a provider: which credentials and endpoints a project's provider uses ("standard"
- * project keys, "shared" server-operator keys, or the development provider), and the calls made with them through
- * oauth4webapi: the authorization URL, the code exchange with PKCE, the user's profile, and token refresh.
+ * Gatehouse as an OAuth client of a provider (resolve-provider.ts says which credentials and addresses): the calls
+ * made through oauth4webapi: the authorization URL, the code exchange with PKCE, the user's profile (with the
+ * sign-in's ID token verified against the issuer's keys where there is one), and token refresh.
  */
-import { knownError } from "@gatehouse/shared";
 import * as oauth from "oauth4webapi";
-import type { OAuthProviderType } from "../../config/index.ts";
-import type { ServerEnv } from "../../env.ts";
-import { DEV_PROVIDER_DEFAULT_SCOPES, devOAuthEnabled, getDevOAuthProvider } from "./dev-provider.ts";
-import type { ProviderConfigEntry } from "./provider-config.ts";
-import {
-  PROVIDERS,
-  type ProviderDefinition,
-  type ProviderProfile,
-  ProviderProfileError,
-  profileFromOidcClaims,
-} from "./providers.ts";
+import { IdTokenError, verifyIdToken } from "./id-token.ts";
+import { type ProviderProfile, ProviderProfileError } from "./providers.ts";
+import type { ResolvedProvider } from "./resolve-provider.ts";
 
-/** In development, a standard provider whose client id is this talks to the dev provider (the reference's convention). */
-const MOCK_CLIENT_ID = "MOCK";
+export { type ResolvedProvider, resolveProvider } from "./resolve-provider.ts";
+
 const PROVIDER_TIMEOUT_MS = 15_000;
-
-export type ResolvedProvider = {
-  configId: string;
-  type: OAuthProviderType;
-  clientId: string;
-  scopes: readonly string[];
-  authorizationEndpoint: string;
-  authorizationParams: Record<string, string>;
-  as: oauth.AuthorizationServer;
-  client: oauth.Client;
-  clientAuth: oauth.ClientAuth;
-  definition: Pick<ProviderDefinition, "fetchProfile" | "normalizeTokenResponse">;
-  allowInsecureRequests: boolean;
-  /** The development provider, where anyone signs in as any address; see `providerEmailTrust`. */
-  isDevelopmentProvider: boolean;
-};
-
-function notAvailable(message: string) {
-  return knownError("OAUTH_PROVIDER_NOT_FOUND_OR_NOT_ENABLED", undefined, message);
-}
-
-/** Credentials and endpoints for a provider entry. `callbackUrl` is registered with the dev provider if used. */
-export async function resolveProvider(
-  env: ServerEnv,
-  entry: ProviderConfigEntry,
-  callbackUrl: string,
-): Promise<ResolvedProvider> {
-  const { configId, provider } = entry;
-  const definition = PROVIDERS[provider.type];
-  const shared = provider.isShared ? env.sharedOAuthCredentials?.[provider.type] : undefined;
-  const credentials = provider.isShared
-    ? shared
-    : provider.clientId && provider.clientSecret
-      ? { clientId: provider.clientId, clientSecret: provider.clientSecret }
-      : undefined;
-  const useDev = provider.isShared
-    ? !shared && devOAuthEnabled(env)
-    : devOAuthEnabled(env) && provider.clientId === MOCK_CLIENT_ID;
-
-  if (useDev) {
-    const dev = await getDevOAuthProvider();
-    const { clientId, clientSecret } = dev.registerClient(provider.type, callbackUrl);
-    return {
-      configId,
-      type: provider.type,
-      clientId,
-      scopes: DEV_PROVIDER_DEFAULT_SCOPES,
-      authorizationEndpoint: `${dev.issuer}/auth`,
-      // Always ask for the login page, so that a developer can switch between test accounts.
-      authorizationParams: { prompt: "login consent" },
-      as: {
-        issuer: dev.issuer,
-        authorization_endpoint: `${dev.issuer}/auth`,
-        token_endpoint: `${dev.issuer}/token`,
-        userinfo_endpoint: `${dev.issuer}/me`,
-        authorization_response_iss_parameter_supported: true,
-      },
-      client: { client_id: clientId },
-      clientAuth: oauth.ClientSecretPost(clientSecret),
-      definition: {
-        fetchProfile: async (api) =>
-          profileFromOidcClaims(await api.getJson(`${dev.issuer}/me`), "The development OAuth provider"),
-      },
-      allowInsecureRequests: true,
-      isDevelopmentProvider: true,
-    };
-  }
-  if (!credentials) {
-    throw notAvailable(
-      provider.isShared
-        ? `The OAuth provider ${provider.type} uses shared keys, but this server has none for it. Configure the project's own OAuth keys.`
-        : `The OAuth provider ${configId} has no client id or client secret configured.`,
-    );
-  }
-  const options = {
-    clientId: credentials.clientId,
-    microsoftTenantId: provider.microsoftTenantId,
-    facebookConfigId: provider.facebookConfigId,
-  };
-  const tokenEndpoint = definition.tokenEndpoint(options);
-  return {
-    configId,
-    type: provider.type,
-    clientId: credentials.clientId,
-    scopes: definition.defaultScopes,
-    authorizationEndpoint: definition.authorizationEndpoint(options),
-    authorizationParams: definition.authorizationParams?.(options) ?? {},
-    // These providers publish no metadata we rely on; the issuer is only a label here (see `exchangeCode`).
-    as: { issuer: new URL(tokenEndpoint).origin, token_endpoint: tokenEndpoint },
-    client: { client_id: credentials.clientId },
-    clientAuth:
-      definition.clientAuthentication === "client_secret_basic"
-        ? oauth.ClientSecretBasic(credentials.clientSecret)
-        : oauth.ClientSecretPost(credentials.clientSecret),
-    definition,
-    allowInsecureRequests: false,
-    isDevelopmentProvider: false,
-  };
-}
 
 /** The provider's authorization URL for an inner state and PKCE challenge. */
 export function authorizationUrl(
@@ -159,6 +51,10 @@ function toProviderCallError(error: unknown, what: string): ProviderCallError {
     return new ProviderCallError("rejected", `The OAuth provider refused ${what} (${detail}).`);
   }
   if (error instanceof ProviderProfileError) return new ProviderCallError("unavailable", error.message);
+  // A token that does not verify is the provider's answer being refused, not the provider being down.
+  if (error instanceof IdTokenError) {
+    return new ProviderCallError(error.kind === "invalid" ? "rejected" : "unavailable", error.message);
+  }
   const reason = error instanceof Error ? error.message : String(error);
   return new ProviderCallError(
     "unavailable",
@@ -169,11 +65,12 @@ function toProviderCallError(error: unknown, what: string): ProviderCallError {
 /**
  * Transport options for oauth4webapi. Token responses are made regular before oauth4webapi reads them: an error
  * answered with 200 (GitHub does that) becomes a 400, provider quirks are straightened, and the ID token is taken
- * out, because identity comes from the provider's user API (the ID token is kept aside for Apple, which has none).
+ * out and kept aside: oauth4webapi would only check its claims, while `exchangeCode` verifies it against the
+ * issuer's keys where the provider has them, and ignores it where the profile comes from a user API.
  */
 function transport(provider: ResolvedProvider, idToken: { value: string | null }) {
   const customFetch = async (url: string, init: oauth.CustomFetchOptions<string, unknown>) => {
-    const response = await fetch(url, init as RequestInit);
+    const response = await provider.fetch(url, init as RequestInit);
     if (url !== provider.as.token_endpoint) return response;
     const body = (await response.json().catch(() => null)) as Record<string, unknown> | null;
     if (!body || typeof body !== "object" || Array.isArray(body)) {
@@ -254,9 +151,19 @@ export async function exchangeCode(
     );
     const result = await oauth.processAuthorizationCodeResponse(provider.as, provider.client, response);
     const tokens = tokensOf(result, input.scopes);
+    const idTokenClaims =
+      provider.idTokens && idToken.value
+        ? await verifyIdToken({
+            idToken: idToken.value,
+            issuer: provider.idTokens.issuer,
+            audience: provider.clientId,
+            jwksUri: provider.idTokens.jwksUri,
+            fetcher: provider.fetch,
+          })
+        : null;
     const profile = await provider.definition.fetchProfile(
       { getJson: (url, headers) => getJson(provider, tokens.accessToken, url, headers) },
-      { idToken: idToken.value, clientId: provider.clientId },
+      { idTokenClaims, clientId: provider.clientId, userInfoEndpoint: provider.userInfoEndpoint },
     );
     return { tokens, profile };
   } catch (error) {

@@ -20,12 +20,9 @@ function apiAnswering(responses: Record<string, unknown>) {
   };
 }
 
-const jwt = (claims: object) =>
-  `e30.${Buffer.from(JSON.stringify(claims)).toString("base64url")}.signature-not-checked`;
-
 const cases: Record<
   string,
-  { responses: Record<string, unknown>; idToken?: string; profile: ProviderProfile }
+  { responses: Record<string, unknown>; idTokenClaims?: Record<string, unknown>; profile: ProviderProfile }
 > = {
   google: {
     responses: {
@@ -177,7 +174,8 @@ const cases: Record<
   },
   apple: {
     responses: {},
-    idToken: jwt({ sub: "001.apple", email: "ada@privaterelay.appleid.com", email_verified: "true" }),
+    // Verified ID token claims (client.ts checks the token against Apple's keys first: apple.test.ts).
+    idTokenClaims: { sub: "001.apple", email: "ada@privaterelay.appleid.com", email_verified: "true" },
     profile: {
       accountId: "001.apple",
       email: "ada@privaterelay.appleid.com",
@@ -254,9 +252,11 @@ describe("profile mappings", () => {
   it.each(Object.entries(cases))("map %s's user API onto a profile", async (type, example) => {
     const { api, calls } = apiAnswering(example.responses);
     const definition = PROVIDERS[type as keyof typeof PROVIDERS];
+    const options = { clientId: "app-client" };
     const profile = await definition.fetchProfile(api, {
-      idToken: example.idToken ?? null,
+      idTokenClaims: example.idTokenClaims ?? null,
       clientId: "app-client",
+      userInfoEndpoint: definition.userInfoEndpoint?.(options) ?? null,
     });
     expect(profile).toEqual(example.profile);
     if (type === "twitch") expect(calls[0]!.headers).toEqual({ "client-id": "app-client" });
@@ -267,12 +267,45 @@ describe("profile mappings", () => {
       "https://api.github.com/user": { login: "ada" },
       "https://api.github.com/user/emails": [],
     });
-    await expect(PROVIDERS.github.fetchProfile(api, { idToken: null, clientId: "c" })).rejects.toBeInstanceOf(
-      ProviderProfileError,
-    );
+    const context = { idTokenClaims: null, clientId: "c" };
     await expect(
-      PROVIDERS.apple.fetchProfile(api, { idToken: "garbage", clientId: "c" }),
+      PROVIDERS.github.fetchProfile(api, { ...context, userInfoEndpoint: "https://api.github.com/user" }),
     ).rejects.toBeInstanceOf(ProviderProfileError);
+    // Apple without an ID token has nothing to read.
+    await expect(
+      PROVIDERS.apple.fetchProfile(api, { ...context, userInfoEndpoint: null }),
+    ).rejects.toBeInstanceOf(ProviderProfileError);
+  });
+
+  it("read a self-hosted instance's user API where the project points them", async () => {
+    const { api, calls } = apiAnswering({
+      "https://ghe.example.com/api/v3/user": { id: 7, login: "ada", avatar_url: null },
+      "https://ghe.example.com/api/v3/user/emails": [
+        { email: "ada@corp.example", primary: true, verified: true },
+      ],
+      "https://gitlab.corp.example/api/v4/user": {
+        id: 9,
+        email: "ada@corp.example",
+        confirmed_at: "2024-01-01",
+      },
+    });
+    const github = await PROVIDERS.github.fetchProfile(api, {
+      idTokenClaims: null,
+      clientId: "c",
+      userInfoEndpoint: "https://ghe.example.com/api/v3/user",
+    });
+    expect(github).toMatchObject({ accountId: "7", email: "ada@corp.example", emailVerified: true });
+    const gitlab = await PROVIDERS.gitlab.fetchProfile(api, {
+      idTokenClaims: null,
+      clientId: "c",
+      userInfoEndpoint: "https://gitlab.corp.example/api/v4/user",
+    });
+    expect(gitlab).toMatchObject({ accountId: "9", email: "ada@corp.example", emailVerified: true });
+    expect(calls.map((call) => call.url)).toEqual([
+      "https://ghe.example.com/api/v3/user",
+      "https://ghe.example.com/api/v3/user/emails",
+      "https://gitlab.corp.example/api/v4/user",
+    ]);
   });
 });
 

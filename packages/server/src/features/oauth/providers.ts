@@ -5,6 +5,9 @@
  */
 import type { OAuthProviderType } from "../../config/index.ts";
 
+/** Apple's OpenID issuer: its ID tokens' `iss`, and the audience of the client secrets minted for it. */
+export const APPLE_ISSUER = "https://appleid.apple.com";
+
 /** What a sign-in learns about the provider's user. */
 export type ProviderProfile = {
   accountId: string;
@@ -21,19 +24,28 @@ export type ProviderOptions = { microsoftTenantId?: string; facebookConfigId?: s
 /** Authenticated calls to the provider's user API with the user's access token. */
 export type ProviderApi = { getJson: (url: string, headers?: Record<string, string>) => Promise<unknown> };
 
+/** What a profile is read from besides the user API. */
+export type ProfileContext = {
+  clientId: string;
+  /** The user API's address (the built-in one, or the project's `userInfoEndpoint`); null when there is none. */
+  userInfoEndpoint: string | null;
+  /** The claims of the sign-in's ID token, once verified against the issuer's keys; null without one. */
+  idTokenClaims: Record<string, unknown> | null;
+};
+
 export type ProviderDefinition = {
   authorizationEndpoint: (options: ProviderOptions) => string;
   tokenEndpoint: (options: ProviderOptions) => string;
+  /** The user API the profile is read from; null for a provider that has none (Apple: the ID token). */
+  userInfoEndpoint: ((options: ProviderOptions) => string) | null;
+  /** Who issues the provider's ID tokens and where its keys are, for a provider whose profile is the ID token. */
+  idTokens?: { issuer: string; jwksUri: string };
   /** Scopes of a sign-in; `provider_scope` adds to them. */
   defaultScopes: readonly string[];
   clientAuthentication: "client_secret_post" | "client_secret_basic";
   /** Extra authorization request parameters (e.g. Google's offline access). */
   authorizationParams?: (options: ProviderOptions) => Record<string, string>;
-  /** `idToken` is the raw ID token of the token response, for providers without a user API (Apple). */
-  fetchProfile: (
-    api: ProviderApi,
-    context: { idToken: string | null; clientId: string },
-  ) => Promise<ProviderProfile>;
+  fetchProfile: (api: ProviderApi, context: ProfileContext) => Promise<ProviderProfile>;
   /** Bends a non-standard token response into RFC 6749 shape before it is processed. */
   normalizeTokenResponse?: (json: Record<string, unknown>) => Record<string, unknown>;
 };
@@ -73,15 +85,43 @@ export function profileFromOidcClaims(claims: unknown, provider: string): Provid
   };
 }
 
-function decodeJwtPayload(jwt: string | null, provider: string): unknown {
-  const payload = jwt?.split(".")[1];
-  if (!payload) throw new ProviderProfileError(`${provider} did not return an ID token.`);
-  try {
-    return JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
-  } catch {
-    throw new ProviderProfileError(`${provider} returned an unreadable ID token.`);
-  }
+/** The user API's address; providers with one always have it (the built-in one or the project's). */
+function userApi(context: ProfileContext, provider: string): string {
+  if (!context.userInfoEndpoint) throw new ProviderProfileError(`${provider} has no user API configured.`);
+  return context.userInfoEndpoint;
 }
+
+/** A list beside the user API (`…/user` → `…/user/emails`), so a self-hosted instance's API base carries over. */
+function besideUserApi(userInfoEndpoint: string, suffix: string): string {
+  const url = new URL(userInfoEndpoint);
+  url.pathname = `${url.pathname.replace(/\/$/, "")}/${suffix}`;
+  url.search = "";
+  return url.toString();
+}
+
+/**
+ * The profile of an OpenID Connect sign-in (the generic provider, or any provider given an issuer): the userinfo
+ * endpoint's claims when there is one, else the verified ID token's. OpenID Connect Core §5.3.2: userinfo answering
+ * for another subject than the ID token is not to be used.
+ */
+export async function openIdProfile(api: ProviderApi, context: ProfileContext): Promise<ProviderProfile> {
+  if (context.userInfoEndpoint) {
+    const claims = await api.getJson(context.userInfoEndpoint);
+    const profile = profileFromOidcClaims(claims, "The OpenID provider");
+    if (context.idTokenClaims && context.idTokenClaims.sub !== profile.accountId) {
+      throw new ProviderProfileError(
+        "The OpenID provider's userinfo is about another user than its ID token.",
+      );
+    }
+    return profile;
+  }
+  if (!context.idTokenClaims)
+    throw new ProviderProfileError("The OpenID provider did not return an ID token.");
+  return profileFromOidcClaims(context.idTokenClaims, "The OpenID provider");
+}
+
+/** What an OpenID Connect sign-in asks for (`openid` is what makes it one). */
+export const OPENID_SCOPES = ["openid", "email", "profile"] as const;
 
 const fixed = (url: string) => () => url;
 
@@ -103,19 +143,22 @@ export const PROVIDERS: Readonly<Record<OAuthProviderType, ProviderDefinition>> 
     clientAuthentication: "client_secret_post",
     // Without both, Google issues no refresh token, and connected-account tokens would die within the hour.
     authorizationParams: () => ({ access_type: "offline", prompt: "consent" }),
-    fetchProfile: async (api) =>
-      profileFromOidcClaims(await api.getJson("https://openidconnect.googleapis.com/v1/userinfo"), "Google"),
+    userInfoEndpoint: fixed("https://openidconnect.googleapis.com/v1/userinfo"),
+    fetchProfile: async (api, context) =>
+      profileFromOidcClaims(await api.getJson(userApi(context, "Google")), "Google"),
   },
   github: {
     authorizationEndpoint: fixed("https://github.com/login/oauth/authorize"),
     tokenEndpoint: fixed("https://github.com/login/oauth/access_token"),
     defaultScopes: ["user:email"],
     clientAuthentication: "client_secret_post",
-    fetchProfile: async (api) => {
+    userInfoEndpoint: fixed("https://api.github.com/user"),
+    fetchProfile: async (api, context) => {
       const headers = { accept: "application/vnd.github+json" };
-      const user = record(await api.getJson("https://api.github.com/user", headers));
+      const url = userApi(context, "GitHub");
+      const user = record(await api.getJson(url, headers));
       // The profile's `email` is whatever the user made public; only the emails API says what is verified.
-      const emails = await api.getJson("https://api.github.com/user/emails", headers);
+      const emails = await api.getJson(besideUserApi(url, "emails"), headers);
       return {
         accountId: requireAccountId(user.id, "GitHub"),
         ...pickEmail(emails, { email: "email", primary: "primary", verified: "verified" }),
@@ -131,8 +174,9 @@ export const PROVIDERS: Readonly<Record<OAuthProviderType, ProviderDefinition>> 
       `https://login.microsoftonline.com/${encodeURIComponent(o.microsoftTenantId || "common")}/oauth2/v2.0/token`,
     defaultScopes: ["openid", "profile", "email", "offline_access", "User.Read"],
     clientAuthentication: "client_secret_post",
-    fetchProfile: async (api) => {
-      const me = record(await api.getJson("https://graph.microsoft.com/v1.0/me"));
+    userInfoEndpoint: fixed("https://graph.microsoft.com/v1.0/me"),
+    fetchProfile: async (api, context) => {
+      const me = record(await api.getJson(userApi(context, "Microsoft")));
       return {
         accountId: requireAccountId(me.id, "Microsoft"),
         email: text(me.mail) ?? text(me.userPrincipalName),
@@ -151,10 +195,9 @@ export const PROVIDERS: Readonly<Record<OAuthProviderType, ProviderDefinition>> 
     // Facebook Login for Business configures the permissions in a configuration instead of scopes.
     authorizationParams: (o): Record<string, string> =>
       o.facebookConfigId ? { config_id: o.facebookConfigId } : {},
-    fetchProfile: async (api) => {
-      const me = record(
-        await api.getJson("https://graph.facebook.com/v19.0/me?fields=id,name,email,picture"),
-      );
+    userInfoEndpoint: fixed("https://graph.facebook.com/v19.0/me?fields=id,name,email,picture"),
+    fetchProfile: async (api, context) => {
+      const me = record(await api.getJson(userApi(context, "Facebook")));
       const email = text(me.email);
       return {
         accountId: requireAccountId(me.id, "Facebook"),
@@ -171,8 +214,9 @@ export const PROVIDERS: Readonly<Record<OAuthProviderType, ProviderDefinition>> 
     tokenEndpoint: fixed("https://discord.com/api/oauth2/token"),
     defaultScopes: ["identify", "email"],
     clientAuthentication: "client_secret_post",
-    fetchProfile: async (api) => {
-      const me = record(await api.getJson("https://discord.com/api/users/@me"));
+    userInfoEndpoint: fixed("https://discord.com/api/users/@me"),
+    fetchProfile: async (api, context) => {
+      const me = record(await api.getJson(userApi(context, "Discord")));
       const id = requireAccountId(me.id, "Discord");
       const avatar = text(me.avatar);
       return {
@@ -189,8 +233,9 @@ export const PROVIDERS: Readonly<Record<OAuthProviderType, ProviderDefinition>> 
     tokenEndpoint: fixed("https://gitlab.com/oauth/token"),
     defaultScopes: ["read_user"],
     clientAuthentication: "client_secret_post",
-    fetchProfile: async (api) => {
-      const me = record(await api.getJson("https://gitlab.com/api/v4/user"));
+    userInfoEndpoint: fixed("https://gitlab.com/api/v4/user"),
+    fetchProfile: async (api, context) => {
+      const me = record(await api.getJson(userApi(context, "GitLab")));
       return {
         accountId: requireAccountId(me.id, "GitLab"),
         email: text(me.email),
@@ -205,9 +250,11 @@ export const PROVIDERS: Readonly<Record<OAuthProviderType, ProviderDefinition>> 
     tokenEndpoint: fixed("https://bitbucket.org/site/oauth2/access_token"),
     defaultScopes: ["account", "email"],
     clientAuthentication: "client_secret_basic",
-    fetchProfile: async (api) => {
-      const me = record(await api.getJson("https://api.bitbucket.org/2.0/user"));
-      const emails = record(await api.getJson("https://api.bitbucket.org/2.0/user/emails")).values;
+    userInfoEndpoint: fixed("https://api.bitbucket.org/2.0/user"),
+    fetchProfile: async (api, context) => {
+      const url = userApi(context, "Bitbucket");
+      const me = record(await api.getJson(url));
+      const emails = record(await api.getJson(besideUserApi(url, "emails"))).values;
       return {
         accountId: requireAccountId(me.uuid, "Bitbucket"),
         ...pickEmail(emails, { email: "email", primary: "is_primary", verified: "is_confirmed" }),
@@ -221,8 +268,9 @@ export const PROVIDERS: Readonly<Record<OAuthProviderType, ProviderDefinition>> 
     tokenEndpoint: fixed("https://www.linkedin.com/oauth/v2/accessToken"),
     defaultScopes: ["openid", "profile", "email"],
     clientAuthentication: "client_secret_post",
-    fetchProfile: async (api) =>
-      profileFromOidcClaims(await api.getJson("https://api.linkedin.com/v2/userinfo"), "LinkedIn"),
+    userInfoEndpoint: fixed("https://api.linkedin.com/v2/userinfo"),
+    fetchProfile: async (api, context) =>
+      profileFromOidcClaims(await api.getJson(userApi(context, "LinkedIn")), "LinkedIn"),
   },
   apple: {
     authorizationEndpoint: fixed("https://appleid.apple.com/auth/authorize"),
@@ -231,20 +279,22 @@ export const PROVIDERS: Readonly<Record<OAuthProviderType, ProviderDefinition>> 
     clientAuthentication: "client_secret_post",
     // Apple requires form_post whenever name or email is requested; the callback accepts POST for this.
     authorizationParams: () => ({ response_mode: "form_post" }),
-    // Apple has no user API. The ID token came straight from Apple's token endpoint over TLS, which is what
-    // vouches for it (OpenID Connect Core §3.1.3.7), so its claims are read without checking the signature.
-    fetchProfile: async (_api, context) =>
-      profileFromOidcClaims(decodeJwtPayload(context.idToken, "Apple"), "Apple"),
+    // Apple has no user API: the profile is the ID token, verified against Apple's keys like any other.
+    userInfoEndpoint: null,
+    idTokens: { issuer: APPLE_ISSUER, jwksUri: "https://appleid.apple.com/auth/keys" },
+    fetchProfile: async (_api, context) => {
+      if (!context.idTokenClaims) throw new ProviderProfileError("Apple did not return an ID token.");
+      return profileFromOidcClaims(context.idTokenClaims, "Apple");
+    },
   },
   x: {
     authorizationEndpoint: fixed("https://x.com/i/oauth2/authorize"),
     tokenEndpoint: fixed("https://api.x.com/2/oauth2/token"),
     defaultScopes: ["users.read", "tweet.read", "offline.access"],
     clientAuthentication: "client_secret_basic",
-    fetchProfile: async (api) => {
-      const me = record(
-        record(await api.getJson("https://api.x.com/2/users/me?user.fields=profile_image_url")).data,
-      );
+    userInfoEndpoint: fixed("https://api.x.com/2/users/me?user.fields=profile_image_url"),
+    fetchProfile: async (api, context) => {
+      const me = record(record(await api.getJson(userApi(context, "X"))).data);
       return {
         accountId: requireAccountId(me.id, "X"),
         email: null,
@@ -259,8 +309,9 @@ export const PROVIDERS: Readonly<Record<OAuthProviderType, ProviderDefinition>> 
     tokenEndpoint: fixed("https://accounts.spotify.com/api/token"),
     defaultScopes: ["user-read-email", "user-read-private"],
     clientAuthentication: "client_secret_basic",
-    fetchProfile: async (api) => {
-      const me = record(await api.getJson("https://api.spotify.com/v1/me"));
+    userInfoEndpoint: fixed("https://api.spotify.com/v1/me"),
+    fetchProfile: async (api, context) => {
+      const me = record(await api.getJson(userApi(context, "Spotify")));
       const images = Array.isArray(me.images) ? me.images.map(record) : [];
       return {
         accountId: requireAccountId(me.id, "Spotify"),
@@ -282,10 +333,11 @@ export const PROVIDERS: Readonly<Record<OAuthProviderType, ProviderDefinition>> 
       Array.isArray(json.scope)
         ? { ...json, scope: json.scope.filter((s) => typeof s === "string").join(" ") }
         : json,
+    userInfoEndpoint: fixed("https://api.twitch.tv/helix/users"),
     fetchProfile: async (api, context) => {
       // Helix wants the app's client id beside the user's token.
       const users = record(
-        await api.getJson("https://api.twitch.tv/helix/users", { "client-id": context.clientId }),
+        await api.getJson(userApi(context, "Twitch"), { "client-id": context.clientId }),
       ).data;
       const me = record(Array.isArray(users) ? users[0] : undefined);
       const email = text(me.email);

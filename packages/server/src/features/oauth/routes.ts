@@ -1,4 +1,5 @@
 import type { AnyRoute } from "../../http/route.ts";
+import { appleNativeCallbackRoute } from "./apple-native.ts";
 import { authorizeRoute } from "./authorize.ts";
 import { callbackRoutes } from "./callback.ts";
 // Registers the authorization_code grant with the token endpoint.
@@ -9,6 +10,7 @@ import { providerAccountRoutes } from "./provider-accounts.ts";
 export const oauthRoutes: AnyRoute[] = [
   authorizeRoute,
   ...callbackRoutes,
+  appleNativeCallbackRoute,
   crossDomainAuthorizeRoute,
   ...connectedAccountRoutes,
   ...providerAccountRoutes,

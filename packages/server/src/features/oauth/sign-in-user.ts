@@ -9,7 +9,7 @@ import { isUniqueViolation } from "../../db/errors.ts";
 import type { Database } from "../../db/index.ts";
 import type { AppDeps } from "../../deps.ts";
 import { normalizeEmail } from "../../fields/email.ts";
-import type { FeatureHooks } from "../hooks.ts";
+import { checkSignUpRules, type SignUpRulesVerdict, signUpUserFields } from "../sign-up-rules/apply.ts";
 import type { UserRow } from "../users/schema.ts";
 import { createUser, findUser, findUserByAuthEmail } from "../users/service.ts";
 import { upgradeAnonymousUser } from "../users/upgrade.ts";
@@ -26,11 +26,15 @@ import type { OAuthAccountRow, OAuthOuterStateRow } from "./schema.ts";
 export type CallbackSignIn = {
   projectId: string;
   config: RenderedConfig;
-  flow: OAuthOuterStateRow;
+  /** The browser flow's stored request, or what the native Apple sign-in stands in with. */
+  flow: Pick<OAuthOuterStateRow, "providerId" | "providerConfigId" | "userId" | "type">;
   profile: ProviderProfile;
-  tokens: ProviderTokens;
+  /** Null for a sign-in that brings no provider tokens (a native app's Apple identity token). */
+  tokens: ProviderTokens | null;
   /** The profile comes from the development provider (see `providerEmailTrust`). */
   fromDevelopmentProvider: boolean;
+  /** The browser's IP at the callback, for the sign-up rules' country. */
+  ip?: string | null;
 };
 
 /**
@@ -55,8 +59,8 @@ export async function signInWithProviderAccount(
   try {
     return await deps.db.transaction(async (raw) => {
       const tx = raw as unknown as Database;
-      const { user, isNewUser, account } = await resolveUser(tx, input, deps.hooks);
-      await storeProviderTokens(tx, deps.env, account, input.tokens);
+      const { user, isNewUser, account } = await resolveUser(tx, input, deps);
+      if (input.tokens) await storeProviderTokens(tx, deps.env, account, input.tokens);
       return { user, isNewUser };
     });
   } catch (error) {
@@ -83,7 +87,7 @@ function violatedConstraint(error: unknown): string | undefined {
 async function resolveUser(
   tx: Database,
   input: CallbackSignIn,
-  hooks: FeatureHooks,
+  deps: Pick<AppDeps, "hooks" | "env" | "activity">,
 ): Promise<{ user: UserRow; isNewUser: boolean; account: OAuthAccountRow }> {
   const { projectId, flow, profile } = input;
   const email = profile.email ? normalizeEmail(profile.email) : null;
@@ -151,9 +155,19 @@ async function resolveUser(
   }
 
   if (!input.config.auth.allowSignUp) throw knownError("SIGN_UP_NOT_ENABLED");
+  const anonymousUser = tokenUser?.isAnonymous ? tokenUser : null;
+  const verdict = checkSignUpRules(deps, {
+    projectId,
+    config: input.config,
+    email,
+    authMethod: "oauth",
+    oauthProvider: input.config.auth.oauth.providers[flow.providerConfigId]?.type ?? flow.providerId,
+    ip: input.ip ?? null,
+    anonymousUser,
+  });
   const newEmail = email ? { email, verified: trust.verified, usedForAuth: emailSignsIn } : null;
-  const user = tokenUser?.isAnonymous
-    ? await upgradeAnonymous(tx, input, tokenUser, newEmail)
+  const user = anonymousUser
+    ? await upgradeAnonymous(tx, input, anonymousUser, newEmail, verdict)
     : await createUser(
         tx,
         projectId,
@@ -164,8 +178,9 @@ async function resolveUser(
           primaryEmailAuthEnabled: emailSignsIn,
           displayName: profile.displayName,
           profileImageUrl: profile.profileImageUrl,
+          ...signUpUserFields(verdict),
         },
-        hooks,
+        deps.hooks,
       );
   return { user, isNewUser: true, account: await link(user.id) };
 }
@@ -180,6 +195,7 @@ function upgradeAnonymous(
   input: CallbackSignIn,
   anonymous: UserRow,
   email: { email: string; verified: boolean; usedForAuth: boolean } | null,
+  verdict: SignUpRulesVerdict,
 ): Promise<UserRow> {
   return upgradeAnonymousUser(tx, {
     projectId: input.projectId,
@@ -189,5 +205,6 @@ function upgradeAnonymous(
     emailVerified: email?.verified ?? false,
     emailUsedForAuth: email?.usedForAuth ?? false,
     profile: { displayName: input.profile.displayName, profileImageUrl: input.profile.profileImageUrl },
+    signUpRules: verdict,
   });
 }
