@@ -4,7 +4,16 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   // Workspace packages from their TypeScript sources (their `gatehouse-source` export), in Node and in happy-dom.
   resolve: { conditions: ["gatehouse-source", ...defaultClientConditions] },
-  ssr: { resolve: { conditions: ["gatehouse-source", ...defaultServerConditions] } },
+  // Vitest hands these conditions to Node itself; `module` is left out because Node never uses it in production
+  // and the AWS SDK's `module` builds are not loadable by Node (extensionless imports).
+  ssr: {
+    resolve: {
+      conditions: [
+        "gatehouse-source",
+        ...defaultServerConditions.filter((condition) => condition !== "module"),
+      ],
+    },
+  },
   test: {
     include: [
       "packages/*/src/**/*.test.{ts,tsx}",

@@ -1,6 +1,7 @@
 import type { AdminOwnedProject } from "@gatehouse/js";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makePng } from "../../packages/server/src/testing/images.ts";
 import { emailsTo } from "../../packages/server/src/testing/outbox.ts";
 import { closedPort, startTestSmtpServer } from "../../packages/server/src/testing/smtp-server.ts";
 import {
@@ -109,7 +110,13 @@ describe("dashboard management", () => {
     const firstPage = await emails();
     await page.getByRole("button", { name: "Next" }).click();
     await page.getByText("Page 2").waitFor();
-    await expect.poll(async () => (await emails())[0]).not.toBe(firstPage[0]);
+    // The table empties while the next page loads: wait for a full page that is not the first one.
+    await expect
+      .poll(async () => {
+        const shown = await emails();
+        return shown.length === 25 && shown[0] !== firstPage[0];
+      })
+      .toBe(true);
     const secondPage = await emails();
     expect(secondPage).toHaveLength(25);
     expect(secondPage.filter((email) => firstPage.includes(email))).toEqual([]);
@@ -223,6 +230,30 @@ describe("dashboard management", () => {
     await modal().getByRole("button", { name: "Transfer" }).click();
     await expect.poll(async () => (await project()).ownerTeamId).toBe(otherTeam.id);
     expect(before.ownerTeamId).not.toBe(otherTeam.id);
+  });
+
+  it("settings: uploads a picked logo file, then shows the URL it is served from", async () => {
+    const logo = makePng(8, 8, [30, 90, 200]);
+    await go("settings");
+    await page
+      .locator('input[name="logoUrlFile"]')
+      .setInputFiles({ name: "logo.png", mimeType: "image/png", buffer: logo });
+    await page.getByText("A new image is picked; Save uploads it.").waitFor();
+    await page
+      .locator(".card", { hasText: "General" })
+      .getByRole("button", { name: "Save", exact: true })
+      .click();
+    await expect
+      .poll(async () => (await project()).logoUrl)
+      .toMatch(/\/files\/project-logos\/[0-9a-f-]{36}\.png$/);
+    const stored = (await project()).logoUrl!;
+    expect(stored.startsWith(env.baseUrl)).toBe(true);
+    await expect.poll(() => page.locator('input[name="logoUrl"]').inputValue()).toBe(stored);
+    const preview = page.getByRole("img", { name: "Logo: preview" });
+    expect(await preview.getAttribute("src")).toBe(stored);
+    await expect.poll(() => preview.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(8);
+    await screenshot(page, "35b-settings-logo-uploaded");
+    expect(Buffer.from(await (await fetch(stored)).arrayBuffer())).toEqual(logo);
   });
 
   it("refuses bad input in forms and keeps what was stored", async () => {

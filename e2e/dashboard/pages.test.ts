@@ -168,6 +168,85 @@ describe("dashboard pages", () => {
     await screenshot(page, "16-auth-methods");
   });
 
+  it("auth methods: adds an OpenID Connect provider and a self-hosted GitLab, refuses a bad Apple key", async () => {
+    await go("auth-methods");
+    const modal = page.locator(".modal");
+    const providers = async () =>
+      ((await (await project()).getConfig()) as { auth: { oauth: { providers: Record<string, unknown> } } })
+        .auth.oauth.providers;
+
+    await page.getByRole("button", { name: "Add OpenID Connect provider" }).click();
+    await modal.locator('input[name="providerKey"]').fill("acme");
+    await modal.locator('input[name="displayName"]').fill("Acme SSO");
+    await modal.locator('input[name="issuerUrl"]').fill("https://login.acme.example");
+    await modal.locator('input[name="clientId"]').fill("acme-client");
+    expect(await modal.getByRole("button", { name: "Turn on" }).isDisabled()).toBe(true);
+    await modal.locator('input[name="clientSecret"]').fill("acme-secret");
+    expect(await modal.getByTestId("copy-callback-url").locator("code").textContent()).toBe(
+      `${env.baseUrl}/api/v1/auth/oauth/callback/acme`,
+    );
+    await screenshot(page, "16b-auth-methods-openid-connect");
+    await modal.getByRole("button", { name: "Turn on" }).click();
+    await expect
+      .poll(async () => (await providers()).acme)
+      .toMatchObject({
+        type: "custom_oidc",
+        isShared: false,
+        clientId: "acme-client",
+        issuerUrl: "https://login.acme.example",
+        displayName: "Acme SSO",
+      });
+    const acmeRow = page.getByTestId("oauth-providers").locator("tr", { hasText: "Acme SSO (acme)" });
+    await acmeRow.getByText("OpenID Connect").waitFor();
+
+    // The id is taken now.
+    await page.getByRole("button", { name: "Add OpenID Connect provider" }).click();
+    await modal.locator('input[name="providerKey"]').fill("acme");
+    await modal.getByText("A provider with this id exists already.").waitFor();
+    await modal.getByRole("button", { name: "Cancel" }).click();
+
+    await page
+      .getByTestId("oauth-providers")
+      .locator("tr", { hasText: "GitLab" })
+      .getByRole("button")
+      .click();
+    await modal.locator('select[name="providerType"]').selectOption("standard");
+    await modal.locator('input[name="clientId"]').fill("gl-client");
+    await modal.locator('input[name="clientSecret"]').fill("gl-secret");
+    await modal.getByText("GitLab instance URL").waitFor();
+    await modal.locator('input[name="issuerUrl"]').fill("https://gitlab.acme.example");
+    await modal.getByRole("button", { name: "Turn on" }).click();
+    await expect
+      .poll(async () => (await providers()).gitlab)
+      .toMatchObject({
+        type: "gitlab",
+        isShared: false,
+        issuerUrl: "https://gitlab.acme.example",
+      });
+    await page
+      .getByTestId("oauth-providers")
+      .locator("tr", { hasText: "GitLab" })
+      .getByText("Own server")
+      .waitFor();
+
+    // The server refuses an Apple key id that is not one; the owner reads why, and nothing is stored.
+    await page.getByTestId("oauth-providers").locator("tr", { hasText: "Apple" }).getByRole("button").click();
+    await modal.locator('select[name="providerType"]').selectOption("standard");
+    await modal.locator('input[name="clientId"]').fill("com.acme.web");
+    await modal.locator('input[name="appleTeamId"]').fill("TEAM123456");
+    await modal.locator('input[name="appleKeyId"]').fill("not-a-key-id");
+    await modal
+      .locator('textarea[name="applePrivateKey"]')
+      .fill("-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----");
+    await modal.getByRole("button", { name: "Turn on" }).click();
+    const toast = page.locator('.toast[data-kind="error"]');
+    await toast.waitFor();
+    expect(await toast.textContent()).toMatch(/appleKeyId/);
+    expect((await providers()).apple).toBeUndefined();
+    await screenshot(page, "16c-auth-methods-apple-refused");
+    await modal.getByRole("button", { name: "Cancel" }).click();
+  });
+
   it("domains: refuses an invalid domain, adds a valid one", async () => {
     await go("domains");
     await page.locator('input[name="domain"]').fill("https://exa mple.com");

@@ -15,6 +15,7 @@ import { PermissionsPage } from "./pages/permissions.tsx";
 import { SentEmailPage } from "./pages/sent-email.tsx";
 import { SentEmailsPage } from "./pages/sent-emails.tsx";
 import { SettingsPage } from "./pages/settings.tsx";
+import { SignUpRulesPage } from "./pages/sign-up-rules.tsx";
 import { TeamPage } from "./pages/team.tsx";
 import { TeamsPage } from "./pages/teams.tsx";
 import { UserPage } from "./pages/user.tsx";
@@ -161,6 +162,8 @@ function ProjectPage({ pathname, projectId }: { pathname: string; projectId: str
       return <PermissionsPage />;
     case "auth-methods":
       return <AuthMethodsPage />;
+    case "sign-up-rules":
+      return <SignUpRulesPage />;
     case "domains":
       return <DomainsPage />;
     case "keys":

@@ -29,6 +29,7 @@ const NAV: { section: string; items: NavItem[] }[] = [
     section: "Configuration",
     items: [
       { label: "Auth methods", icon: "lock", path: "auth-methods" },
+      { label: "Sign-up rules", icon: "shield", path: "sign-up-rules" },
       { label: "Domains", icon: "globe", path: "domains" },
       { label: "API keys", icon: "key", path: "keys" },
       { label: "Email", icon: "mail", path: "email" },

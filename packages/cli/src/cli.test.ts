@@ -236,14 +236,12 @@ describe("gatehouse config", () => {
     expect((await run(["config", "pull", "--file", "gatehouse.config.json", "--force"])).code).toBe(0);
     const again = readFileSync(join(repo, "gatehouse.config.json"), "utf8");
     expect(again).not.toContain("s3cret-value");
+    // The server keeps the override as pushed, dotted keys included.
     expect(JSON.parse(again)).toMatchObject({
-      auth: {
-        password: { allowSignIn: true },
-        oauth: {
-          providers: {
-            github: { clientSecret: { $env: "GATEHOUSE_AUTH_OAUTH_PROVIDERS_GITHUB_CLIENT_SECRET" } },
-          },
-        },
+      "auth.password.allowSignIn": true,
+      "auth.oauth.providers.github": {
+        clientId: "gh-id",
+        clientSecret: { $env: "GATEHOUSE_AUTH_OAUTH_PROVIDERS_GITHUB_CLIENT_SECRET" },
       },
     });
     const project = await server.request("/api/v1/projects/current", {

@@ -24,6 +24,15 @@ export type {
   MetricsRecentUser,
   MetricsResponse,
 } from "./apps/admin-metrics.ts";
+export type {
+  SignUpAuthMethod,
+  SignUpRiskScores,
+  SignUpRuleActionType,
+  SignUpRuleEvaluationStatus,
+  SignUpRulesStats,
+  SignUpRulesTestInput,
+  SignUpRulesTestResult,
+} from "./apps/admin-sign-up-rules.ts";
 export {
   openWebhookPortal,
   readWebhookPortalToken,

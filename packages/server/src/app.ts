@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { AppDeps } from "./deps.ts";
 import { mountDashboard } from "./features/dashboard/static.ts";
+import { mountStoredFiles } from "./features/images/files-route.ts";
 import { apiRoutes } from "./features/routes.ts";
 import { apiResponseHeaders } from "./http/api-middleware.ts";
 import { clientIpMiddleware } from "./http/client-ip.ts";
@@ -36,6 +37,7 @@ export function createApp(deps: AppDeps): Hono {
     }),
   );
   mountRoutes(app, apiRoutes, deps);
+  mountStoredFiles(app, deps.env);
   mountDashboard(app);
 
   app.notFound((c) => {

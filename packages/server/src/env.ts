@@ -41,6 +41,23 @@ export type ServerEnv = {
    * from `GATEHOUSE_EMAIL_CAPACITY_PER_HOUR`; `DEFAULT_EMAIL_CAPACITY_PER_HOUR` when unset.
    */
   emailCapacityPerHour?: number;
+  /**
+   * Where uploaded images go (PROTOCOL-EXTRA §6.7): an S3-compatible store when `STACK_S3_ENDPOINT` and
+   * `STACK_S3_BUCKET` are set, else files under `<dataDir>/files` served by this server (features/images).
+   */
+  s3?: S3Settings | undefined;
+};
+
+/** An S3-compatible bucket for uploaded images, from the reference's `STACK_S3_*` variables. */
+export type S3Settings = {
+  endpoint: string;
+  bucket: string;
+  region: string;
+  /** Both or neither; without them the AWS SDK's default credential chain (environment, instance role) is used. */
+  accessKeyId: string | undefined;
+  secretAccessKey: string | undefined;
+  /** Where the stored objects are read from (a CDN, a public bucket domain); else `<endpoint>/<bucket>`. */
+  publicEndpoint: string | undefined;
 };
 
 export const DEFAULT_EMAIL_CAPACITY_PER_HOUR = 200;
@@ -144,6 +161,46 @@ export function readServerEnv(env: NodeJS.ProcessEnv = process.env): ServerEnv {
     sharedOAuthCredentials: readSharedOAuthCredentials(env),
     devOAuthProvider: env.GATEHOUSE_DEV_OAUTH !== "false",
     emailCapacityPerHour: parseEmailCapacity(env.GATEHOUSE_EMAIL_CAPACITY_PER_HOUR),
+    s3: readS3Settings(env),
+  };
+}
+
+function httpUrlSetting(name: string, value: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {}
+  if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
+    throw new Error(`Invalid ${name} "${value}": use an http(s) URL`);
+  }
+  return value.replace(/\/+$/, "");
+}
+
+/** `STACK_S3_*`: all unset means local files; a half-made setting fails at start-up rather than at the first upload. */
+export function readS3Settings(env: NodeJS.ProcessEnv): S3Settings | undefined {
+  const endpoint = env.STACK_S3_ENDPOINT || undefined;
+  const bucket = env.STACK_S3_BUCKET || undefined;
+  const accessKeyId = env.STACK_S3_ACCESS_KEY_ID || undefined;
+  const secretAccessKey = env.STACK_S3_SECRET_ACCESS_KEY || undefined;
+  const publicEndpoint = env.STACK_S3_PUBLIC_ENDPOINT || undefined;
+  const any = endpoint || bucket || accessKeyId || secretAccessKey || publicEndpoint || env.STACK_S3_REGION;
+  if (!any) return undefined;
+  if (!endpoint || !bucket) {
+    throw new Error(
+      "STACK_S3_ENDPOINT and STACK_S3_BUCKET must both be set to store images in S3 (or neither)",
+    );
+  }
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(bucket)) throw new Error(`Invalid STACK_S3_BUCKET "${bucket}"`);
+  if (!accessKeyId !== !secretAccessKey) {
+    throw new Error("STACK_S3_ACCESS_KEY_ID and STACK_S3_SECRET_ACCESS_KEY must be set together");
+  }
+  return {
+    endpoint: httpUrlSetting("STACK_S3_ENDPOINT", endpoint),
+    bucket,
+    region: env.STACK_S3_REGION || "us-east-1",
+    accessKeyId,
+    secretAccessKey,
+    publicEndpoint: publicEndpoint && httpUrlSetting("STACK_S3_PUBLIC_ENDPOINT", publicEndpoint),
   };
 }
 

@@ -81,6 +81,10 @@ export function CreateProjectPage(props: {
     }
     setBusy(true);
     setError(null);
+    // Move to /new-project first: creating the owner's first team changes the user, which reloads the project list,
+    // and a list that already holds the new project would send "/" on to it, unmounting this page before it shows
+    // the keys (they are shown only once).
+    navigate("/new-project", { replace: true });
     try {
       const project = await ownerMethods(props.user).createProject({
         displayName: name.trim(),
@@ -95,8 +99,6 @@ export function CreateProjectPage(props: {
         hasSuperSecretAdminKey: false,
       });
       setCreated({ id: project.id, name: project.displayName, keys });
-      // Stay on this page (with the keys) once the project list is no longer empty.
-      navigate("/new-project", { replace: true });
       await props.onCreated();
     } catch (caught) {
       setError(errorMessage(caught));

@@ -1,5 +1,5 @@
 import { productionModeChecks } from "@gatehouse/shared";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { ownerMethods } from "../gatehouse.ts";
 import { useProjectContext } from "../project-context.tsx";
 import { navigate } from "../router.tsx";
@@ -15,6 +15,7 @@ import {
 } from "../ui/components.tsx";
 import { useAsync } from "../ui/hooks.ts";
 import { JsonEditor } from "../ui/json-editor.tsx";
+import { LogoField } from "./logo-field.tsx";
 
 export function SettingsPage() {
   const { project, refresh } = useProjectContext();
@@ -22,6 +23,9 @@ export function SettingsPage() {
   const [description, setDescription] = useState(project.description ?? "");
   const [logoUrl, setLogoUrl] = useState(project.logoUrl ?? "");
   const [logoDarkUrl, setLogoDarkUrl] = useState(project.logoDarkModeUrl ?? "");
+  // What the server stored: a picked image comes back as the URL it is served from.
+  useEffect(() => setLogoUrl(project.logoUrl ?? ""), [project.logoUrl]);
+  useEffect(() => setLogoDarkUrl(project.logoDarkModeUrl ?? ""), [project.logoDarkModeUrl]);
   return (
     <>
       <PageHead title="Project settings" description={`Project ID ${project.id}`} />
@@ -58,17 +62,19 @@ export function SettingsPage() {
               onChange={(e) => setDescription(e.target.value)}
             />
           </Field>
-          <Field label="Logo URL" hint="Shown on sign-in pages.">
-            <input type="url" name="logoUrl" value={logoUrl} onChange={(e) => setLogoUrl(e.target.value)} />
-          </Field>
-          <Field label="Logo URL for dark mode">
-            <input
-              type="url"
-              name="logoDarkUrl"
-              value={logoDarkUrl}
-              onChange={(e) => setLogoDarkUrl(e.target.value)}
-            />
-          </Field>
+          <LogoField
+            label="Logo"
+            name="logoUrl"
+            value={logoUrl}
+            onChange={setLogoUrl}
+            hint="Shown on sign-in pages."
+          />
+          <LogoField
+            label="Logo for dark mode"
+            name="logoDarkUrl"
+            value={logoDarkUrl}
+            onChange={setLogoDarkUrl}
+          />
         </div>
       </Card>
       <ProductionMode />

@@ -42,9 +42,9 @@ describe("the project, with the admin key", () => {
     await project.updateConfig({ "teams.allowClientTeamCreation": true });
     const config = (await project.getConfig()) as { teams: { allowClientTeamCreation: boolean } };
     expect(config.teams.allowClientTeamCreation).toBe(true);
-    // The server stores dot-notation keys expanded.
+    // The server keeps the override as written, dot-notation keys included.
     expect(await project.getConfigOverride("environment")).toMatchObject({
-      teams: { allowClientTeamCreation: true },
+      "teams.allowClientTeamCreation": true,
     });
     expect((await apps.client().getProject()).config.clientTeamCreationEnabled).toBe(true);
   });

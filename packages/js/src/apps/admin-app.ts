@@ -16,6 +16,7 @@ import type { Wire } from "../utils/wire.ts";
 import { emailDraftMethods } from "./admin-email-drafts.ts";
 import { emailTemplateMethods } from "./admin-email-templates.ts";
 import { metricsMethods } from "./admin-metrics.ts";
+import { signUpRuleMethods } from "./admin-sign-up-rules.ts";
 import { adminWebhookPortal, type WebhookPortal } from "./admin-webhook-portal.ts";
 import { webhookMethods } from "./admin-webhooks.ts";
 import { gatehouseInternals } from "./client-app.ts";
@@ -195,6 +196,12 @@ export class GatehouseAdminApp extends GatehouseServerApp {
   // --- Metrics (admin-metrics.ts) ---
 
   getMetrics = metricsMethods(this.adminScope).getMetrics;
+
+  // --- Sign-up rules (admin-sign-up-rules.ts); the rules themselves are config ---
+
+  private readonly signUpRules = signUpRuleMethods(this.adminScope);
+  testSignUpRules = this.signUpRules.testSignUpRules;
+  getSignUpRulesStats = this.signUpRules.getSignUpRulesStats;
 }
 
 /** The admin app of a project created or listed by an internal-project user, acting as that user. */

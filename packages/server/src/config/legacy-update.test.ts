@@ -278,7 +278,7 @@ describe("legacy update → override → render → legacy view", () => {
 
     const onlyViewer = environment({ team_creator_default_permissions: [{ id: "viewer" }] });
     expect(onlyViewer).toEqual({
-      rbac: { defaultPermissions: { teamCreator: { team_admin: null, viewer: true } } },
+      "rbac.defaultPermissions.teamCreator": { team_admin: null, viewer: true },
     });
     expect(layered(onlyViewer).team_creator_default_permissions).toEqual([{ id: "viewer" }]);
     // Listing an entry the project level already has keeps it, without a null.
@@ -372,7 +372,7 @@ describe("parseLegacyConfigUpdate", () => {
       ok: false,
       problems: [
         'sign_up_enabled: expected true or false, but got the string "no"',
-        'oauth_providers.2.id: must be one of "google", "github", "microsoft", "spotify", "facebook", "discord", "gitlab", "bitbucket", "linkedin", "apple", "x", "twitch", but got the string "myspace"',
+        'oauth_providers.2.id: must be one of "google", "github", "microsoft", "spotify", "facebook", "discord", "gitlab", "bitbucket", "linkedin", "apple", "x", "twitch", "custom_oidc", but got the string "myspace"',
         'domains.0.domain: must be a URL starting with http:// or https:// (wildcards such as https://*.example.com are allowed), but got the string "example.com"',
         'email_config.port: expected a number, but got the string "25"',
         'team_member_default_permissions.0.id: permission ids may only contain lowercase letters, digits, "_" and ":", optionally after a leading "$", but got the string "Admin"',

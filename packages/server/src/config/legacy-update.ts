@@ -9,12 +9,12 @@ import { type ConfigOverride, getOwn, isPlainObject, type JsonObject, type JsonV
 import { CONFIG_KEY_SEGMENT_PATTERN } from "./keys.ts";
 import { overrideToReach } from "./override.ts";
 import { PERMISSION_ID_PATTERN } from "./permissions.ts";
-import { ACCOUNT_MERGE_STRATEGIES, OAUTH_PROVIDER_TYPES } from "./schema.ts";
+import { ACCOUNT_MERGE_STRATEGIES, OAUTH_PROVIDER_CONFIG_TYPES } from "./schema.ts";
 
 const optionalText = z.string().nullish();
 
 const legacyOAuthProviderUpdateSchema = z.strictObject({
-  id: z.enum(OAUTH_PROVIDER_TYPES),
+  id: z.enum(OAUTH_PROVIDER_CONFIG_TYPES),
   type: z.enum(["shared", "standard"]),
   /** Accepted so that a read object can be sent back; becomes the config key (default: `id`). */
   provider_config_id: z
@@ -147,6 +147,34 @@ function presentOnly(source: Record<string, JsonObject[string] | undefined>): Js
   return out;
 }
 
+/** Provider settings the legacy shape cannot express (config/schema.ts: endpoint overrides, Apple's key, …). */
+const NON_LEGACY_PROVIDER_FIELDS = [
+  "issuerUrl",
+  "authorizationEndpoint",
+  "tokenEndpoint",
+  "userInfoEndpoint",
+  "appleTeamId",
+  "appleKeyId",
+  "applePrivateKey",
+  "scope",
+  "displayName",
+] as const;
+
+/**
+ * What a provider entry keeps through a legacy update, which rewrites the entry whole: the fields the legacy shape
+ * has no name for, while the entry stays the same provider with the project's own keys. Otherwise an SDK or
+ * dashboard saving its provider list would silently drop a self-hosted GitLab's URL or Apple's signing key.
+ */
+function keptProviderFields(previous: unknown, update: { id: string; type: string }): JsonObject {
+  if (!isPlainObject(previous) || previous.type !== update.id || update.type !== "standard") return {};
+  const kept: JsonObject = {};
+  for (const field of NON_LEGACY_PROVIDER_FIELDS) {
+    const value = getOwn(previous, field);
+    if (typeof value === "string") kept[field] = value;
+  }
+  return kept;
+}
+
 /**
  * Turns a legacy config update into a dot-notation override patch for `mergeOverrideOverride`. Only the keys present
  * in the update appear. List-valued settings replace their whole record: `domains` → `domains.trustedDomains`
@@ -155,10 +183,12 @@ function presentOnly(source: Record<string, JsonObject[string] | undefined>): Js
  * `lower` is what the levels below the one being written produce (`mergeLevelOverrides` of them). Since records
  * merge level by level, a replaced record also names what `lower` has beyond the update as `null` (removed):
  * otherwise domains, providers, email server fields or default permissions set at the project level would stay.
+ * `existing` is every level merged, the level being written included: what a rewritten provider entry keeps.
  */
 export function legacyConfigUpdateToOverride(
   update: LegacyConfigUpdate,
   lower: JsonObject = {},
+  existing: JsonObject = lower,
 ): ConfigOverride {
   /** The override of `path` that leaves exactly `desired` there, whatever `lower` has; undefined stays undefined. */
   const replacing = (path: string, desired: JsonValue | undefined): JsonValue | undefined =>
@@ -171,9 +201,11 @@ export function legacyConfigUpdateToOverride(
     const bundles = bundleIds
       ? Object.fromEntries(stableIds("bundle", bundleIds).map((id, i) => [id, { bundleId: bundleIds[i]! }]))
       : undefined;
+    const key = provider.provider_config_id ?? provider.id;
     return [
-      provider.provider_config_id ?? provider.id,
+      key,
       presentOnly({
+        ...keptProviderFields(valueAt(existing, `auth.oauth.providers.${key}`), provider),
         type: provider.id,
         isShared: provider.type === "shared",
         clientId: provider.client_id,

@@ -2,11 +2,16 @@
  * The deprecated snake_case `config` objects of the project reads (PROTOCOL §3.10): the admin view and the client
  * view, both computed from the rendered config. The reverse direction, a legacy update, is in legacy-update.ts.
  */
-import type { AccountMergeStrategy, OAuthProviderType, RenderedConfig } from "./schema.ts";
+import {
+  type AccountMergeStrategy,
+  CUSTOM_OIDC_PROVIDER_TYPE,
+  type OAuthProviderConfigType,
+  type RenderedConfig,
+} from "./schema.ts";
 
 export type LegacyOAuthProviderView = {
   provider_config_id: string;
-  id: OAuthProviderType;
+  id: OAuthProviderConfigType;
   type: "shared" | "standard";
   client_id?: string;
   client_secret?: string;
@@ -40,7 +45,7 @@ export type LegacyConfigView = {
   allow_user_api_keys: boolean;
   allow_team_api_keys: boolean;
   oauth_providers: LegacyOAuthProviderView[];
-  enabled_oauth_providers: { id: OAuthProviderType }[];
+  enabled_oauth_providers: { id: string }[];
   domains: LegacyDomainView[];
   email_config: LegacyEmailConfigView;
   /** Omitted when no theme is selected and no default was passed. */
@@ -62,7 +67,7 @@ export type ClientProjectConfig = {
   allow_user_api_keys: boolean;
   allow_team_api_keys: boolean;
   allow_localhost: boolean;
-  enabled_oauth_providers: { id: OAuthProviderType }[];
+  enabled_oauth_providers: { id: string }[];
   domains: LegacyDomainView[];
 };
 
@@ -94,12 +99,16 @@ function oauthProvidersView(config: RenderedConfig): LegacyOAuthProviderView[] {
     .sort((a, b) => compare(a.id, b.id) || compare(a.provider_config_id, b.provider_config_id));
 }
 
-function enabledOAuthProvidersView(config: RenderedConfig): { id: OAuthProviderType }[] {
-  const types = new Set<OAuthProviderType>();
-  for (const provider of Object.values(config.auth.oauth.providers)) {
-    if (provider.allowSignIn) types.add(provider.type);
+/**
+ * What an app may offer as sign-in buttons: the built-in providers by type (the SDK names them so), and generic
+ * OpenID Connect providers by their config key, which is what `/auth/oauth/authorize/<id>` then finds.
+ */
+function enabledOAuthProvidersView(config: RenderedConfig): { id: string }[] {
+  const ids = new Set<string>();
+  for (const [key, provider] of Object.entries(config.auth.oauth.providers)) {
+    if (provider.allowSignIn) ids.add(provider.type === CUSTOM_OIDC_PROVIDER_TYPE ? key : provider.type);
   }
-  return [...types].sort(compare).map((id) => ({ id }));
+  return [...ids].sort(compare).map((id) => ({ id }));
 }
 
 function domainsView(config: RenderedConfig): LegacyDomainView[] {

@@ -147,7 +147,7 @@ describe("validateOverrideShape", () => {
 });
 
 describe("mergeOverrideOverride", () => {
-  it("replaces the patched key and everything beneath it, in both spellings", () => {
+  it("replaces the patched key and everything beneath it, in both spellings, keeping other spellings", () => {
     const existing = {
       "auth.oauth.providers.google": { type: "google", clientId: "old" },
       auth: {
@@ -158,6 +158,11 @@ describe("mergeOverrideOverride", () => {
     };
     const result = mergeOverrideOverride(existing, { "auth.oauth": { providers: { x: { type: "x" } } } });
     expect(result).toEqual({
+      auth: { allowSignUp: false },
+      "teams.allowClientTeamCreation": true,
+      "auth.oauth": { providers: { x: { type: "x" } } },
+    });
+    expect(normalizeOverride(result)).toEqual({
       auth: { allowSignUp: false, oauth: { providers: { x: { type: "x" } } } },
       teams: { allowClientTeamCreation: true },
     });
@@ -167,14 +172,19 @@ describe("mergeOverrideOverride", () => {
     const existing = {
       auth: { oauth: { providers: { x: { type: "x", clientId: "a", clientSecret: "s" } } } },
     };
-    expect(mergeOverrideOverride(existing, { "auth.oauth.providers.x.clientId": "b" })).toEqual({
+    const result = mergeOverrideOverride(existing, { "auth.oauth.providers.x.clientId": "b" });
+    expect(result).toEqual({
+      auth: { oauth: { providers: { x: { type: "x", clientSecret: "s" } } } },
+      "auth.oauth.providers.x.clientId": "b",
+    });
+    expect(normalizeOverride(result)).toEqual({
       auth: { oauth: { providers: { x: { type: "x", clientId: "b", clientSecret: "s" } } } },
     });
   });
 
   it("treats each top-level key of the patch as one replacement, however it is spelled", () => {
     const existing = { auth: { allowSignUp: false, password: { allowSignIn: true } } };
-    expect(mergeOverrideOverride(existing, { "auth.allowSignUp": true })).toEqual({
+    expect(normalizeOverride(mergeOverrideOverride(existing, { "auth.allowSignUp": true }))).toEqual({
       auth: { allowSignUp: true, password: { allowSignIn: true } },
     });
     // A nested patch key is the key "auth": it replaces all of auth.
@@ -183,36 +193,57 @@ describe("mergeOverrideOverride", () => {
     });
   });
 
+  it("keeps dotted keys as written and patches them in place of the same key", () => {
+    const first = mergeOverrideOverride(
+      {},
+      { "teams.allowClientTeamCreation": true, "auth.allowSignUp": false },
+    );
+    expect(first).toEqual({ "teams.allowClientTeamCreation": true, "auth.allowSignUp": false });
+    expect(mergeOverrideOverride(first, { "teams.allowClientTeamCreation": false })).toEqual({
+      "auth.allowSignUp": false,
+      "teams.allowClientTeamCreation": false,
+    });
+  });
+
   it("does not treat a key that merely shares a prefix string as beneath", () => {
     const existing = { "auth.oauthExtra": 1, "auth.oauth.providers.a": { type: "google" } };
     expect(mergeOverrideOverride(existing, { "auth.oauth": null })).toEqual({
-      auth: { oauthExtra: 1, oauth: null },
+      "auth.oauthExtra": 1,
+      "auth.oauth": null,
     });
   });
 
   it("stores null and can later set keys beneath it", () => {
     const deleted = mergeOverrideOverride(
       { "domains.trustedDomains.a": { baseUrl: "https://a" } },
-      {
-        "domains.trustedDomains.a": null,
-      },
+      { "domains.trustedDomains.a": null },
     );
-    expect(deleted).toEqual({ domains: { trustedDomains: { a: null } } });
-    expect(mergeOverrideOverride(deleted, { "domains.trustedDomains.a.baseUrl": "https://b" })).toEqual({
-      domains: { trustedDomains: { a: { baseUrl: "https://b" } } },
+    expect(deleted).toEqual({ "domains.trustedDomains.a": null });
+    const set = mergeOverrideOverride(deleted, { "domains.trustedDomains.a.baseUrl": "https://b" });
+    expect(set).toEqual({ "domains.trustedDomains.a.baseUrl": "https://b" });
+    expect(validateOverrideShape(set)).toEqual([]);
+    // The same when the null sits inside a nested spelling.
+    const nested = mergeOverrideOverride(
+      { domains: { trustedDomains: { a: null, b: { baseUrl: "https://c" } } } },
+      { "domains.trustedDomains.a.baseUrl": "https://b" },
+    );
+    expect(validateOverrideShape(nested)).toEqual([]);
+    expect(normalizeOverride(nested)).toEqual({
+      domains: { trustedDomains: { a: { baseUrl: "https://b" }, b: { baseUrl: "https://c" } } },
     });
   });
 
-  it("applies shallower patch keys first, so deeper ones land inside them", () => {
+  it("lets a patch set a key and a deeper one within it", () => {
     const result = mergeOverrideOverride({ a: { old: 1 } }, { "a.b.c": 3, a: { b: { d: 4 } } });
-    expect(result).toEqual({ a: { b: { d: 4, c: 3 } } });
+    expect(result).toEqual({ "a.b.c": 3, a: { b: { d: 4 } } });
+    expect(normalizeOverride(result)).toEqual({ a: { b: { d: 4, c: 3 } } });
   });
 
-  it("does not modify its arguments and returns a normalised override", () => {
+  it("does not modify its arguments", () => {
     const existing = { "a.b": { c: 1 } };
     const patch = { "a.d": [1] };
     const result = mergeOverrideOverride(existing, patch);
-    expect(result).toEqual({ a: { b: { c: 1 }, d: [1] } });
+    expect(result).toEqual({ "a.b": { c: 1 }, "a.d": [1] });
     expect(existing).toEqual({ "a.b": { c: 1 } });
     expect(patch).toEqual({ "a.d": [1] });
   });
@@ -224,20 +255,30 @@ describe("removeKeys", () => {
       "auth.oauth.providers.google": { type: "google" },
       auth: { allowSignUp: false, oauth: { providers: { github: { type: "github" } } } },
       teams: { allowClientTeamCreation: true },
+      "domains.allowLocalhost": true,
     };
     expect(removeKeys(override, ["auth.oauth"])).toEqual({
       auth: { allowSignUp: false },
       teams: { allowClientTeamCreation: true },
+      "domains.allowLocalhost": true,
     });
     expect(
-      removeKeys(override, ["auth.oauth.providers.google", "auth.oauth.providers.github", "teams"]),
+      removeKeys(override, [
+        "auth.oauth.providers.google",
+        "auth.oauth.providers.github",
+        "teams",
+        "domains",
+      ]),
     ).toEqual({
       auth: { allowSignUp: false },
     });
   });
 
   it("ignores keys that are not present", () => {
-    expect(removeKeys({ a: { b: 1 } }, ["a.b.c", "x", "a.c", ""])).toEqual({ a: { b: 1 } });
+    expect(removeKeys({ a: { b: 1 }, "x.y": null }, ["a.b.c", "x.y.z", "a.c", ""])).toEqual({
+      a: { b: 1 },
+      "x.y": null,
+    });
   });
 
   it("keeps explicitly empty objects that were not emptied by the removal", () => {

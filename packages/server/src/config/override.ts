@@ -5,8 +5,10 @@
  * the same override. Applying an override deep-merges it into a base: an object merges key by key, anything else
  * (string, number, boolean, array, null) replaces what was there. `null` is stored as null; there is no unset.
  *
- * The normalised form of an override is the fully nested one (no dotted keys); every function here that returns
- * an override returns that form.
+ * The normalised form of an override is the fully nested one (no dotted keys), which rendering works on. Stored
+ * overrides keep the spelling they were written in, as the reference platform stores them (an owner who wrote
+ * `{"teams.allowClientTeamCreation": true}` reads back exactly that): `mergeOverrideOverride` and `removeKeys`
+ * change only the keys they must and leave every other key as it was spelled.
  */
 import {
   type ConfigOverride,
@@ -198,67 +200,69 @@ export function applyOverride(base: JsonObject, override: ConfigOverride): JsonO
 // ---------------------------------------------------------------------------------------------------------------
 
 /**
- * Deletes the value at `segments` (and so everything beneath it). With `prune`, ancestors left empty by the
- * deletion are removed too.
+ * `override` without what it sets at `path` or beneath it, every other key kept with its spelling. A key that is an
+ * ancestor of `path` and holds an object keeps that object minus the part at `path` (and goes when the removal
+ * leaves the object empty). A key that is an ancestor of `path` and holds anything else is kept, unless
+ * `dropLeafAncestors`: a write at `path` is about to turn it into an object, which is what the write means.
+ * Returns a new object; `override` is not modified.
  */
-function deletePath(root: JsonObject, segments: readonly string[], prune: boolean): void {
-  const chain: JsonObject[] = [root];
-  for (const segment of segments.slice(0, -1)) {
-    const child = getOwn(chain[chain.length - 1]!, segment);
-    if (!isPlainObject(child)) return;
-    chain.push(child as JsonObject);
+function withoutPath(override: JsonObject, path: readonly string[], dropLeafAncestors: boolean): JsonObject {
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(override)) {
+    if (value === undefined || key === "__proto__") continue;
+    const segments = key.split(".");
+    const shared = Math.min(segments.length, path.length);
+    let overlaps = true;
+    for (let i = 0; i < shared && overlaps; i++) overlaps = segments[i] === path[i];
+    if (!overlaps) {
+      out[key] = cloneJson(value);
+    } else if (segments.length < path.length) {
+      if (isPlainObject(value)) {
+        const inner = withoutPath(value as JsonObject, path.slice(segments.length), dropLeafAncestors);
+        if (Object.keys(inner).length > 0 || Object.keys(value).length === 0) out[key] = inner;
+      } else if (!dropLeafAncestors) {
+        out[key] = cloneJson(value);
+      }
+    }
+    // Otherwise the key is at `path` or beneath it: dropped.
   }
-  const last = segments[segments.length - 1]!;
-  const parent = chain[chain.length - 1]!;
-  if (!Object.hasOwn(parent, last)) return;
-  delete parent[last];
-  if (!prune) return;
-  for (let depth = chain.length - 1; depth > 0; depth--) {
-    if (Object.keys(chain[depth]!).length > 0) break;
-    delete chain[depth - 1]![segments[depth - 1]!];
-  }
-}
-
-function segmentCount(key: string): number {
-  return key.split(".").length;
+  return out;
 }
 
 /**
- * PATCH semantics for a stored override. Each top-level key of `patch` (dotted or not) replaces that key and
- * everything beneath it in `existingOverride`, whichever way the existing override spelled them: patching
- * `"auth.oauth"` drops an existing `"auth.oauth.providers.x"` as well as nested `{auth: {oauth: …}}` content, while
- * patching `"auth.oauth.providers.x.clientId"` keeps the provider's other fields. Note that a nested patch key such
- * as `{auth: {allowSignUp: false}}` replaces all of `auth`; use `"auth.allowSignUp"` to change one field.
+ * PATCH semantics for a stored override (PROTOCOL.md §9). Each top-level key of `patch` (dotted or not) replaces that
+ * key and everything beneath it in `existingOverride`, whichever way the existing override spelled them: patching
+ * `"auth.oauth"` drops an existing `"auth.oauth.providers.x"` as well as the `oauth` part of a nested
+ * `{auth: {oauth: …}}`, while patching `"auth.oauth.providers.x.clientId"` keeps the provider's other fields. Note
+ * that a nested patch key such as `{auth: {allowSignUp: false}}` replaces all of `auth`; use `"auth.allowSignUp"` to
+ * change one field.
  *
- * Patch keys are applied shallowest first, so `{"a": {...}, "a.b": 1}` sets `a` and then `a.b` within it.
- * Returns a new normalised override; neither argument is modified.
+ * The patch's keys are added after the remaining keys, spelled as in the patch (the reference platform's override
+ * of an override). Returns a new override; neither argument is modified.
  */
 export function mergeOverrideOverride(
   existingOverride: ConfigOverride,
   patch: ConfigOverride,
 ): ConfigOverride {
-  const result = normalizeOverride(existingOverride);
-  const keys = Object.keys(patch)
-    .filter((key) => patch[key] !== undefined && !key.split(".").includes("__proto__"))
-    .map((key, index) => ({ key, index }))
-    .sort((a, b) => segmentCount(a.key) - segmentCount(b.key) || a.index - b.index)
-    .map(({ key }) => key);
-  for (const key of keys) {
-    deletePath(result, key.split("."), false);
-    mergeInto(result, { [key]: patch[key] });
-  }
+  const keys = Object.keys(patch).filter(
+    (key) => patch[key] !== undefined && !key.split(".").includes("__proto__"),
+  );
+  let result = cloneJson(existingOverride);
+  for (const key of keys) result = withoutPath(result, key.split("."), true);
+  for (const key of keys) result[key] = cloneJson(patch[key]!);
   return result;
 }
 
 /**
  * Removes each of `keys` (dot notation) and everything beneath it from the override, as the reset-keys endpoint
- * does. Objects left empty by a removal are removed as well. Returns a new normalised override.
+ * does, whichever way the override spelled them. Objects left empty by a removal are removed as well; every other
+ * key keeps its spelling. Returns a new override.
  */
 export function removeKeys(override: ConfigOverride, keys: readonly string[]): ConfigOverride {
-  const result = normalizeOverride(override);
+  let result = cloneJson(override);
   for (const key of keys) {
     if (key === "") continue;
-    deletePath(result, key.split("."), true);
+    result = withoutPath(result, key.split("."), false);
   }
   return result;
 }

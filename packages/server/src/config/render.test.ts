@@ -83,7 +83,7 @@ describe("schema defaults", () => {
     );
     expect(config.auth.oauth.providers.spotify?.type).toBe("spotify");
     expect(problems(renderConfig({ environment: { "auth.oauth.providers.my-google": {} } }))).toEqual([
-      'auth.oauth.providers.my-google.type (from the environment override): is required (one of "google", "github", "microsoft", "spotify", "facebook", "discord", "gitlab", "bitbucket", "linkedin", "apple", "x", "twitch")',
+      'auth.oauth.providers.my-google.type (from the environment override): is required (one of "google", "github", "microsoft", "spotify", "facebook", "discord", "gitlab", "bitbucket", "linkedin", "apple", "x", "twitch", "custom_oidc")',
     ]);
   });
 });
@@ -328,7 +328,7 @@ describe("validateLevelOverride", () => {
     const current = { "auth.oauth.providers.github": { type: "github", isShared: false, clientId: "a" } };
     const next = mergeOverrideOverride(current, { "auth.oauth.providers.github.type": "githb" });
     expect(validateLevelOverride("environment", next, { project })).toEqual([
-      'auth.oauth.providers.github.type (from the environment override): must be one of "google", "github", "microsoft", "spotify", "facebook", "discord", "gitlab", "bitbucket", "linkedin", "apple", "x", "twitch", but got the string "githb"',
+      'auth.oauth.providers.github.type (from the environment override): must be one of "google", "github", "microsoft", "spotify", "facebook", "discord", "gitlab", "bitbucket", "linkedin", "apple", "x", "twitch", "custom_oidc", but got the string "githb"',
     ]);
   });
 });

@@ -21,6 +21,14 @@ import {
 import { withEmailDefaults } from "./email-defaults.ts";
 import { isPlainObject } from "./json.ts";
 import { CONFIG_KEY_SEGMENT_PATTERN } from "./keys.ts";
+import {
+  APPLE_ID_PATTERN,
+  CUSTOM_OIDC_PROVIDER_TYPE,
+  checkOAuthProviderEntry,
+  isOAuthEndpointUrl,
+  OAUTH_SCOPE_LIST,
+  PKCS8_PEM,
+} from "./oauth-provider-rules.ts";
 import { CUSTOM_PERMISSION_ID_PATTERN, PERMISSION_ID_PATTERN } from "./permissions.ts";
 
 export const OAUTH_PROVIDER_TYPES = [
@@ -45,6 +53,11 @@ export const SHARED_OAUTH_PROVIDER_TYPES = ["google", "github", "microsoft", "sp
 export function isOAuthProviderType(value: unknown): value is OAuthProviderType {
   return typeof value === "string" && (OAUTH_PROVIDER_TYPES as readonly string[]).includes(value);
 }
+
+export { CUSTOM_OIDC_PROVIDER_TYPE };
+/** What `auth.oauth.providers.<id>.type` may be: a built-in provider or the generic OpenID Connect one. */
+export const OAUTH_PROVIDER_CONFIG_TYPES = [...OAUTH_PROVIDER_TYPES, CUSTOM_OIDC_PROVIDER_TYPE] as const;
+export type OAuthProviderConfigType = (typeof OAUTH_PROVIDER_CONFIG_TYPES)[number];
 
 export const ACCOUNT_MERGE_STRATEGIES = ["link_method", "raise_error", "allow_duplicates"] as const;
 export type AccountMergeStrategy = (typeof ACCOUNT_MERGE_STRATEGIES)[number];
@@ -107,6 +120,11 @@ const baseUrl = z.string().regex(/^https?:\/\/\S+$/, {
 
 const path = z.string().startsWith("/", { error: 'must be a path starting with "/"' });
 
+/** Whether http is allowed too is decided where the URL is used (only for localhost in development). */
+const oauthEndpointUrl = z.string().max(2048).refine(isOAuthEndpointUrl, {
+  error: "must be an absolute http:// or https:// URL without a user name, password or #fragment",
+});
+
 /** Fills in a provider entry's `type` from its key when the key is itself a provider type (`providers.google`). */
 function inferProviderTypes(value: unknown): unknown {
   const withoutNulls = dropNullEntries(value);
@@ -127,7 +145,7 @@ function inferProviderTypes(value: unknown): unknown {
 // ---------------------------------------------------------------------------------------------------------------
 
 const oauthProviderSchema = entry({
-  type: z.enum(OAUTH_PROVIDER_TYPES),
+  type: z.enum(OAUTH_PROVIDER_CONFIG_TYPES),
   isShared: z.boolean().default(true),
   clientId: z.string().optional(),
   clientSecret: z.string().optional(),
@@ -136,9 +154,31 @@ const oauthProviderSchema = entry({
   appleBundles: z
     .preprocess(dropNullEntries, z.record(configRecordKey, entry({ bundleId: z.string().min(1) })))
     .optional(),
+  // Apple's client secret is a JWT signed with the team's key; with these three Gatehouse mints it (the
+  // reference platform's names). Without them `clientSecret` is used as it is.
+  appleTeamId: z.string().regex(APPLE_ID_PATTERN, { error: "must be Apple's 10-character id" }).optional(),
+  appleKeyId: z.string().regex(APPLE_ID_PATTERN, { error: "must be Apple's 10-character id" }).optional(),
+  applePrivateKey: z
+    .string()
+    .max(10_000)
+    .regex(PKCS8_PEM, { error: "must be the .p8 key file's text (-----BEGIN PRIVATE KEY----- …)" })
+    .optional(),
+  // Endpoint overrides (Gatehouse's own names, DESIGN.md "OAuth providers"). `issuerUrl` (the reference's
+  // name) is an OpenID issuer whose discovery document gives the endpoints; the other three win over it.
+  issuerUrl: oauthEndpointUrl.optional(),
+  authorizationEndpoint: oauthEndpointUrl.optional(),
+  tokenEndpoint: oauthEndpointUrl.optional(),
+  userInfoEndpoint: oauthEndpointUrl.optional(),
+  // Of the generic OpenID Connect provider (`custom_oidc`): the scopes it asks for and its button's name.
+  scope: z
+    .string()
+    .max(1000)
+    .regex(OAUTH_SCOPE_LIST, { error: "must be scope names separated by spaces" })
+    .optional(),
+  displayName: z.string().min(1).max(100).optional(),
   allowSignIn: z.boolean().default(true),
   allowConnectedAccounts: z.boolean().default(true),
-});
+}).superRefine(checkOAuthProviderEntry);
 
 const authSchema = section({
   allowSignUp: z.boolean().default(true),

@@ -3,7 +3,11 @@ import { CONFIG_SECRET_PATHS, isSecretConfigPath, mapConfigSecrets } from "./sec
 
 describe("config secrets", () => {
   it("lists the secret paths", () => {
-    expect(CONFIG_SECRET_PATHS).toEqual(["auth.oauth.providers.*.clientSecret", "emails.server.password"]);
+    expect(CONFIG_SECRET_PATHS).toEqual([
+      "auth.oauth.providers.*.clientSecret",
+      "auth.oauth.providers.*.applePrivateKey",
+      "emails.server.password",
+    ]);
     expect(isSecretConfigPath("auth.oauth.providers.google.clientSecret")).toBe(true);
     expect(isSecretConfigPath(["emails", "server", "password"])).toBe(true);
     expect(isSecretConfigPath("auth.oauth.providers.google.clientId")).toBe(false);
@@ -24,17 +28,12 @@ describe("config secrets", () => {
         return `enc(${value})`;
       },
     );
+    // The keys keep their spelling: a stored override reads back as it was written.
     expect(result).toEqual({
-      auth: {
-        oauth: {
-          providers: {
-            google: { clientSecret: "enc(g)" },
-            github: { type: "github", clientSecret: "enc(h)", clientId: "id" },
-            x: { clientSecret: null },
-          },
-        },
-      },
+      "auth.oauth.providers.google.clientSecret": "enc(g)",
+      "auth.oauth.providers.github": { type: "github", clientSecret: "enc(h)", clientId: "id" },
       emails: { server: { password: "enc(p)", username: "u" } },
+      "auth.oauth.providers.x.clientSecret": null,
     });
     expect(seen.sort()).toEqual([
       "auth.oauth.providers.github.clientSecret",

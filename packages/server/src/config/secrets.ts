@@ -3,9 +3,12 @@
  * for any single record key.
  */
 import { type ConfigOverride, cloneJson, isPlainObject, type JsonObject, type JsonValue } from "./json.ts";
-import { normalizeOverride } from "./override.ts";
 
-export const CONFIG_SECRET_PATHS = ["auth.oauth.providers.*.clientSecret", "emails.server.password"] as const;
+export const CONFIG_SECRET_PATHS = [
+  "auth.oauth.providers.*.clientSecret",
+  "auth.oauth.providers.*.applePrivateKey",
+  "emails.server.password",
+] as const;
 
 const SECRET_PATTERNS = CONFIG_SECRET_PATHS.map((pattern) => pattern.split("."));
 
@@ -19,8 +22,9 @@ export function isSecretConfigPath(path: string | readonly string[]): boolean {
 }
 
 /**
- * Returns a normalised copy of `override` (or of a rendered config) in which every string at a secret path has been
- * passed through `transform`; for the storage layer to encrypt before writing and decrypt after reading.
+ * Returns a copy of `override` (or of a rendered config) in which every string at a secret path has been passed
+ * through `transform`; for the storage layer to encrypt before writing and decrypt after reading. Keys keep their
+ * spelling (a dotted key stays dotted), since a level's override is read back as it was written.
  */
 export function mapConfigSecrets(
   override: ConfigOverride,
@@ -29,12 +33,13 @@ export function mapConfigSecrets(
   const walk = (node: JsonObject, prefix: string[]): JsonObject => {
     const out: JsonObject = {};
     for (const [key, value] of Object.entries(node)) {
-      const path = [...prefix, key];
+      if (value === undefined || key === "__proto__") continue;
+      const path = [...prefix, ...key.split(".")];
       if (typeof value === "string" && isSecretConfigPath(path)) out[key] = transform(value, path.join("."));
       else if (isPlainObject(value)) out[key] = walk(value as JsonObject, path);
       else out[key] = cloneJson(value as JsonValue);
     }
     return out;
   };
-  return walk(normalizeOverride(override), []);
+  return walk(override, []);
 }

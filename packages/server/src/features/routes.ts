@@ -24,6 +24,7 @@ import { projectKeyRoutes } from "./project-keys/routes.ts";
 import { internalProjectRoutes } from "./projects/internal-projects-routes.ts";
 import { projectRoutes } from "./projects/routes.ts";
 import { sessionRoutes } from "./sessions/routes.ts";
+import { signUpRuleRoutes } from "./sign-up-rules/routes.ts";
 import { systemRoutes } from "./system/routes.ts";
 import { teamRoutes } from "./teams/routes.ts";
 import { userApiKeyRoutes } from "./user-api-keys/routes.ts";
@@ -66,6 +67,7 @@ export const features: readonly Feature[] = [
   { id: "analytics", routes: analyticsRoutes },
   { id: "metrics", routes: metricsRoutes },
   { id: "webhooks", routes: webhookRoutes },
+  { id: "sign-up-rules", routes: signUpRuleRoutes },
 ];
 
 /** Every API route of the server. */

@@ -4,14 +4,16 @@ import { isStorableText } from "./text.ts";
 
 /** Length limit of a profile image URL; the reference allows 1 MB, which fits a small base64 image. */
 export const MAX_PROFILE_IMAGE_URL_LENGTH = 1_000_000;
+// Any `image/<alnum>` type (PROTOCOL-EXTRA §6.7): the stored format is read from the bytes (features/images), which
+// refuse SVG and anything else that is not a raster image; `svg+xml` does not even pass here.
 const IMAGE_DATA_URL =
-  /^data:image\/(?:png|jpeg|gif|webp);base64,(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+  /^data:image\/[a-zA-Z0-9]+;base64,(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 function isImageDataUrl(value: string): boolean {
   return IMAGE_DATA_URL.test(value) && !value.endsWith(",");
 }
 
-function isHttpUrl(value: string): boolean {
+export function isHttpUrl(value: string): boolean {
   if (/\s/.test(value) || !isStorableText(value)) return false;
   try {
     const url = new URL(value);
@@ -25,12 +27,12 @@ function isHttpUrl(value: string): boolean {
 export const clientProfileImageField = z
   .string()
   .max(MAX_PROFILE_IMAGE_URL_LENGTH)
-  .refine(isImageDataUrl, "must be a base64 image data URL (data:image/png|jpeg|gif|webp;base64,…)");
+  .refine(isImageDataUrl, "must be a base64 image data URL (data:image/png|jpeg|gif|webp|avif;base64,…)");
 
 export const serverProfileImageField = z
   .string()
   .max(MAX_PROFILE_IMAGE_URL_LENGTH)
   .refine(
     (value) => isImageDataUrl(value) || isHttpUrl(value),
-    "must be an http(s) URL or a base64 image data URL (data:image/png|jpeg|gif|webp;base64,…)",
+    "must be an http(s) URL or a base64 image data URL (data:image/png|jpeg|gif|webp|avif;base64,…)",
   );

@@ -1,3 +1,7 @@
+import { randomUUID } from "node:crypto";
+import { rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import type { Hono } from "hono";
 import { bootGatehouse, type Gatehouse } from "../bootstrap.ts";
 import type { AppDeps } from "../deps.ts";
@@ -18,7 +22,8 @@ export function testEnv(overrides: Partial<ServerEnv> = {}): ServerEnv {
     port: 0,
     baseUrl: "http://localhost:8102",
     databaseUrl: undefined,
-    dataDir: "/nonexistent",
+    // Nothing is written there but uploaded images (created on the first); `removeTestDataDir` clears it.
+    dataDir: path.join(tmpdir(), `gatehouse-test-${randomUUID()}`),
     secret: "test-secret-that-is-long-enough-to-pass-the-check",
     smtpUrl: undefined,
     emailFrom: "noreply@gatehouse.test",
@@ -28,6 +33,11 @@ export function testEnv(overrides: Partial<ServerEnv> = {}): ServerEnv {
     trustProxy: null,
     ...overrides,
   };
+}
+
+/** Removes the data dir `testEnv` made up, unless the test chose its own. */
+export async function removeTestDataDir(env: ServerEnv, overrides: Partial<ServerEnv>): Promise<void> {
+  if (overrides.dataDir === undefined) await rm(env.dataDir, { recursive: true, force: true });
 }
 
 export type AccessHeaders = {
@@ -83,11 +93,18 @@ export type TestServer = {
 
 export async function createTestServer(envOverrides: Partial<ServerEnv> = {}): Promise<TestServer> {
   const database = await openTestDatabase();
-  const gatehouse = await bootGatehouse(testEnv(envOverrides), database, {
+  const env = testEnv(envOverrides);
+  const gatehouse = await bootGatehouse(env, database, {
     emailWorker: false,
     webhookWorker: false,
   });
-  return { ...testApiOf(gatehouse), close: () => gatehouse.close() };
+  return {
+    ...testApiOf(gatehouse),
+    close: async () => {
+      await gatehouse.close();
+      await removeTestDataDir(env, envOverrides);
+    },
+  };
 }
 
 /**

@@ -2,7 +2,7 @@ import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { bootGatehouse, type Gatehouse } from "../bootstrap.ts";
 import type { ServerEnv } from "../env.ts";
-import { type TestServer, testApiOf, testEnv } from "./harness.ts";
+import { removeTestDataDir, type TestServer, testApiOf, testEnv } from "./harness.ts";
 import { openTestDatabase } from "./test-database.ts";
 
 export type ListeningServer = TestServer & {
@@ -28,7 +28,8 @@ export async function startListeningServer(envOverrides: Partial<ServerEnv> = {}
   await new Promise<void>((resolve) => server.once("listening", () => resolve()));
   const { port } = server.address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}`;
-  const gatehouse = await bootGatehouse(testEnv({ baseUrl, ...envOverrides }), database);
+  const env = testEnv({ baseUrl, ...envOverrides });
+  const gatehouse = await bootGatehouse(env, database);
   fetchHandler = gatehouse.app.fetch;
   return {
     ...testApiOf(gatehouse),
@@ -37,6 +38,7 @@ export async function startListeningServer(envOverrides: Partial<ServerEnv> = {}
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await gatehouse.close();
+      await removeTestDataDir(env, envOverrides);
     },
   };
 }

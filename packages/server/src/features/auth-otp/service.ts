@@ -11,6 +11,7 @@ import { consumeRateLimit, rateLimitScope } from "../../rate-limit/limiter.ts";
 import { RATE_LIMITS } from "../../rate-limit/rules.ts";
 import { sendBuiltInEmail } from "../emails/built-in.ts";
 import { completeSignIn, type SignInResult } from "../sessions/sign-in.ts";
+import { checkSignUpRules, type SignUpRulesVerdict, signUpUserFields } from "../sign-up-rules/apply.ts";
 import type { UserRow } from "../users/schema.ts";
 import { createUser, findUserByAuthEmail } from "../users/service.ts";
 import { enableSignInMethod } from "../users/store.ts";
@@ -100,22 +101,32 @@ export async function signInWithCode(
   let isNewUser = false;
   if (existing) {
     user = existing.otpAuthEnabled ? existing : await enableOtp(deps.db, projectId, existing.id);
-  } else if (auth.user?.isAnonymous) {
-    user = await upgradeWithCode(deps.db, auth, auth.user.id, email);
-    isNewUser = true;
   } else {
-    user = await createUser(
-      deps.db,
+    // A new account: the project's sign-up rules have their say before anything is written.
+    const anonymousUser = auth.user?.isAnonymous ? auth.user : null;
+    const verdict = checkSignUpRules(deps, {
       projectId,
-      auth.config,
-      {
-        primaryEmail: email,
-        primaryEmailVerified: true,
-        primaryEmailAuthEnabled: true,
-        otpAuthEnabled: true,
-      },
-      deps.hooks,
-    );
+      config: auth.config,
+      email,
+      authMethod: "otp",
+      ip: input.ip,
+      anonymousUser,
+    });
+    user = anonymousUser
+      ? await upgradeWithCode(deps.db, auth, anonymousUser.id, email, verdict)
+      : await createUser(
+          deps.db,
+          projectId,
+          auth.config,
+          {
+            primaryEmail: email,
+            primaryEmailVerified: true,
+            primaryEmailAuthEnabled: true,
+            otpAuthEnabled: true,
+            ...signUpUserFields(verdict),
+          },
+          deps.hooks,
+        );
     isNewUser = true;
   }
   return completeSignIn(deps, { projectId, config: auth.config, user, isNewUser, ip: input.ip });
@@ -134,6 +145,7 @@ async function upgradeWithCode(
   auth: RequestAuth,
   userId: string,
   email: string,
+  verdict: SignUpRulesVerdict,
 ): Promise<UserRow> {
   try {
     return await db.transaction((tx) =>
@@ -144,6 +156,7 @@ async function upgradeWithCode(
         email,
         emailVerified: true,
         otpAuthEnabled: true,
+        signUpRules: verdict,
       }),
     );
   } catch (error) {

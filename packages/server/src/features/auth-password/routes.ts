@@ -75,6 +75,7 @@ export const passwordRoutes: AnyRoute[] = [
         email: body.email,
         password: body.password,
         anonymousUser,
+        ip: clientIp,
       });
       if (callback !== undefined) {
         await sendVerificationEmail(deps, project, {

@@ -8,6 +8,7 @@ import type { AppDeps } from "../../deps.ts";
 import { normalizeEmail } from "../../fields/email.ts";
 import { sendBuiltInEmail } from "../emails/built-in.ts";
 import type { ProjectRow } from "../projects/schema.ts";
+import { checkSignUpRules, signUpUserFields } from "../sign-up-rules/apply.ts";
 import type { UserRow } from "../users/schema.ts";
 import { createUser, findUserByAuthEmail } from "../users/service.ts";
 import { upgradeAnonymousUser } from "../users/upgrade.ts";
@@ -22,22 +23,35 @@ function emailTaken(email: string, wouldWorkIfVerified: boolean) {
 
 /**
  * Creates the account of a password sign-up, or, when the caller is signed in as an anonymous user, turns that user
- * into a real one in place (same id, so whatever the app stored for them is kept). The email is checked before the
- * password is hashed, so a taken email costs no hashing; the unique index still settles a race between two sign-ups.
+ * into a real one in place (same id, so whatever the app stored for them is kept). The email and the sign-up rules
+ * are checked before the password is hashed, so a taken email or a rejected sign-up costs no hashing; the unique
+ * index still settles a race between two sign-ups.
  */
 export async function createPasswordAccount(
-  { db, hooks }: Pick<AppDeps, "db" | "hooks">,
+  deps: Pick<AppDeps, "db" | "hooks" | "env" | "activity">,
   input: {
     projectId: string;
     config: RenderedConfig;
     email: string;
     password: string;
     anonymousUser: UserRow | null;
+    ip: string | null;
   },
 ): Promise<UserRow> {
+  const { db, hooks } = deps;
   const email = normalizeEmail(input.email);
   const existing = await findUserByAuthEmail(db, input.projectId, email);
-  if (existing) throw emailTaken(email, !existing.channel.isVerified);
+  // False even for an unverified address, as on the reference platform: verifying it would not make a second
+  // password account possible (only an email-code sign-in answers true, auth-otp/service.ts).
+  if (existing) throw emailTaken(email, false);
+  const verdict = checkSignUpRules(deps, {
+    projectId: input.projectId,
+    config: input.config,
+    email,
+    authMethod: "password",
+    ip: input.ip,
+    anonymousUser: input.anonymousUser,
+  });
   const passwordHash = await hashPassword(input.password);
 
   if (!input.anonymousUser) {
@@ -45,7 +59,13 @@ export async function createPasswordAccount(
       db,
       input.projectId,
       input.config,
-      { primaryEmail: email, primaryEmailVerified: false, primaryEmailAuthEnabled: true, passwordHash },
+      {
+        primaryEmail: email,
+        primaryEmailVerified: false,
+        primaryEmailAuthEnabled: true,
+        passwordHash,
+        ...signUpUserFields(verdict),
+      },
       hooks,
     );
   }
@@ -59,6 +79,7 @@ export async function createPasswordAccount(
         email,
         emailVerified: false,
         passwordHash,
+        signUpRules: verdict,
       }),
     );
   } catch (error) {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { normalizeOverride } from "../../config/index.ts";
 import {
   BUILT_IN_TEMPLATE_IDS,
   BUILT_IN_TEMPLATES,
@@ -69,7 +70,8 @@ describe("POST /internal/email-templates/{id}/reset", () => {
     expect(await templateOf(custom, id)).toEqual(reset.body);
     // The edit is gone from the stored override, not shadowed by a copy of the shipped source.
     const override = await call(custom, "GET", "/internal/config/override/environment");
-    const stored = JSON.parse(override.body.config_string as string).emails.templates[id];
+    const stored = (normalizeOverride(JSON.parse(override.body.config_string as string)) as any).emails
+      .templates[id];
     expect(stored).toEqual({ themeId: DEFAULT_DARK_THEME_ID });
   });
 

@@ -12,7 +12,13 @@ import type { Database } from "../../db/index.ts";
 import { countryOfIp } from "./ip-info.ts";
 import { events } from "./schema.ts";
 
-export type ActivityEventType = "$token-refresh" | "$sign-in" | "$page-view" | "$click";
+export type ActivityEventType =
+  | "$token-refresh"
+  | "$sign-in"
+  | "$page-view"
+  | "$click"
+  /** A sign-up rule matched (features/sign-up-rules/apply.ts); GET /internal/sign-up-rules-stats counts them. */
+  | "$sign-up-rule-trigger";
 
 export type ActivityEvent = {
   projectId: string;

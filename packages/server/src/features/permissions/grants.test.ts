@@ -64,37 +64,65 @@ describe("team permission grants", () => {
     expect(granted.body).toEqual({ id: "perm_c", user_id: user.id, team_id: teamId });
     expect((await grantTeam(teamId, user.id, "perm_c")).status).toBe(201);
 
-    const recursive = await listTeam(`team_id=${teamId}&user_id=${user.id}`);
+    const recursive = await listTeam(`team_id=${teamId}&user_id=${user.id}&recursive=true`);
     expect(ids(recursive)).toEqual(["$read_members", "perm_a", "perm_b", "perm_c"]);
     expect(recursive[0]).toEqual({ id: "$read_members", user_id: user.id, team_id: teamId });
-    expect(ids(await listTeam(`team_id=${teamId}&user_id=${user.id}&recursive=true`))).toHaveLength(4);
+    // Without recursive=true (the reference platform's default), only the direct grant.
+    expect(ids(await listTeam(`team_id=${teamId}&user_id=${user.id}`))).toEqual(["perm_c"]);
     expect(ids(await listTeam(`team_id=${teamId}&user_id=${user.id}&recursive=false`))).toEqual(["perm_c"]);
 
     // Checking one permission is a list filtered by id.
-    expect(ids(await listTeam(`team_id=${teamId}&user_id=${user.id}&permission_id=perm_a`))).toEqual([
-      "perm_a",
-    ]);
     expect(
-      await listTeam(`team_id=${teamId}&user_id=${user.id}&permission_id=perm_a&recursive=false`),
+      ids(await listTeam(`team_id=${teamId}&user_id=${user.id}&permission_id=perm_a&recursive=true`)),
+    ).toEqual(["perm_a"]);
+    expect(await listTeam(`team_id=${teamId}&user_id=${user.id}&permission_id=perm_a`)).toEqual([]);
+    expect(
+      await listTeam(`team_id=${teamId}&user_id=${user.id}&permission_id=$delete_team&recursive=true`),
     ).toEqual([]);
-    expect(await listTeam(`team_id=${teamId}&user_id=${user.id}&permission_id=$delete_team`)).toEqual([]);
 
     const revoked = await grantTeam(teamId, user.id, "perm_c", "DELETE");
     expect(revoked.status).toBe(200);
     expect(revoked.body).toEqual({ success: true });
-    expect(await listTeam(`team_id=${teamId}&user_id=${user.id}`)).toEqual([]);
+    expect(await listTeam(`team_id=${teamId}&user_id=${user.id}&recursive=true`)).toEqual([]);
     // Revoking what is not held changes nothing.
     expect((await grantTeam(teamId, user.id, "perm_c", "DELETE")).status).toBe(200);
+  });
+
+  it("lists a role, not the system permissions it contains, unless asked for recursive=true", async () => {
+    const { user, accessToken } = await createSignedInUser(server, project.id);
+    const created = await server.request("/api/v1/teams", {
+      method: "POST",
+      headers: project.headers("server"),
+      body: { display_name: "Roles", creator_user_id: user.id },
+    });
+    expect(created.status, created.text).toBe(201);
+    const client = project.headers("client", { "x-stack-access-token": accessToken });
+    const query = `team_id=${created.body.id}&user_id=me`;
+    // The creator's default grant is team_admin, which contains six system permissions (config/defaults.ts).
+    expect(await listTeam(query, client)).toEqual([
+      { id: "team_admin", user_id: user.id, team_id: created.body.id },
+    ]);
+    expect(ids(await listTeam(`${query}&recursive=false`, client))).toEqual(["team_admin"]);
+    expect(ids(await listTeam(`${query}&recursive=true`, client))).toEqual([
+      "$delete_team",
+      "$invite_members",
+      "$manage_api_keys",
+      "$read_members",
+      "$remove_members",
+      "$update_team",
+      "team_admin",
+    ]);
   });
 
   it("terminates on a cycle granted from either end", async () => {
     const { user } = await createSignedInUser(server, project.id);
     const teamId = await insertTeam(server.deps.db, project.id, [user.id]);
     await grantTeam(teamId, user.id, "perm_a");
-    expect(ids(await listTeam(`team_id=${teamId}`))).toEqual(["$read_members", "perm_a", "perm_b"]);
+    const all = ["$read_members", "perm_a", "perm_b"];
+    expect(ids(await listTeam(`team_id=${teamId}&recursive=true`))).toEqual(all);
     await grantTeam(teamId, user.id, "perm_b");
-    expect(ids(await listTeam(`team_id=${teamId}`))).toEqual(["$read_members", "perm_a", "perm_b"]);
-    expect(ids(await listTeam(`team_id=${teamId}&recursive=false`))).toEqual(["perm_a", "perm_b"]);
+    expect(ids(await listTeam(`team_id=${teamId}&recursive=true`))).toEqual(all);
+    expect(ids(await listTeam(`team_id=${teamId}`))).toEqual(["perm_a", "perm_b"]);
   });
 
   it("lists per member and per team, sorted", async () => {
@@ -187,12 +215,12 @@ describe("client access to team permissions", () => {
     await grantTeam(teamId, other.user.id, "perm_c");
     const client = project.headers("client", { "x-stack-access-token": me.accessToken });
 
-    expect(ids(await listTeam(`team_id=${teamId}&user_id=me`, client))).toEqual([
+    expect(ids(await listTeam(`team_id=${teamId}&user_id=me&recursive=true`, client))).toEqual([
       "$read_members",
       "perm_a",
       "perm_b",
     ]);
-    expect(ids(await listTeam(`team_id=${teamId}&user_id=${me.user.id}`, client))).toHaveLength(3);
+    expect(ids(await listTeam(`team_id=${teamId}&user_id=${me.user.id}`, client))).toEqual(["perm_a"]);
     // Without user_id a client still only sees itself.
     expect(new Set((await listTeam(`team_id=${teamId}`, client)).map((item) => item.user_id))).toEqual(
       new Set([me.user.id]),
@@ -243,15 +271,19 @@ describe("project permission grants", () => {
       expect(response.status, response.text).toBe(200);
       return response.body.items as Item[];
     };
-    expect(await list(`user_id=${user.id}`)).toEqual([
+    expect(await list(`user_id=${user.id}&recursive=true`)).toEqual([
       { id: "proj_admin", user_id: user.id },
       { id: "proj_read", user_id: user.id },
     ]);
+    expect(ids(await list(`user_id=${user.id}`))).toEqual(["proj_admin"]);
     expect(ids(await list(`user_id=${user.id}&recursive=false`))).toEqual(["proj_admin"]);
-    expect(ids(await list(`user_id=${user.id}&permission_id=proj_read`))).toEqual(["proj_read"]);
+    expect(ids(await list(`user_id=${user.id}&permission_id=proj_read&recursive=true`))).toEqual([
+      "proj_read",
+    ]);
+    expect(await list(`user_id=${user.id}&permission_id=proj_read`)).toEqual([]);
 
     const client = project.headers("client", { "x-stack-access-token": accessToken });
-    expect(ids(await list("user_id=me", client))).toEqual(["proj_admin", "proj_read"]);
+    expect(ids(await list("user_id=me&recursive=true", client))).toEqual(["proj_admin", "proj_read"]);
     const other = await createSignedInUser(server, project.id);
     const forbidden = await server.request(`/api/v1/project-permissions?user_id=${other.user.id}`, {
       headers: client,

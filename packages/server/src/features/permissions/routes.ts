@@ -84,7 +84,9 @@ function grantRoutes<Query extends ListQuery, Params extends GrantParams>(
           config: auth.config,
           userId: listedUserId(auth, query.user_id),
           permissionId: query.permission_id,
-          recursive: query.recursive !== "false",
+          // Only `recursive=true` expands (as on the reference platform): without it, the list is the direct grants,
+          // so a role's contained permissions (system `$` ones included) are not listed as grants of their own.
+          recursive: query.recursive === "true",
         };
         return { body: { items: await scope.list(deps.db, options, query), is_paginated: false } };
       },
@@ -118,7 +120,8 @@ function grantRoutes<Query extends ListQuery, Params extends GrantParams>(
 }
 
 const listSummaryOf = (scope: string, holders: string) =>
-  `List ${scope} permissions of ${holders}; recursive (default true) adds contained permissions transitively. ` +
+  `List the ${scope} permissions granted to ${holders}; recursive=true (default false) adds contained permissions ` +
+  "transitively. " +
   "Filter by permission_id to check one permission";
 
 const teamGrantRoutes = grantRoutes({

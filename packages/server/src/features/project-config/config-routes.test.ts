@@ -32,10 +32,60 @@ describe("config overrides", () => {
     const stored = await server.request("/api/v1/internal/config/override/environment", {
       headers: project.headers("admin"),
     });
-    const storedOverride = JSON.parse(stored.body.config_string);
+    expect(JSON.parse(stored.body.config_string)).toEqual({ "teams.allowClientTeamCreation": true });
+  });
+
+  it("reads each level back as stored, in the dotted form it was written in", async () => {
+    const target = await server.createProject("Stored overrides");
+    const write = (level: string, method: string, body: unknown) =>
+      server.request(`/api/v1/internal/config/override/${level}`, {
+        method,
+        headers: target.headers("admin"),
+        body,
+      });
+    const read = async (level: string) => {
+      const response = await server.request(`/api/v1/internal/config/override/${level}`, {
+        headers: target.headers("admin"),
+      });
+      expect(response.status, response.text).toBe(200);
+      return JSON.parse(response.body.config_string);
+    };
+    const github = { type: "github", isShared: false, clientId: "id", clientSecret: "secret" };
+
+    const patched = { "teams.allowClientTeamCreation": true, "auth.oauth.providers.github": github };
     expect(
-      storedOverride["teams.allowClientTeamCreation"] ?? storedOverride.teams?.allowClientTeamCreation,
-    ).toBe(true);
+      (await write("environment", "PATCH", { config_override_string: JSON.stringify(patched) })).status,
+    ).toBe(200);
+    expect(await read("environment")).toEqual(patched);
+    // A later patch replaces its own keys and what lies beneath them, and leaves the other keys as written.
+    const next = { "auth.oauth.providers.github.clientId": "other", "users.allowClientUserDeletion": true };
+    await write("environment", "PATCH", { config_override_string: JSON.stringify(next) });
+    expect(await read("environment")).toEqual({
+      "teams.allowClientTeamCreation": true,
+      "auth.oauth.providers.github": { type: "github", isShared: false, clientSecret: "secret" },
+      "auth.oauth.providers.github.clientId": "other",
+      "users.allowClientUserDeletion": true,
+    });
+    const config = await server.request("/api/v1/internal/config", { headers: target.headers("admin") });
+    expect(JSON.parse(config.body.config_string).auth.oauth.providers.github).toMatchObject({
+      clientId: "other",
+      clientSecret: "secret",
+    });
+
+    const replaced = { "domains.allowLocalhost": false, teams: { allowClientTeamCreation: true } };
+    await write("project", "PUT", { config_string: JSON.stringify(replaced) });
+    expect(await read("project")).toEqual(replaced);
+
+    const reset = await server.request("/api/v1/internal/config/override/environment/reset-keys", {
+      method: "POST",
+      headers: target.headers("admin"),
+      body: { keys: ["auth.oauth.providers.github.clientId", "teams"] },
+    });
+    expect(reset.status, reset.text).toBe(200);
+    expect(await read("environment")).toEqual({
+      "auth.oauth.providers.github": { type: "github", isShared: false, clientSecret: "secret" },
+      "users.allowClientUserDeletion": true,
+    });
   });
 
   it("lets the environment level win over the project level", async () => {

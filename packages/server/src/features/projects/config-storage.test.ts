@@ -4,6 +4,7 @@
  */
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ConfigOverride, normalizeOverride } from "../../config/index.ts";
 import { encryptSecret } from "../../crypto/index.ts";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
 import { createSignedInUser } from "../../testing/users.ts";
@@ -74,7 +75,8 @@ describe("config secrets at rest", () => {
     expect(raw).not.toContain(OAUTH_SECRET);
     expect(raw).not.toContain(SMTP_PASSWORD);
     const [environment] = (await rawRows(project.id)).filter((row) => row.level === "environment");
-    const stored = environment!.override as any;
+    // Stored as written (dotted keys kept); its meaning is the nested form.
+    const stored = normalizeOverride(environment!.override as ConfigOverride) as any;
     expect(stored.auth.oauth.providers.github.clientSecret).toMatch(/^v1\./);
     expect(stored.emails.server.password).toMatch(/^v1\./);
     expect(stored.auth.oauth.providers.github.clientId).toBe("gh-id");
@@ -86,7 +88,9 @@ describe("config secrets at rest", () => {
     expect(rendered.auth.oauth.providers.github.clientSecret).toBe(OAUTH_SECRET);
     expect(rendered.emails.server.password).toBe(SMTP_PASSWORD);
     const override = await adminGet(project, "/internal/config/override/environment");
-    expect(JSON.parse(override.body.config_string).emails.server.password).toBe(SMTP_PASSWORD);
+    expect(normalizeOverride(JSON.parse(override.body.config_string)).emails).toMatchObject({
+      server: { password: SMTP_PASSWORD },
+    });
     expect((await getRenderedConfig(server.deps, project.id)).emails.server.password).toBe(SMTP_PASSWORD);
   });
 

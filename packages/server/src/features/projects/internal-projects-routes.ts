@@ -4,6 +4,7 @@ import { storableText } from "../../fields/text.ts";
 import type { RequestAuth } from "../../http/request-auth.ts";
 import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
+import { withStoredProjectLogos } from "../images/stored-image.ts";
 import type { UserRow } from "../users/schema.ts";
 import { getRenderedConfigs } from "./config-store.ts";
 import { userManagesProject } from "./ownership.ts";
@@ -44,7 +45,7 @@ export const internalProjectRoutes = [
       // No keys are made here: the SDK creates them next with `createInternalApiKey`, authenticated by the admin
       // access token, so the full keys are shown once, to the caller who asked for them.
       // The owner team is checked (TEAM_NOT_FOUND, TEAM_MEMBERSHIP_NOT_FOUND) and locked against deletion inside.
-      const project = await createOwnedProject(deps, body, user.id);
+      const project = await createOwnedProject(deps, await withStoredProjectLogos(deps.env, body), user.id);
       const configs = await getRenderedConfigs(deps, [project.id]);
       return { body: toAdminProjectView(project, configs.get(project.id)!, deps.env.isDevelopment) };
     },

@@ -1,8 +1,10 @@
 import { z } from "zod";
 import { legacyConfigUpdateSchema } from "../../config/index.ts";
+import { serverProfileImageField } from "../../fields/images.ts";
 import { storableText } from "../../fields/text.ts";
 import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
+import { withStoredProjectLogos } from "../images/stored-image.ts";
 import { getRenderedConfig } from "./config-store.ts";
 import { deleteProject, updateProject } from "./service.ts";
 import {
@@ -14,7 +16,8 @@ import {
 } from "./views.ts";
 
 const tags = ["Projects"];
-const optionalUrl = z.url().max(2048).nullable().optional();
+/** An http(s) URL, or a data URL that is uploaded and replaced by its URL (PROTOCOL-EXTRA §6.7). */
+const optionalUrl = serverProfileImageField.nullable().optional();
 
 /** Fields an owner may change on a project; shared with project creation. */
 export const projectFieldsSchema = z.strictObject({
@@ -59,7 +62,11 @@ export const projectRoutes = [
     request: { body: projectFieldsSchema },
     response: { body: adminProjectSchema },
     handler: async ({ deps, auth, body }) => {
-      const project = await updateProject(deps, auth.project.id, body);
+      const project = await updateProject(
+        deps,
+        auth.project.id,
+        await withStoredProjectLogos(deps.env, body),
+      );
       const config = await getRenderedConfig(deps, project.id);
       return { body: toAdminProjectView(project, config, deps.env.isDevelopment) };
     },

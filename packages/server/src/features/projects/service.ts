@@ -59,7 +59,8 @@ function toColumns(fields: ProjectFieldsUpdate): Partial<typeof projects.$inferI
 function writeLegacyConfig(store: ConfigStoreDeps, projectId: string, update: LegacyConfigUpdate) {
   return updateConfigOverride(store, projectId, "environment", (current, levels) => {
     const lower = mergeLevelOverrides({ project: levels.project, branch: levels.branch });
-    return mergeOverrideOverride(current, legacyConfigUpdateToOverride(update, lower));
+    const existing = mergeLevelOverrides({ ...levels, environment: current });
+    return mergeOverrideOverride(current, legacyConfigUpdateToOverride(update, lower, existing));
   });
 }
 

@@ -82,7 +82,8 @@ export const adminProjectSchema = z.object({
       sender_name: z.string().optional(),
       sender_email: z.string().optional(),
     }),
-    email_theme: z.string().nullable().optional(),
+    // Always present: the rendered config falls back to the default theme (config/email-defaults.ts).
+    email_theme: z.string(),
     create_team_on_sign_up: z.boolean(),
     team_creator_default_permissions: permissionRef,
     team_member_default_permissions: permissionRef,

@@ -7,6 +7,7 @@ import { storableText } from "../../fields/text.ts";
 import { requireUser, resolveUserId } from "../../http/current-user.ts";
 import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
+import { storedImageUrl } from "../images/stored-image.ts";
 import {
   refuseClientOnlyViolations,
   requireClientTeamPermission,
@@ -147,7 +148,7 @@ export const memberProfileRoutes = [
       // A non-member has no row to update; reading it back then answers TEAM_MEMBERSHIP_NOT_FOUND.
       await updateMemberProfile(deps.db, projectId, params.team_id, userId, {
         displayName: body.display_name,
-        profileImageUrl: body.profile_image_url,
+        profileImageUrl: await storedImageUrl(deps.env, "team-member-profile-images", body.profile_image_url),
       });
       return { body: await oneProfile(deps.db, projectId, auth.config, params.team_id, userId) };
     },

@@ -264,7 +264,7 @@ describe("team member profiles", () => {
       team_id: team.id,
       user_id: ada.user.id,
       display_name: "Ada at work",
-      profile_image_url: PNG,
+      profile_image_url: expect.stringMatching(/\/files\/team-member-profile-images\/[0-9a-f-]{36}\.png$/),
     });
     expect(
       (await api.patch(`/team-member-profiles/${team.id}/${bob.user.id}`, ada.as, { display_name: "x" }))

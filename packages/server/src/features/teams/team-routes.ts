@@ -1,11 +1,13 @@
 import { knownError } from "@gatehouse/shared";
 import { z } from "zod";
+import type { ServerEnv } from "../../env.ts";
 import { serverProfileImageField } from "../../fields/images.ts";
 import { metadataField } from "../../fields/metadata.ts";
 import { storableText } from "../../fields/text.ts";
 import { requireUser } from "../../http/current-user.ts";
 import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
+import { storedImageUrl } from "../images/stored-image.ts";
 import { findUser } from "../users/service.ts";
 import { clientTeamSchema, serverTeamSchema, teamView } from "../users/views.ts";
 import {
@@ -67,10 +69,11 @@ type TeamFieldsBody = {
   server_metadata?: unknown;
 };
 
-function toTeamFields(body: TeamFieldsBody): TeamFields {
+/** Called after the permission checks: a data URL picture is uploaded here (PROTOCOL-EXTRA §6.7). */
+async function toTeamFields(env: ServerEnv, body: TeamFieldsBody): Promise<TeamFields> {
   return {
     displayName: body.display_name,
-    profileImageUrl: body.profile_image_url,
+    profileImageUrl: await storedImageUrl(env, "team-profile-images", body.profile_image_url),
     clientMetadata: body.client_metadata,
     clientReadOnlyMetadata: body.client_read_only_metadata,
     serverMetadata: body.server_metadata,
@@ -153,7 +156,7 @@ export const teamCrudRoutes = [
         }
         creatorId = id;
       }
-      const fields = toTeamFields(body);
+      const fields = await toTeamFields(deps.env, body);
       const team = await createTeam(
         deps.db,
         auth.project.id,
@@ -188,7 +191,12 @@ export const teamCrudRoutes = [
       refuseClientOnlyViolations(auth, request, body, SERVER_ONLY_TEAM_FIELDS);
       await teamForCaller(deps.db, auth, params.team_id);
       await requireClientTeamPermission(deps.db, auth, params.team_id, "$update_team");
-      const team = await updateTeam(deps.db, auth.project.id, params.team_id, toTeamFields(body));
+      const team = await updateTeam(
+        deps.db,
+        auth.project.id,
+        params.team_id,
+        await toTeamFields(deps.env, body),
+      );
       if (!team) throw knownError("TEAM_NOT_FOUND", { team_id: params.team_id });
       return { body: teamView(team) };
     },

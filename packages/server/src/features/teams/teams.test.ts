@@ -289,10 +289,14 @@ describe("PATCH /teams/:team_id", () => {
     const updated = await api.patch(`/teams/${team.id}`, ada.as, {
       display_name: "After",
       client_metadata: { a: 1 },
-      profile_image_url: "data:image/png;base64,iVBORw0KGgo=",
+      profile_image_url: PNG,
     });
     expect(updated.status, updated.text).toBe(200);
-    expect(updated.body).toMatchObject({ display_name: "After", client_metadata: { a: 1 } });
+    expect(updated.body).toMatchObject({
+      display_name: "After",
+      client_metadata: { a: 1 },
+      profile_image_url: expect.stringMatching(/\/files\/team-profile-images\/[0-9a-f-]{36}\.png$/),
+    });
     expect(Object.keys(updated.body).sort()).toEqual(CLIENT_TEAM_KEYS);
     const cleared = await api.patch(`/teams/${team.id}`, ada.as, {
       client_metadata: null,

@@ -2,6 +2,7 @@
 import { and, eq } from "drizzle-orm";
 import { expect } from "vitest";
 import type { TestProject, TestServer } from "../../testing/harness.ts";
+import { TINY_PNG_DATA_URL } from "../../testing/images.ts";
 import { codeFromEmail, latestEmailTo } from "../../testing/outbox.ts";
 import { expireRows } from "../../testing/time.ts";
 import { createSignedInUser } from "../../testing/users.ts";
@@ -72,8 +73,8 @@ export function expectKnownError(
 }
 
 export const UNKNOWN_ID = "00000000-0000-4000-8000-000000000000";
-/** A (tiny) inline picture, the only kind clients may upload. */
-export const PNG = "data:image/png;base64,iVBORw0KGgo=";
+/** A (tiny) inline picture, the only kind clients may upload; it is stored and answered as a URL. */
+export const PNG = TINY_PNG_DATA_URL;
 
 let emailCounter = 0;
 /** A recipient address no other test in the file uses (the outbox is read per address). */

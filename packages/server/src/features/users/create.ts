@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import type { RenderedConfig } from "../../config/index.ts";
 import type { AppDeps } from "../../deps.ts";
 import { StatusError } from "../../http/status-error.ts";
+import { storedImageUrl } from "../images/stored-image.ts";
 import { attachProviderAccounts } from "../oauth/accounts.ts";
 import type { UserCreateBody } from "./requests.ts";
 import { type UserRow, users } from "./schema.ts";
@@ -22,6 +23,8 @@ export async function newUserFromBody(deps: AppDeps, body: UserCreateBody): Prom
     ? encryptTotpSecret(deps.env, body.totp_secret_base64)
     : null;
   const restricted = body.restricted_by_admin ?? false;
+  // A data URL is uploaded and replaced by its URL (PROTOCOL-EXTRA §6.7).
+  const profileImageUrl = await storedImageUrl(deps.env, "user-profile-images", body.profile_image_url);
   return {
     primaryEmail: body.primary_email ?? null,
     ...(body.primary_email_verified !== undefined
@@ -32,7 +35,7 @@ export async function newUserFromBody(deps: AppDeps, body: UserCreateBody): Prom
       : {}),
     passwordHash: passwordHash ?? null,
     displayName: body.display_name ?? null,
-    profileImageUrl: body.profile_image_url ?? null,
+    profileImageUrl: profileImageUrl ?? null,
     clientMetadata: body.client_metadata ?? null,
     clientReadOnlyMetadata: body.client_read_only_metadata ?? null,
     serverMetadata: body.server_metadata ?? null,

@@ -16,9 +16,18 @@ import {
   totpSecretField,
 } from "./fields.ts";
 
+/**
+ * A user's display name: "" means no name and is stored as null, as on the reference platform (which keeps only
+ * non-empty names; a name of spaces is a name there too). Shared by create and both updates.
+ */
+const userDisplayNameField = displayNameField
+  .nullable()
+  .optional()
+  .transform((value) => (value === "" ? null : value));
+
 /** What `PATCH /users/me` accepts from a client. */
 const clientUpdateFields = {
-  display_name: displayNameField.nullable().optional(),
+  display_name: userDisplayNameField,
   profile_image_url: clientProfileImageField.nullable().optional(),
   client_metadata: metadataField.optional(),
   selected_team_id: z.uuid().nullable().optional(),

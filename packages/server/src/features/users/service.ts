@@ -84,11 +84,13 @@ export type NewUser = {
   riskScores?: unknown;
 };
 
-function emailTaken(email: string, wouldWorkIfVerified: boolean) {
-  return knownError("USER_EMAIL_ALREADY_EXISTS", {
-    email,
-    would_work_if_email_was_verified: wouldWorkIfVerified,
-  });
+/**
+ * USER_EMAIL_ALREADY_EXISTS for an account the caller creates outright. `would_work_if_email_was_verified` is false:
+ * as on the reference platform, only an email-code sign-in says true (verifying the address there would let the
+ * code sign in), while no verification makes a second account with a taken sign-in email possible.
+ */
+function emailTaken(email: string) {
+  return knownError("USER_EMAIL_ALREADY_EXISTS", { email, would_work_if_email_was_verified: false });
 }
 
 /**
@@ -107,7 +109,7 @@ export async function createUser(
   const authEnabled = input.primaryEmailAuthEnabled ?? Boolean(email);
   if (email && authEnabled) {
     const existing = await findUserByAuthEmail(db, projectId, email);
-    if (existing) throw emailTaken(email, !existing.channel.isVerified);
+    if (existing) throw emailTaken(email);
   }
   try {
     return await db.transaction(async (tx) => {
@@ -126,7 +128,8 @@ export async function createUser(
         });
       }
       let personalTeamId: string | null = null;
-      if (config.teams.createPersonalTeamOnSignUp && !input.isAnonymous) {
+      // Anonymous users get one too ("Personal Team"), renamed after the account when they sign up (upgrade.ts).
+      if (config.teams.createPersonalTeamOnSignUp) {
         personalTeamId = await createPersonalTeam(tx as Database, projectId, id, input.displayName, email);
         await tx
           .update(users)
@@ -141,7 +144,7 @@ export async function createUser(
     });
   } catch (error) {
     // Two sign-ups with one email at the same moment: the unique index lets only one through.
-    if (email && isUniqueViolation(error)) throw emailTaken(email, false);
+    if (email && isUniqueViolation(error)) throw emailTaken(email);
     throw error;
   }
 }
@@ -151,7 +154,8 @@ function newUserRow(projectId: string, id: string, input: NewUser): typeof users
   return {
     projectId,
     id,
-    displayName: input.displayName ?? null,
+    // An empty name is stored as no name (PROTOCOL.md §3.2: display_name is a string or null), whatever the path.
+    displayName: input.displayName || null,
     profileImageUrl: input.profileImageUrl ?? null,
     passwordHash: input.passwordHash ?? null,
     clientMetadata: input.clientMetadata ?? null,

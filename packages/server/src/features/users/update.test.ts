@@ -4,6 +4,7 @@ import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyPassword } from "../../crypto/index.ts";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
+import { TINY_PNG_DATA_URL } from "../../testing/images.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 import { contactChannels } from "../contact-channels/schema.ts";
 import { getRenderedConfig } from "../projects/config-store.ts";
@@ -30,7 +31,7 @@ const patchMe = (accessToken: string, body: unknown, accessType: "client" | "ser
   });
 const patchUser = (userId: string, body: unknown, target: TestProject = project) =>
   server.request(`/api/v1/users/${userId}`, { method: "PATCH", headers: target.headers("server"), body });
-const smallPng = `data:image/png;base64,${Buffer.from("not really a png").toString("base64")}`;
+const smallPng = TINY_PNG_DATA_URL;
 
 describe("PATCH /users/me as a client", () => {
   it("writes every client field and answers with the client view", async () => {
@@ -49,7 +50,10 @@ describe("PATCH /users/me as a client", () => {
     expect(response.body).not.toHaveProperty("server_metadata");
     expect(response.body).toMatchObject({
       display_name: "New name",
-      profile_image_url: smallPng,
+      // Stored as a file and answered as its URL (PROTOCOL-EXTRA §6.7; images/uploads.test.ts reads it back).
+      profile_image_url: expect.stringMatching(
+        /^http:\/\/localhost:8102\/files\/user-profile-images\/.+\.png$/,
+      ),
       client_metadata: { theme: "dark", list: [1, 2, 3] },
       selected_team_id: teamId,
       selected_team: { id: teamId },

@@ -7,13 +7,15 @@ import type { Database } from "../../db/index.ts";
 import type { AppDeps } from "../../deps.ts";
 import { normalizeEmail } from "../../fields/email.ts";
 import { applyPrimaryEmailPatch, emailTakenError } from "../contact-channels/primary-email.ts";
+import { storedImageUrl } from "../images/stored-image.ts";
 import { deleteOtherSessions } from "../sessions/service.ts";
 import { teamMembers, teams } from "../teams/schema.ts";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "./fields.ts";
 import type { UserPatch } from "./requests.ts";
 import { type UserRow, users } from "./schema.ts";
-import { recordUserEvent } from "./service.ts";
+import { findPrimaryChannel, recordUserEvent } from "./service.ts";
 import { encryptTotpSecret } from "./totp.ts";
+import { settlePersonalTeamOnUpgrade } from "./upgrade.ts";
 
 /** PASSWORD_TOO_SHORT / PASSWORD_TOO_LONG for a password that breaks the length rules (PROTOCOL.md §2.3). */
 export function checkPasswordLength(password: string): void {
@@ -70,10 +72,12 @@ export async function updateUser(
     patch.totp_secret_base64 == null
       ? patch.totp_secret_base64
       : encryptTotpSecret(deps.env, patch.totp_secret_base64);
+  // A data URL is uploaded and replaced by its URL (PROTOCOL-EXTRA §6.7).
+  const profileImageUrl = await storedImageUrl(deps.env, "user-profile-images", patch.profile_image_url);
 
   const set: Partial<typeof users.$inferInsert> = {};
   if (patch.display_name !== undefined) set.displayName = patch.display_name;
-  if (patch.profile_image_url !== undefined) set.profileImageUrl = patch.profile_image_url;
+  if (profileImageUrl !== undefined) set.profileImageUrl = profileImageUrl;
   if (patch.client_metadata !== undefined) set.clientMetadata = patch.client_metadata;
   if (patch.client_read_only_metadata !== undefined)
     set.clientReadOnlyMetadata = patch.client_read_only_metadata;
@@ -103,7 +107,11 @@ export async function updateUser(
     return await deps.db.transaction(async (tx) => {
       const where = and(eq(users.projectId, projectId), eq(users.id, user.id));
       // Lock the row first, so that concurrent updates of one user apply one after the other.
-      const [locked] = await tx.select({ id: users.id }).from(users).where(where).for("update");
+      const [locked] = await tx
+        .select({ id: users.id, isAnonymous: users.isAnonymous })
+        .from(users)
+        .where(where)
+        .for("update");
       if (!locked) return null;
       if (patch.selected_team_id) await ensureTeamMember(tx, projectId, patch.selected_team_id, user.id);
       await applyPrimaryEmailPatch(tx, projectId, user.id, {
@@ -111,10 +119,20 @@ export async function updateUser(
         verified: patch.primary_email_verified,
         authEnabled: patch.primary_email_auth_enabled,
       });
-      const [updated] =
+      let [updated] =
         Object.keys(set).length > 0
           ? await tx.update(users).set(set).where(where).returning()
           : await tx.select().from(users).where(where);
+      if (updated && locked.isAnonymous && patch.is_anonymous === false) {
+        // A server upgrading an anonymous user gives them what a sign-up would have (upgrade.ts).
+        const email = (await findPrimaryChannel(tx as Database, projectId, user.id))?.value ?? null;
+        updated = await settlePersonalTeamOnUpgrade(tx as Database, {
+          projectId,
+          config,
+          user: updated,
+          email,
+        });
+      }
       if (passwordHash !== undefined) {
         await deleteOtherSessions(tx, projectId, user.id, null);
       }

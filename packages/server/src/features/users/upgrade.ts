@@ -5,7 +5,7 @@ import { normalizeEmail } from "../../fields/email.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { makePrimaryEmail } from "../contact-channels/store.ts";
 import { grantDefaultTeamPermissions } from "../permissions/service.ts";
-import { createPersonalTeam } from "../teams/personal-team.ts";
+import { createPersonalTeam, isInAnyTeam, renameAnonymousPersonalTeams } from "../teams/personal-team.ts";
 import { type UserRow, users } from "./schema.ts";
 import { recordUserEvent } from "./service.ts";
 
@@ -26,6 +26,11 @@ export type AnonymousUpgrade = {
   otpAuthEnabled?: boolean;
   /** A provider's name and picture, used only where the anonymous user has set none. */
   profile?: { displayName: string | null; profileImageUrl: string | null };
+  /**
+   * What the project's sign-up rules said (features/sign-up-rules `checkSignUpRules`): the country and risk scores
+   * to store, and the note of a `restrict` rule, appended to the user's private restriction details.
+   */
+  signUpRules?: { countryCode: string | null; riskScores: unknown; restrictionDetails: string | null };
 };
 
 /**
@@ -47,6 +52,7 @@ export async function upgradeAnonymousUser(tx: Database, input: AnonymousUpgrade
       isAnonymous: users.isAnonymous,
       displayName: users.displayName,
       profileImageUrl: users.profileImageUrl,
+      restrictedByAdminPrivateDetails: users.restrictedByAdminPrivateDetails,
     })
     .from(users)
     .where(where)
@@ -75,7 +81,8 @@ export async function upgradeAnonymousUser(tx: Database, input: AnonymousUpgrade
     });
   }
 
-  const displayName = locked.displayName ?? input.profile?.displayName ?? null;
+  // An empty name is no name (PROTOCOL.md §3.2 reads "" as null), so a provider's "" never lands in the row.
+  const displayName = locked.displayName || input.profile?.displayName || null;
   const set: Partial<typeof users.$inferInsert> = {
     isAnonymous: false,
     displayName,
@@ -83,17 +90,49 @@ export async function upgradeAnonymousUser(tx: Database, input: AnonymousUpgrade
   };
   if (input.passwordHash !== undefined) set.passwordHash = input.passwordHash;
   if (input.otpAuthEnabled) set.otpAuthEnabled = true;
-  let [user] = await tx.update(users).set(set).where(where).returning();
-
-  if (config.teams.createPersonalTeamOnSignUp) {
-    const teamId = await createPersonalTeam(tx, projectId, userId, displayName, email);
-    await grantDefaultTeamPermissions(tx, { projectId, teamId, userId, config, kind: "creator" });
-    // A team the user picked while anonymous (a server may have added them to one) stays selected.
-    if (user!.selectedTeamId === null) {
-      [user] = await tx.update(users).set({ selectedTeamId: teamId }).where(where).returning();
+  if (input.signUpRules) {
+    const { countryCode, riskScores, restrictionDetails } = input.signUpRules;
+    set.riskScores = riskScores;
+    if (countryCode !== null) set.countryCode = countryCode;
+    if (restrictionDetails !== null) {
+      const existing = locked.restrictedByAdminPrivateDetails;
+      set.restrictedByAdmin = true;
+      set.restrictedByAdminPrivateDetails = existing
+        ? `${existing}\n\n${restrictionDetails}`
+        : restrictionDetails;
     }
   }
+  let [user] = await tx.update(users).set(set).where(where).returning();
+
+  user = await settlePersonalTeamOnUpgrade(tx, { projectId, config, user: user!, email });
   // The account is the same user, now with a way to sign in: an update, not a creation.
   await recordUserEvent(tx, "user.updated", projectId, user!, config);
   return user!;
+}
+
+/**
+ * Gives a user who just stopped being anonymous (by a sign-up, or a server setting `is_anonymous: false`) the
+ * personal team a sign-up would have given, when the project makes one: the team they got while anonymous (still
+ * called "Personal Team") is renamed after the account, as the reference platform does; a user with no team at all
+ * (anonymous from before the project turned personal teams on) gets a new one with the creator's default
+ * permissions, selected unless they already picked a team. A user who kept other teams but renamed or left their
+ * anonymous one gets nothing new, as on the reference platform. Returns the user row as it now is.
+ */
+export async function settlePersonalTeamOnUpgrade(
+  tx: Database,
+  input: { projectId: string; config: RenderedConfig; user: UserRow; email: string | null },
+): Promise<UserRow> {
+  const { projectId, config, user, email } = input;
+  if (!config.teams.createPersonalTeamOnSignUp) return user;
+  const renamed = await renameAnonymousPersonalTeams(tx, projectId, user.id, user.displayName, email);
+  if (renamed.length > 0 || (await isInAnyTeam(tx, projectId, user.id))) return user;
+  const teamId = await createPersonalTeam(tx, projectId, user.id, user.displayName, email);
+  await grantDefaultTeamPermissions(tx, { projectId, teamId, userId: user.id, config, kind: "creator" });
+  if (user.selectedTeamId !== null) return user;
+  const [selected] = await tx
+    .update(users)
+    .set({ selectedTeamId: teamId })
+    .where(and(eq(users.projectId, projectId), eq(users.id, user.id)))
+    .returning();
+  return selected!;
 }

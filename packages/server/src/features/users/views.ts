@@ -148,7 +148,8 @@ export function userView(user: UserRow, relations: UserRelations, config: Render
     primary_email: primary?.value ?? null,
     primary_email_verified: primary?.isVerified ?? false,
     primary_email_auth_enabled: primary?.usedForAuth ?? false,
-    display_name: user.displayName,
+    // Rows written before empty names were stored as null may still hold "", which reads as no name.
+    display_name: user.displayName || null,
     client_metadata: user.clientMetadata,
     client_read_only_metadata: user.clientReadOnlyMetadata,
     server_metadata: user.serverMetadata,
