@@ -8,6 +8,7 @@ import {
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../../packages/server/src/testing/chromium.ts";
+import { imageDataUrl, makePng } from "../../packages/server/src/testing/images.ts";
 import { startTestSmtpServer, type TestSmtpServer } from "../../packages/server/src/testing/smtp-server.ts";
 import { type Caller, callApi, expectOk } from "./api.ts";
 import { createOwnDatabase, type OwnDatabase } from "./postgres-database.ts";
@@ -357,6 +358,40 @@ describe(`the product as users run it (${mode})`, () => {
     const refused = await hostile;
     expect(refused.status).toBe(400);
     expect(refused.body.code).toBe("EMAIL_RENDERING_ERROR");
+  });
+
+  it("rejects a sign-up by the owner's rule, and stores a profile picture sent as a data URL", async () => {
+    // Sign-up rules (issue 18): a CEL condition in the project's config, applied by the running server.
+    await ownedProject.updateConfig({
+      "auth.signUpRules.no_spam": {
+        enabled: true,
+        priority: 1,
+        condition: 'emailDomain == "spam.walk.test"',
+        action: { type: "reject" },
+      },
+    });
+    const client = clientOf(app.projectId, app.publishableClientKey);
+    const refused = await client
+      .signUpWithCredential({ email: "bot@spam.walk.test", password: PASSWORD, noRedirect: true })
+      .then(
+        (result) => (result.status === "error" ? result.error : null),
+        (error: unknown) => error,
+      );
+    expect((refused as { code?: string } | null)?.code).toBe("SIGN_UP_REJECTED");
+    const server = new GatehouseServerApp({ ...app, baseUrl: product.baseUrl, tokenStore: "memory" });
+    expect(await server.listUsers({ query: "bot@spam.walk.test" })).toHaveLength(0);
+
+    // Images (issue 18): the data URL becomes a file the process serves back, byte for byte.
+    const email = `pic-${randomBytes(4).toString("hex")}@walk.test`;
+    unwrap(await client.signUpWithCredential({ email, password: PASSWORD, noRedirect: true }));
+    const png = makePng();
+    const [user] = await server.listUsers({ query: email });
+    await user!.update({ profileImageUrl: imageDataUrl(png) });
+    const stored = (await server.getUser(user!.id))!.profileImageUrl!;
+    expect(stored.startsWith(`${product.baseUrl}/files/`), stored).toBe(true);
+    const served = await fetch(stored);
+    expect(served.headers.get("content-type")).toBe("image/png");
+    expect(Buffer.from(await served.arrayBuffer()).equals(png)).toBe(true);
   });
 
   it("answered no request with a 5xx", () => {
