@@ -68,6 +68,7 @@ export {
   type OAuthProviderConfig,
   type OAuthProviderConfigType,
   type OAuthProviderType,
+  type PaymentsConfig,
   PERMISSION_SCOPES,
   type PermissionDefinitionConfig,
   type PermissionScope,

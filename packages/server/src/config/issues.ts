@@ -118,6 +118,7 @@ const EXPECTED_TEXT: Record<string, string> = {
   object: "an object",
   record: "an object mapping ids to entries",
   array: "an array",
+  tuple: "an array of fixed length",
 };
 
 function formatValues(values: readonly unknown[]): string {
@@ -169,6 +170,23 @@ function formatOne(root: z.core.$ZodType, issue: z.core.$ZodIssue): ConfigProble
     }
     case "invalid_format":
       return one(`${issue.message}, but got ${describeValue(got)}`);
+    case "invalid_union": {
+      // An option whose only problem is the value's type at the top is not what the writer meant; when exactly one
+      // option is left, its own problems say what is wrong (`prices.monthly.USD`) better than "Invalid input".
+      const meant = (issue.errors ?? []).filter(
+        (option) =>
+          !option.every(
+            (inner) =>
+              inner.path.length === 0 && (inner.code === "invalid_type" || inner.code === "invalid_value"),
+          ),
+      );
+      if (meant.length === 1) {
+        return meant[0]!.flatMap((inner) =>
+          formatOne(root, { ...inner, path: [...issue.path, ...inner.path] } as z.core.$ZodIssue),
+        );
+      }
+      return one(issue.message);
+    }
     case "too_small":
       if (issue.origin === "string") return one("must not be empty");
       if (issue.origin === "array") return one(`must have at least ${issue.minimum} items`);

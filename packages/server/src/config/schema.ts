@@ -29,7 +29,9 @@ import {
   OAUTH_SCOPE_LIST,
   PKCS8_PEM,
 } from "./oauth-provider-rules.ts";
+import { paymentsConfigSchema } from "./payments.ts";
 import { CUSTOM_PERMISSION_ID_PATTERN, PERMISSION_ID_PATTERN } from "./permissions.ts";
+import { dropNullEntries, entry, record, section } from "./schema-blocks.ts";
 
 export const OAUTH_PROVIDER_TYPES = [
   "google",
@@ -69,31 +71,6 @@ export type PermissionScope = (typeof PERMISSION_SCOPES)[number];
 // ---------------------------------------------------------------------------------------------------------------
 // Building blocks
 // ---------------------------------------------------------------------------------------------------------------
-
-/** Removes `null` entries of a plain object, so that null means "use the default" / "no such entry". */
-function dropNullEntries(value: unknown): unknown {
-  if (!isPlainObject(value)) return value;
-  const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) {
-    if (item !== null && item !== undefined) out[key] = item;
-  }
-  return out;
-}
-
-/** A strict object that is filled with its defaults when absent or null. */
-function section<Shape extends z.ZodRawShape>(shape: Shape) {
-  return z.preprocess(dropNullEntries, z.strictObject(shape)).prefault({});
-}
-
-/** A strict object used as a record entry (no default: the entry exists only when some level defines it). */
-function entry<Shape extends z.ZodRawShape>(shape: Shape) {
-  return z.preprocess(dropNullEntries, z.strictObject(shape));
-}
-
-/** A map from id to entry; empty by default; null entries are removed. */
-function record<Value extends z.ZodType>(key: z.ZodType<string, string>, value: Value) {
-  return z.preprocess(dropNullEntries, z.record(key, value)).prefault({});
-}
 
 const configRecordKey = z.string().regex(CONFIG_KEY_SEGMENT_PATTERN, {
   error: "ids may only contain letters, digits and the characters _ : $ -",
@@ -297,6 +274,8 @@ export const renderedConfigSchema = z.preprocess(
     // The protocol's app store (`apps.installed.<app id>.enabled`); of its apps, only `analytics` changes
     // anything here (POST /analytics/events/batch).
     apps: section({ installed: record(configRecordKey, entry({ enabled: z.boolean().default(false) })) }),
+    // Products, prices and items (PROTOCOL-EXTRA §2.1); cross-checks and legacy names live in payments.ts.
+    payments: paymentsConfigSchema,
     gatehouse: gatehouseSchema,
   }),
 );
@@ -308,6 +287,7 @@ export type PermissionDefinitionConfig = RenderedConfig["rbac"]["permissions"][s
 export type EmailServerConfig = RenderedConfig["emails"]["server"];
 export type EmailThemeConfig = RenderedConfig["emails"]["themes"][string];
 export type EmailTemplateConfig = RenderedConfig["emails"]["templates"][string];
+export type PaymentsConfig = RenderedConfig["payments"];
 
 /** The config with nothing overridden: every schema default. */
 export function defaultRenderedConfig(): RenderedConfig {

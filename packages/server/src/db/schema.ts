@@ -8,6 +8,7 @@ export * from "../features/emails/schema.ts";
 export * from "../features/events/schema.ts";
 export * from "../features/notifications/schema.ts";
 export * from "../features/oauth/schema.ts";
+export * from "../features/payments/schema.ts";
 export * from "../features/permissions/schema.ts";
 export * from "../features/project-keys/schema.ts";
 export * from "../features/projects/schema.ts";

@@ -17,6 +17,9 @@ import { metricsRoutes } from "./metrics/routes.ts";
 import { notificationRoutes } from "./notifications/routes.ts";
 import { oauthRoutes } from "./oauth/routes.ts";
 import { tokenRoutes } from "./oauth/token-route.ts";
+import { paymentAdminRoutes } from "./payments/admin-routes.ts";
+import { purchaseRoutes } from "./payments/purchase-routes.ts";
+import { paymentCustomerRoutes } from "./payments/routes.ts";
 import { permissionRoutes } from "./permissions/routes.ts";
 import { grantDefaultPermissionsToNewUser } from "./permissions/user-hooks.ts";
 import { configRoutes } from "./project-config/routes.ts";
@@ -68,6 +71,7 @@ export const features: readonly Feature[] = [
   { id: "metrics", routes: metricsRoutes },
   { id: "webhooks", routes: webhookRoutes },
   { id: "sign-up-rules", routes: signUpRuleRoutes },
+  { id: "payments", routes: [...paymentCustomerRoutes, ...purchaseRoutes, ...paymentAdminRoutes] },
 ];
 
 /** Every API route of the server. */

@@ -22,6 +22,11 @@ const PUBLIC_ROUTES = new Set([
   "POST /check-version", // compares an SDK version with the server's; no project involved
   "GET /emails/unsubscribe-link", // the link in an email: its one-time code is the credential
   "POST /emails/unsubscribe-link", // a mail client's one-click unsubscribe (RFC 8058) with the same link
+  // The purchase page's calls: the one-time purchase code (only its hash is stored) is the credential.
+  "POST /payments/purchases/validate-code",
+  "GET /payments/purchases/validate-code",
+  "POST /internal/payments/test-mode-purchase-session",
+  "POST /payments/purchases/purchase-session",
 ]);
 
 const keyHeader: Record<AccessType, string> = {

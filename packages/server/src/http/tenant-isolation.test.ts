@@ -37,6 +37,7 @@ const FILTERING_LISTS: Record<string, string> = {
   "GET /team-member-profiles": "user_id filters the team's member profiles",
   "GET /team-permissions": "team_id, user_id and permission_id filter the grants",
   "GET /project-permissions": "user_id and permission_id filter the grants",
+  "GET /internal/payments/transactions": "customer_id filters the project's purchases and item changes",
 };
 
 /** Which of a tenant's ids a parameter or field of this name stands for. */
@@ -58,6 +59,8 @@ const ID_KINDS: Record<string, IdKind> = {
   draft_id: "emailDraft",
   endpoint_id: "webhookEndpoint",
   delivery_id: "webhookDelivery",
+  // Payments customers: the samples use customer_type "user", so the customer is the tenant's user.
+  customer_id: "user",
 };
 /**
  * `/team-invitations/:id`; the other path parameters named plain `id` (the outbox's, the drafts') are told apart by
@@ -87,6 +90,9 @@ const PLAIN_VALUES: Record<string, string> = {
   provider_id: "github",
   provider_account_id: "some-account",
   notification_category_id: MARKETING_CATEGORY.id,
+  customer_type: "user",
+  item_id: "credits",
+  product_id: "starter",
 };
 
 /** Query and body fields that look like ids but name no object of a tenant. */
@@ -97,6 +103,11 @@ const NOT_TENANT_IDS: Record<string, string> = {
   account_id: "the account's id at the OAuth provider",
   session_replay_segment_id: "the browser's own label for its analytics events, stored with them",
   batch_id: "the browser's own label for one batch of analytics events, stored with them",
+  product_id: "a product of the caller's own payments config",
+  offer_id: "the older name of product_id",
+  price_id: "a price of the product a purchase code holds",
+  subscription_id:
+    "picks among the subscriptions of the customer in the path, whose project is checked first",
 };
 
 let server: TestServer;
@@ -421,7 +432,9 @@ describe.each(routesWithIds.map((route) => [routeName(route), route] as const))(
       const refused = response.status >= 400 && response.status < 500;
       const leaked = refused ? [] : a.markers.filter((marker) => response.text.includes(marker));
       const emptyList =
-        name in FILTERING_LISTS && response.status === 200 && response.body?.items?.length === 0;
+        name in FILTERING_LISTS &&
+        response.status === 200 &&
+        (response.body?.items ?? response.body?.transactions)?.length === 0;
       if (leaked.length > 0 || !(refused || emptyList)) {
         const shown = `${response.status} ${response.text.slice(0, 300)}`;
         problems.push(`${attempt.label}: ${route.method} ${attempt.path} -> ${shown}`);

@@ -12,7 +12,8 @@ export type CodePurpose =
   | "mfa_attempt"
   | "passkey_registration"
   | "passkey_authentication"
-  | "unsubscribe";
+  | "unsubscribe"
+  | "purchase";
 
 /** Default lifetime of a code: 7 days (PROTOCOL.md §4.3); MFA attempts and passkey challenges pass their own. */
 export const DEFAULT_CODE_LIFETIME_MS = 7 * 24 * 3600 * 1000;

@@ -1,0 +1,94 @@
+/**
+ * Purchase URLs (PROTOCOL-EXTRA §2.4): `create-purchase-url` stores a one-time code, valid 24 hours, holding whom
+ * the purchase is for and the product as it was offered; the purchase page (`/purchase/<project id>_<code>` on this
+ * server, a page of the dashboard app) reads it back and completes it. The code is the page's credential: only its
+ * SHA-256 is stored, and it is spent by the purchase it starts.
+ */
+import { knownError } from "@gatehouse/shared";
+import type { RenderedConfig } from "../../config/index.ts";
+import { SECURE_TOKEN_LENGTH } from "../../crypto/index.ts";
+import type { AppDeps } from "../../deps.ts";
+import { getRenderedConfig } from "../projects/config-store.ts";
+import type { ProjectRow } from "../projects/schema.ts";
+import { findProject } from "../projects/service.ts";
+import type { VerificationCodeRow } from "../verification-codes/schema.ts";
+import { consumeVerificationCode, createVerificationCode } from "../verification-codes/service.ts";
+import type { Customer, InlineProduct } from "./catalogue.ts";
+
+export const PURCHASE_CODE_LIFETIME_MS = 24 * 3600 * 1000;
+
+/** What a purchase code holds (snake_case: it is stored as JSON). */
+export type PurchaseCodeData = {
+  customer_type: Customer["type"];
+  customer_id: string;
+  product_id: string | null;
+  product: InlineProduct;
+  /** A server made the URL: server-only prices may be bought through it. */
+  from_server: boolean;
+};
+
+export async function createPurchaseUrl(
+  deps: Pick<AppDeps, "db" | "env">,
+  projectId: string,
+  data: PurchaseCodeData,
+  returnUrl: string | undefined,
+): Promise<string> {
+  const { code } = await createVerificationCode(deps.db, {
+    projectId,
+    purpose: "purchase",
+    data,
+    lifetimeMs: PURCHASE_CODE_LIFETIME_MS,
+  });
+  const url = new URL(`/purchase/${encodeURIComponent(fullCode(projectId, code))}`, deps.env.baseUrl);
+  if (returnUrl !== undefined) url.searchParams.set("return_url", returnUrl);
+  return url.toString();
+}
+
+export function fullCode(projectId: string, code: string): string {
+  return `${projectId}_${code}`;
+}
+
+/** `<project id>_<code>`: the code has no underscore, so the last one separates them. */
+export function splitFullCode(value: string): { projectId: string; code: string } | null {
+  const at = value.lastIndexOf("_");
+  if (at <= 0) return null;
+  const code = value.slice(at + 1);
+  if (code.length !== SECURE_TOKEN_LENGTH) return null;
+  return { projectId: value.slice(0, at), code };
+}
+
+export type OpenPurchase = {
+  project: ProjectRow;
+  config: RenderedConfig;
+  codeRow: VerificationCodeRow;
+  data: PurchaseCodeData;
+};
+
+/** The project of a full code, or VERIFICATION_CODE_NOT_FOUND: a code of an unknown project is simply unknown. */
+export async function projectOfFullCode(
+  deps: Pick<AppDeps, "db" | "env">,
+  value: string,
+): Promise<{ project: ProjectRow; config: RenderedConfig; code: string }> {
+  const parts = splitFullCode(value);
+  const project = parts ? await findProject(deps.db, parts.projectId) : null;
+  if (!parts || !project) throw knownError("VERIFICATION_CODE_NOT_FOUND");
+  return { project, config: await getRenderedConfig(deps, project.id), code: parts.code };
+}
+
+/**
+ * Reads a purchase code without spending it: VERIFICATION_CODE_NOT_FOUND, _EXPIRED or _ALREADY_USED otherwise.
+ * Each read counts as an attempt on the code (verification-codes/service.ts), like every code check.
+ */
+export async function openPurchaseCode(
+  deps: Pick<AppDeps, "db" | "env">,
+  value: string,
+): Promise<OpenPurchase> {
+  const { project, config, code } = await projectOfFullCode(deps, value);
+  const codeRow = await consumeVerificationCode(deps.db, {
+    projectId: project.id,
+    purpose: "purchase",
+    code,
+    peek: true,
+  });
+  return { project, config, codeRow, data: codeRow.data as PurchaseCodeData };
+}

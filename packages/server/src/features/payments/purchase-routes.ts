@@ -1,0 +1,273 @@
+/**
+ * The purchase flow (PROTOCOL-EXTRA §2.4): a purchase URL for a customer and a product, the code checks the
+ * purchase page makes, and completing a purchase in test mode, which grants the product with no payment provider.
+ *
+ * One deliberate difference from the reference: it refuses purchase URLs until a Stripe account is connected, even
+ * in test mode; here test mode needs no provider at all, so an owner can try the whole flow on a fresh install. With
+ * test mode off and no provider connected, creating a purchase URL is a plain 400 that says what to set up.
+ */
+import { knownError } from "@gatehouse/shared";
+import { z } from "zod";
+import type { RenderedConfig } from "../../config/index.ts";
+import { CUSTOMER_TYPES } from "../../config/payments.ts";
+import { isUrlTrustedByProject } from "../../config/trusted-urls.ts";
+import { defineRoute } from "../../http/route.ts";
+import { StatusError } from "../../http/status-error.ts";
+import { markCodeUsed } from "../verification-codes/service.ts";
+import { type Customer, inlineProductSchema, productForCustomer } from "./catalogue.ts";
+import { checkClientCustomerAccess, customerIdField, requireCustomerExists } from "./customers.ts";
+import { createPurchaseUrl, openPurchaseCode, projectOfFullCode } from "./purchase-codes.ts";
+import {
+  listCustomerPurchases,
+  livePurchases,
+  ownedQuantity,
+  productIdsInLine,
+  recordPurchase,
+} from "./purchases.ts";
+
+const tags = ["Payments"];
+const FORBIDDEN = "Clients may only buy for their own user, or for teams where they hold team_admin.";
+
+function requireOpenForPurchases(config: RenderedConfig): void {
+  if (config.payments.blockNewPurchases) throw knownError("NEW_PURCHASES_BLOCKED");
+}
+
+function checkReturnUrl(config: RenderedConfig, returnUrl: string | undefined): void {
+  if (returnUrl !== undefined && !isUrlTrustedByProject(config, returnUrl)) {
+    throw knownError("REDIRECT_URL_NOT_WHITELISTED");
+  }
+}
+
+const fullCodeField = z.string().min(1).max(300);
+const returnUrlField = z.string().max(2000).optional();
+
+export const purchaseRoutes = [
+  defineRoute({
+    method: "POST",
+    path: "/payments/purchases/create-purchase-url",
+    summary: "A URL of the purchase page for one customer and one product",
+    tags,
+    access: ["client", "server", "admin"],
+    request: {
+      body: z.strictObject({
+        customer_type: z.enum(CUSTOMER_TYPES),
+        customer_id: customerIdField,
+        product_id: z.string().min(1).max(200).optional(),
+        product_inline: inlineProductSchema.optional(),
+        // The names of the protocol's first versions, still sent by older SDKs.
+        offer_id: z.string().min(1).max(200).optional(),
+        offer_inline: inlineProductSchema.optional(),
+        return_url: returnUrlField,
+      }),
+    },
+    response: { body: z.object({ url: z.string() }) },
+    handler: async ({ deps, auth, body }) => {
+      const config = auth.config;
+      requireOpenForPurchases(config);
+      const customer: Customer = { type: body.customer_type, id: body.customer_id };
+      await checkClientCustomerAccess(deps.db, auth, customer, FORBIDDEN);
+      const productId = body.product_id ?? body.offer_id;
+      const inline = body.product_inline ?? body.offer_inline;
+      if ((productId === undefined) === (inline === undefined)) {
+        throw new StatusError(400, "Give exactly one of product_id and product_inline.");
+      }
+      const fromClient = auth.accessType === "client";
+      if (inline !== undefined && fromClient) {
+        throw new StatusError(
+          400,
+          "Only servers may sell a product given inline; clients name a product_id.",
+        );
+      }
+      const choice = productForCustomer(config, { productId, inline, fromClient }, customer);
+      await requireCustomerExists(deps.db, auth.project.id, customer);
+      if (choice.productId !== null && !choice.product.stackable) {
+        const held = await listCustomerPurchases(deps.db, auth.project.id, customer);
+        if (ownedQuantity(held, choice.productId, new Date()) > 0) {
+          throw knownError("PRODUCT_ALREADY_GRANTED", {
+            product_id: choice.productId,
+            customer_id: customer.id,
+          });
+        }
+      }
+      checkReturnUrl(config, body.return_url);
+      if (!config.payments.testMode) {
+        throw new StatusError(
+          400,
+          "Payments are not set up: this project has no payment provider connected. Turn on test mode (payments.testMode) to sell without one.",
+        );
+      }
+      const url = await createPurchaseUrl(
+        deps,
+        auth.project.id,
+        {
+          customer_type: customer.type,
+          customer_id: customer.id,
+          product_id: choice.productId,
+          product: choice.product,
+          from_server: !fromClient,
+        },
+        body.return_url,
+      );
+      return { body: { url } };
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/payments/purchases/validate-code",
+    summary: "What a purchase code offers (read by the purchase page; the code is the credential)",
+    tags,
+    access: "public",
+    request: { body: z.strictObject({ full_code: fullCodeField, return_url: returnUrlField }) },
+    response: {
+      body: z.object({
+        product: inlineProductSchema.passthrough(),
+        stripe_account_id: z.string().nullable(),
+        project_id: z.string(),
+        project_display_name: z.string(),
+        project_logo_url: z.string().nullable(),
+        already_bought_non_stackable: z.boolean(),
+        conflicting_products: z.array(z.object({ product_id: z.string(), display_name: z.string() })),
+        test_mode: z.boolean(),
+        charges_enabled: z.boolean(),
+      }),
+    },
+    handler: async ({ deps, body }) => {
+      const open = await openPurchaseCode(deps, body.full_code);
+      checkReturnUrl(open.config, body.return_url);
+      const customer: Customer = { type: open.data.customer_type, id: open.data.customer_id };
+      const now = new Date();
+      const held = await listCustomerPurchases(deps.db, open.project.id, customer);
+      const productId = open.data.product_id;
+      const product = open.data.product;
+      const alreadyBought =
+        productId !== null && !product.stackable && ownedQuantity(held, productId, now) > 0;
+      const isSubscription = Object.values(product.prices).some((price) => price.interval);
+      const lineId =
+        productId === null ? null : (open.config.payments.products[productId]?.productLineId ?? null);
+      const line = productIdsInLine(open.config, lineId).filter((id) => id !== productId);
+      const conflicting = isSubscription
+        ? [
+            ...new Set(
+              livePurchases(held, now).flatMap((row) =>
+                row.productId && line.includes(row.productId) ? [row.productId] : [],
+              ),
+            ),
+          ]
+        : [];
+      // Prices only a server may sell stay off a page opened from a client's purchase URL.
+      const prices = Object.fromEntries(
+        Object.entries(product.prices).filter(([, price]) => open.data.from_server || !price.server_only),
+      );
+      return {
+        body: {
+          product: { ...product, prices },
+          stripe_account_id: null,
+          project_id: open.project.id,
+          project_display_name: open.project.displayName,
+          project_logo_url: open.project.logoUrl ?? null,
+          already_bought_non_stackable: alreadyBought,
+          conflicting_products: conflicting.map((id) => ({
+            product_id: id,
+            display_name: open.config.payments.products[id]?.displayName ?? id,
+          })),
+          test_mode: open.config.payments.testMode,
+          charges_enabled: false,
+        },
+      };
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/payments/purchases/validate-code",
+    summary: "Whether a purchase code's project and return URL are acceptable (the code itself is not read)",
+    tags,
+    access: "public",
+    request: { query: z.strictObject({ full_code: fullCodeField, return_url: returnUrlField }) },
+    response: { body: z.object({ valid: z.literal(true) }) },
+    handler: async ({ deps, query }) => {
+      const { config } = await projectOfFullCode(deps, query.full_code);
+      checkReturnUrl(config, query.return_url);
+      return { body: { valid: true } };
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/internal/payments/test-mode-purchase-session",
+    summary: "Complete a purchase in test mode: the product is granted with no payment",
+    tags,
+    access: "public",
+    request: {
+      body: z.strictObject({
+        full_code: fullCodeField,
+        price_id: z.string().min(1).max(200),
+        quantity: z.number().int().min(1).max(1_000_000).default(1),
+      }),
+    },
+    response: { body: z.object({ success: z.literal(true) }) },
+    handler: async ({ deps, body }) => {
+      const open = await openPurchaseCode(deps, body.full_code);
+      const { config, data } = open;
+      if (!config.payments.testMode) throw new StatusError(403, "This project is not in payments test mode.");
+      requireOpenForPurchases(config);
+      const price = Object.hasOwn(data.product.prices, body.price_id)
+        ? data.product.prices[body.price_id]
+        : undefined;
+      if (!price || (price.server_only && !data.from_server)) {
+        throw new StatusError(400, `The product has no price "${body.price_id}".`);
+      }
+      const customer: Customer = { type: data.customer_type, id: data.customer_id };
+      if (data.product_id !== null) {
+        const addOnTo = config.payments.products[data.product_id]?.isAddOnTo;
+        if (addOnTo) {
+          const held = await listCustomerPurchases(deps.db, open.project.id, customer);
+          const now = new Date();
+          if (!Object.keys(addOnTo).some((base) => ownedQuantity(held, base, now) > 0)) {
+            throw new StatusError(
+              400,
+              "This add-on can only be bought together with the product it adds to.",
+            );
+          }
+        }
+      }
+      const lineId =
+        data.product_id === null ? null : (config.payments.products[data.product_id]?.productLineId ?? null);
+      await recordPurchase(deps.db, config, open.project.id, {
+        customer,
+        choice: { productId: data.product_id, product: data.product, lineId },
+        priceId: body.price_id,
+        quantity: body.quantity,
+        source: "test_mode",
+        testMode: true,
+        // A double-clicked button or a retried request completes the purchase once.
+        idempotencyKey: `purchase-code:${open.codeRow.id}`,
+      });
+      await markCodeUsed(deps.db, open.project.id, open.codeRow.id);
+      return { body: { success: true } };
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/payments/purchases/purchase-session",
+    summary: "Start a card payment for a purchase code (needs a connected payment provider)",
+    tags,
+    access: "public",
+    request: {
+      body: z.strictObject({
+        full_code: fullCodeField,
+        price_id: z.string().min(1).max(200),
+        quantity: z.number().int().min(1).max(1_000_000).default(1),
+      }),
+    },
+    response: { body: z.object({ client_secret: z.string() }) },
+    handler: async ({ deps, body }) => {
+      const open = await openPurchaseCode(deps, body.full_code);
+      requireOpenForPurchases(open.config);
+      throw new StatusError(
+        400,
+        open.config.payments.testMode
+          ? "This project is in payments test mode: complete the purchase with the test-mode button instead."
+          : "Card payments are not set up for this project: no payment provider is connected.",
+      );
+    },
+  }),
+];

@@ -1,0 +1,94 @@
+import { sql } from "drizzle-orm";
+import {
+  bigint,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
+import { projects } from "../projects/schema.ts";
+
+/**
+ * The items ledger (PROTOCOL-EXTRA §2.2): one row per change of an item's quantity for one customer, never updated
+ * or deleted (but with its project). A customer's quantity is computed from its rows and from the items its
+ * purchases include (ledger.ts). `customer_id` is text because custom customers are any string the app chooses;
+ * user and team customers are checked to exist in the project when a change is written.
+ */
+export const itemQuantityChanges = pgTable(
+  "item_quantity_changes",
+  {
+    projectId: text("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    id: uuid("id").primaryKey(),
+    customerType: text("customer_type", { enum: ["user", "team", "custom"] }).notNull(),
+    customerId: text("customer_id").notNull(),
+    itemId: text("item_id").notNull(),
+    quantity: bigint("quantity", { mode: "number" }).notNull(),
+    description: text("description"),
+    /** When a positive change's unused remainder is taken away again, or a negative change is given back. */
+    expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull(),
+  },
+  (t) => [
+    index("item_quantity_changes_customer_item_idx").on(
+      t.projectId,
+      t.customerType,
+      t.customerId,
+      t.itemId,
+      t.createdAt,
+    ),
+    index("item_quantity_changes_project_created_idx").on(t.projectId, t.createdAt),
+  ],
+);
+
+export type ItemQuantityChangeRow = typeof itemQuantityChanges.$inferSelect;
+
+/**
+ * Products a customer holds (PROTOCOL-EXTRA §2.2): one row per one-time purchase or subscription, whatever its
+ * source (the purchase page in test mode, a server's grant, a payment provider). The product is kept as the snapshot
+ * the customer bought (`product`, the protocol's inline-product shape), so a later catalogue edit changes nothing
+ * already sold. Rows are updated only to end them: a cancellation sets `ends_at`, a refund `refunded_at`.
+ */
+export const productPurchases = pgTable(
+  "product_purchases",
+  {
+    projectId: text("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    id: uuid("id").primaryKey(),
+    customerType: text("customer_type", { enum: ["user", "team", "custom"] }).notNull(),
+    customerId: text("customer_id").notNull(),
+    /** Null for a product given inline by a server. */
+    productId: text("product_id"),
+    product: jsonb("product").$type<Record<string, unknown>>().notNull(),
+    priceId: text("price_id"),
+    quantity: integer("quantity").notNull(),
+    kind: text("kind", { enum: ["one_time", "subscription"] }).notNull(),
+    source: text("source", { enum: ["test_mode", "api_grant", "purchase_page"] }).notNull(),
+    testMode: boolean("test_mode").notNull(),
+    /** A subscription's billing interval as `[count, unit]`; its periods follow each other from `created_at`. */
+    interval: jsonb("interval").$type<[number, string]>(),
+    /** Set when a subscription is cancelled: it ends then (the end of the period it was cancelled in). */
+    endsAt: timestamp("ends_at", { withTimezone: true, mode: "date" }),
+    cancelledAt: timestamp("cancelled_at", { withTimezone: true, mode: "date" }),
+    refundedAt: timestamp("refunded_at", { withTimezone: true, mode: "date" }),
+    /** Makes a replayed purchase (the same purchase code, a provider's event) a no-op instead of a second grant. */
+    idempotencyKey: text("idempotency_key"),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull(),
+  },
+  (t) => [
+    index("product_purchases_customer_idx").on(t.projectId, t.customerType, t.customerId, t.createdAt),
+    index("product_purchases_project_created_idx").on(t.projectId, t.createdAt),
+    uniqueIndex("product_purchases_idempotency_key_idx")
+      .on(t.projectId, t.idempotencyKey)
+      .where(sql`${t.idempotencyKey} is not null`),
+  ],
+);
+
+export type ProductPurchaseRow = typeof productPurchases.$inferSelect;

@@ -1,0 +1,80 @@
+/** Test support for the payments tests: a project with a small catalogue, and requests on its customer routes. */
+import type { TestProject, TestServer } from "../../testing/harness.ts";
+
+/** Credits for users, seats for teams, and products that include them. */
+export const TEST_CATALOGUE = {
+  "payments.items": {
+    credits: { displayName: "Credits", customerType: "user" },
+    seats: { displayName: "Seats", customerType: "team" },
+  },
+  "payments.productLines": { plans: { displayName: "Plans", customerType: "user" } },
+  "payments.products": {
+    starter: {
+      displayName: "Starter",
+      productLineId: "plans",
+      prices: { monthly: { USD: "9", interval: [1, "month"] } },
+      includedItems: { credits: { quantity: 100, repeat: [1, "month"], expires: "when-repeated" } },
+    },
+    pro: {
+      displayName: "Pro",
+      productLineId: "plans",
+      prices: { monthly: { USD: "29", interval: [1, "month"] }, internal: { USD: "1", serverOnly: true } },
+      includedItems: { credits: { quantity: 1000, repeat: [1, "month"], expires: "when-repeated" } },
+    },
+    "credit-pack": {
+      displayName: "Credit pack",
+      stackable: true,
+      prices: { once: { USD: "5" } },
+      includedItems: { credits: { quantity: 50, expires: "never" } },
+    },
+    lifetime: { displayName: "Lifetime", prices: { once: { USD: "99" } } },
+    "team-plan": {
+      displayName: "Team plan",
+      customerType: "team",
+      prices: { monthly: { USD: "49", interval: [1, "month"] } },
+      includedItems: { seats: { quantity: 5, expires: "when-purchase-expires" } },
+    },
+    hidden: { displayName: "Hidden", serverOnly: true, prices: { once: { USD: "1" } } },
+  },
+};
+
+export function paymentsApi(server: TestServer, project: TestProject) {
+  const call = (
+    access: "client" | "server" | "admin",
+    method: string,
+    path: string,
+    body?: unknown,
+    extra: Record<string, string> = {},
+  ) => server.request(`/api/v1${path}`, { method, headers: project.headers(access, extra), body });
+  return {
+    call,
+    quantity: async (customer: string, itemId: string): Promise<number> => {
+      const response = await call("server", "GET", `/payments/items/${customer}/${itemId}`);
+      if (response.status !== 200) throw new Error(`item read failed: ${response.status} ${response.text}`);
+      return response.body.quantity;
+    },
+    change: (customer: string, itemId: string, delta: number, allowNegative: boolean, extra: object = {}) =>
+      call(
+        "server",
+        "POST",
+        `/payments/items/${customer}/${itemId}/update-quantity?allow_negative=${allowNegative}`,
+        {
+          delta,
+          ...extra,
+        },
+      ),
+    /** A purchase URL made with server access, and its full code (the last path segment). */
+    purchaseUrl: async (body: Record<string, unknown>) => {
+      const response = await call("server", "POST", "/payments/purchases/create-purchase-url", body);
+      if (response.status !== 200)
+        throw new Error(`create-purchase-url failed: ${response.status} ${response.text}`);
+      const url = new URL(response.body.url);
+      return { url, fullCode: decodeURIComponent(url.pathname.split("/").pop()!) };
+    },
+    buy: (fullCode: string, priceId: string, quantity = 1) =>
+      server.request("/api/v1/internal/payments/test-mode-purchase-session", {
+        method: "POST",
+        body: { full_code: fullCode, price_id: priceId, quantity },
+      }),
+  };
+}
