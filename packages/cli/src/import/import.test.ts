@@ -103,6 +103,55 @@ describe("gatehouse users import", () => {
     expect(await userCount()).toBe(before + 1);
   });
 
+  it("maps Clerk's and Supabase's CSV exports, and their users sign in with their old passwords", async () => {
+    const clerkHash = await bcryptHash("clerk-old-password", { cost: 4 });
+    const clerk = [
+      "id,first_name,last_name,username,primary_email_address,verified_email_addresses,password_digest,password_hasher",
+      `user_2abc,Cleo,Kerr,,cleo@clerk.example,cleo@clerk.example,${clerkHash},bcrypt`,
+      "user_2def,,,dee,dee@clerk.example,,,",
+      "user_2ghi,Gus,,,gus@clerk.example,,abc,md5",
+    ].join("\n");
+    const refused = await importFile("clerk.csv", clerk, ["--from", "clerk"]);
+    expect(refused.code).toBe(5);
+    expect(refused.stderr).toContain("line 4: password_hasher md5 is not supported");
+    const clerkRun = await importFile("clerk.csv", clerk, ["--from", "clerk", "--skip-invalid", "--json"]);
+    expect(clerkRun.code, clerkRun.stderr).toBe(0);
+    expect(JSON.parse(clerkRun.stdout)).toMatchObject({ imported: 2, skipped: 1 });
+    expect((await signIn("cleo@clerk.example", "clerk-old-password")).status).toBe(200);
+    const cleo = JSON.parse(
+      (await owner.run(["users", "list", "--project", projectId, "--json", "--query", "cleo@clerk"])).stdout,
+    );
+    expect(cleo[0]).toMatchObject({
+      display_name: "Cleo Kerr",
+      primary_email_verified: true,
+      server_metadata: { clerk_user_id: "user_2abc" },
+    });
+    const dee = JSON.parse(
+      (await owner.run(["users", "list", "--project", projectId, "--json", "--query", "dee@clerk"])).stdout,
+    );
+    expect(dee[0]).toMatchObject({ display_name: "dee", primary_email_verified: false });
+
+    const supabaseHash = (await bcryptHash("supa-old-password", { cost: 4 })).replace(/^\$2b\$/, "$2a$");
+    const quote = (value: unknown) => `"${JSON.stringify(value).replaceAll('"', '""')}"`;
+    const supabase = [
+      "id,email,email_confirmed_at,encrypted_password,raw_user_meta_data,raw_app_meta_data",
+      `8f7c6d1e-0000-4000-8000-000000000001,sue@supabase.example,2024-03-01 10:00:00+00,${supabaseHash},${quote({ full_name: "Sue Base", avatar_url: null })},${quote({ provider: "email" })}`,
+    ].join("\n");
+    const supabaseRun = await importFile("supabase.csv", supabase, ["--from", "supabase", "--json"]);
+    expect(supabaseRun.code, supabaseRun.stderr).toBe(0);
+    expect((await signIn("sue@supabase.example", "supa-old-password")).status).toBe(200);
+    const sue = JSON.parse(
+      (await owner.run(["users", "list", "--project", projectId, "--json", "--query", "sue@supabase"]))
+        .stdout,
+    );
+    expect(sue[0]).toMatchObject({
+      display_name: "Sue Base",
+      primary_email_verified: true,
+      client_metadata: { full_name: "Sue Base" },
+      server_metadata: { provider: "email", supabase_user_id: "8f7c6d1e-0000-4000-8000-000000000001" },
+    });
+  });
+
   it("reads a JSON array and Firebase's wrapped export with its scrypt parameters", async () => {
     const firebase = {
       users: [

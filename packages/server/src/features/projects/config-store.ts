@@ -11,6 +11,7 @@ import {
   mergeOverrideOverride,
   type RenderedConfig,
   renderConfig,
+  validateLevelOverride,
 } from "../../config/index.ts";
 import { decryptSecret, encryptSecret, isEncryptedSecret } from "../../crypto/index.ts";
 import type { Database } from "../../db/index.ts";
@@ -155,8 +156,14 @@ export async function updateConfigOverride(
     const overrides = overridesFromRows(rows, store.env.secret, projectId);
     const next = change(overrides[level], overrides);
     const rendered = renderConfig({ ...overrides, [level]: next });
-    if (!rendered.ok) {
-      throw new StatusError(400, `Invalid config:\n${rendered.problems.map((p) => `- ${p}`).join("\n")}`);
+    // Render problems, and the checks made only on writes (an email provider this server cannot send through);
+    // a stored config that predates such a check is not held against an unrelated write.
+    const existing = new Set(rendered.ok ? validateLevelOverride(level, overrides[level], overrides) : []);
+    const problems = rendered.ok
+      ? validateLevelOverride(level, next, overrides).filter((problem) => !existing.has(problem))
+      : rendered.problems;
+    if (!rendered.ok || problems.length > 0) {
+      throw new StatusError(400, `Invalid config:\n${problems.map((p) => `- ${p}`).join("\n")}`);
     }
     const stored = encryptSecrets(next, store.env.secret);
     await tx
