@@ -46,6 +46,18 @@ export type ServerEnv = {
    * `STACK_S3_BUCKET` are set, else files under `<dataDir>/files` served by this server (features/images).
    */
   s3?: S3Settings | undefined;
+  /**
+   * Stripe for payments (PROTOCOL-EXTRA §2): the platform's secret key (`STACK_STRIPE_SECRET_KEY`, connected
+   * accounts are reached through it), the webhook signing secret (`STACK_STRIPE_WEBHOOK_SECRET`), and where the
+   * API is (`GATEHOUSE_STRIPE_API_URL`: Stripe's own unless set, e.g. to a local stand-in or stripe-mock).
+   */
+  stripe?: StripeSettings | undefined;
+};
+
+export type StripeSettings = {
+  secretKey: string;
+  webhookSecret: string | undefined;
+  apiUrl: string | undefined;
 };
 
 /** An S3-compatible bucket for uploaded images, from the reference's `STACK_S3_*` variables. */
@@ -162,7 +174,24 @@ export function readServerEnv(env: NodeJS.ProcessEnv = process.env): ServerEnv {
     devOAuthProvider: env.GATEHOUSE_DEV_OAUTH !== "false",
     emailCapacityPerHour: parseEmailCapacity(env.GATEHOUSE_EMAIL_CAPACITY_PER_HOUR),
     s3: readS3Settings(env),
+    stripe: readStripeSettings(env),
   };
+}
+
+/** `STACK_STRIPE_*`: without a secret key, payments run in test mode only. */
+export function readStripeSettings(env: NodeJS.ProcessEnv): StripeSettings | undefined {
+  const secretKey = env.STACK_STRIPE_SECRET_KEY || undefined;
+  const webhookSecret = env.STACK_STRIPE_WEBHOOK_SECRET || undefined;
+  const apiUrl = env.GATEHOUSE_STRIPE_API_URL || undefined;
+  if (!secretKey) {
+    if (webhookSecret || apiUrl) {
+      throw new Error(
+        "STACK_STRIPE_WEBHOOK_SECRET and GATEHOUSE_STRIPE_API_URL need STACK_STRIPE_SECRET_KEY",
+      );
+    }
+    return undefined;
+  }
+  return { secretKey, webhookSecret, apiUrl: apiUrl && httpUrlSetting("GATEHOUSE_STRIPE_API_URL", apiUrl) };
 }
 
 function httpUrlSetting(name: string, value: string): string {

@@ -20,6 +20,8 @@ import { tokenRoutes } from "./oauth/token-route.ts";
 import { paymentAdminRoutes } from "./payments/admin-routes.ts";
 import { purchaseRoutes } from "./payments/purchase-routes.ts";
 import { paymentCustomerRoutes } from "./payments/routes.ts";
+import { stripeRoutes } from "./payments/stripe-routes.ts";
+import { stripeWebhookRoutes } from "./payments/stripe-webhook.ts";
 import { permissionRoutes } from "./permissions/routes.ts";
 import { grantDefaultPermissionsToNewUser } from "./permissions/user-hooks.ts";
 import { configRoutes } from "./project-config/routes.ts";
@@ -71,7 +73,16 @@ export const features: readonly Feature[] = [
   { id: "metrics", routes: metricsRoutes },
   { id: "webhooks", routes: webhookRoutes },
   { id: "sign-up-rules", routes: signUpRuleRoutes },
-  { id: "payments", routes: [...paymentCustomerRoutes, ...purchaseRoutes, ...paymentAdminRoutes] },
+  {
+    id: "payments",
+    routes: [
+      ...paymentCustomerRoutes,
+      ...purchaseRoutes,
+      ...paymentAdminRoutes,
+      ...stripeRoutes,
+      ...stripeWebhookRoutes,
+    ],
+  },
 ];
 
 /** Every API route of the server. */

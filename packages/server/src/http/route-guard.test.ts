@@ -27,6 +27,8 @@ const PUBLIC_ROUTES = new Set([
   "GET /payments/purchases/validate-code",
   "POST /internal/payments/test-mode-purchase-session",
   "POST /payments/purchases/purchase-session",
+  "POST /payments/purchases/checkout-session",
+  "POST /integrations/stripe/webhooks", // Stripe's signature over the exact body is the credential
 ]);
 
 const keyHeader: Record<AccessType, string> = {

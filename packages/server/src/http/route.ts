@@ -37,6 +37,8 @@ export type RouteContext<S extends RequestSchemas, A extends RouteAccess> = {
   params: Infer<S["params"]>;
   query: Infer<S["query"]>;
   body: Infer<S["body"]>;
+  /** The body as sent, for routes declared with `rawBody: true` (which have no body schema); null otherwise. */
+  rawBody: string | null;
   request: Request;
   requestId: string;
   /** The caller's IP as seen by this server (behind a proxy: see GATEHOUSE_TRUST_PROXY). */
@@ -63,6 +65,11 @@ export type RouteDefinition<
    * access type; it resolves to the caller or throws a 401. The token is good for the routes that declare this.
    */
   bearerAuth?: (deps: AppDeps, token: string) => Promise<RequestAuth>;
+  /**
+   * Hands the body to the handler as the exact text sent (`rawBody`) instead of parsing it: for a webhook whose
+   * signature covers those bytes. Such a route declares no body schema and checks the body itself.
+   */
+  rawBody?: true;
   response: ResponseSpec;
   handler: (ctx: RouteContext<S, A>) => Promise<RouteResult>;
 };

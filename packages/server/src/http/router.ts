@@ -24,7 +24,9 @@ export function mountRoutes(app: Hono, routes: readonly AnyRoute[], deps: AppDep
 async function handleRoute(c: Context, route: AnyRoute, deps: AppDeps): Promise<Response> {
   const request = c.req.raw;
   const displayPath = new URL(request.url).pathname;
-  const rawBody = await parseRequestBody(request);
+  // A route that verifies a signature over the exact bytes sent (a payment provider's webhook) gets them as text.
+  const rawText = route.rawBody ? await request.text() : null;
+  const rawBody = route.rawBody ? undefined : await parseRequestBody(request);
 
   let auth = null;
   if (route.access !== "public") {
@@ -77,6 +79,7 @@ async function handleRoute(c: Context, route: AnyRoute, deps: AppDeps): Promise<
     params,
     query,
     body,
+    rawBody: rawText,
     request,
     requestId: c.get("requestId" as never) as string,
     clientIp: c.get("clientIp" as never) as string | null,

@@ -87,8 +87,10 @@ export function includedItemGrants(purchase: PurchaseTimeline, item: IncludedIte
   const end = purchaseEnd(purchase)?.getTime() ?? null;
   const repeatMs = item.repeat === "never" ? null : intervalMs(item.repeat);
 
+  // A refund undoes the purchase: even grants that would never expire go when the money goes back.
+  const refundedAt = purchase.refundedAt?.getTime() ?? null;
   const expiryOf = (nextRepeat: number | null): Date | null => {
-    if (item.expires === "never") return null;
+    if (item.expires === "never") return refundedAt === null ? null : new Date(refundedAt);
     if (item.expires === "when-repeated" && nextRepeat !== null) {
       return new Date(end === null ? nextRepeat : Math.min(nextRepeat, end));
     }

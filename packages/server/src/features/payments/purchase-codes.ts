@@ -7,13 +7,16 @@
 import { knownError } from "@gatehouse/shared";
 import type { RenderedConfig } from "../../config/index.ts";
 import { SECURE_TOKEN_LENGTH } from "../../crypto/index.ts";
+import type { Database } from "../../db/index.ts";
 import type { AppDeps } from "../../deps.ts";
+import { StatusError } from "../../http/status-error.ts";
 import { getRenderedConfig } from "../projects/config-store.ts";
 import type { ProjectRow } from "../projects/schema.ts";
 import { findProject } from "../projects/service.ts";
 import type { VerificationCodeRow } from "../verification-codes/schema.ts";
 import { consumeVerificationCode, createVerificationCode } from "../verification-codes/service.ts";
 import type { Customer, InlineProduct } from "./catalogue.ts";
+import { listCustomerPurchases, ownedQuantity, type PurchaseAttempt } from "./purchases.ts";
 
 export const PURCHASE_CODE_LIFETIME_MS = 24 * 3600 * 1000;
 
@@ -91,4 +94,37 @@ export async function openPurchaseCode(
     peek: true,
   });
   return { project, config, codeRow, data: codeRow.data as PurchaseCodeData };
+}
+
+/**
+ * The purchase a code and a chosen price make: PRODUCT errors as plain 400s for a price the product does not have (or
+ * only a server may sell), or an add-on without the product it adds to.
+ */
+export async function purchaseAttemptOfCode(
+  db: Database,
+  open: OpenPurchase,
+  priceId: string,
+  quantity: number,
+): Promise<PurchaseAttempt & { price: InlineProduct["prices"][string] }> {
+  const { config, data } = open;
+  const price = Object.hasOwn(data.product.prices, priceId) ? data.product.prices[priceId] : undefined;
+  if (!price || (price.server_only && !data.from_server)) {
+    throw new StatusError(400, `The product has no price "${priceId}".`);
+  }
+  const customer: Customer = { type: data.customer_type, id: data.customer_id };
+  const catalogue = data.product_id === null ? undefined : config.payments.products[data.product_id];
+  if (catalogue?.isAddOnTo) {
+    const held = await listCustomerPurchases(db, open.project.id, customer);
+    const now = new Date();
+    if (!Object.keys(catalogue.isAddOnTo).some((base) => ownedQuantity(held, base, now) > 0)) {
+      throw new StatusError(400, "This add-on can only be bought together with the product it adds to.");
+    }
+  }
+  return {
+    customer,
+    choice: { productId: data.product_id, product: data.product, lineId: catalogue?.productLineId ?? null },
+    priceId,
+    quantity,
+    price,
+  };
 }

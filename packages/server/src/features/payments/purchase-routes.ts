@@ -4,7 +4,8 @@
  *
  * One deliberate difference from the reference: it refuses purchase URLs until a Stripe account is connected, even
  * in test mode; here test mode needs no provider at all, so an owner can try the whole flow on a fresh install. With
- * test mode off and no provider connected, creating a purchase URL is a plain 400 that says what to set up.
+ * test mode off, purchase URLs need the project's Stripe account (stripe-routes.ts), and the page pays through
+ * Stripe Checkout (`checkout-session`) rather than the Elements flow of `purchase-session`.
  */
 import { knownError } from "@gatehouse/shared";
 import { z } from "zod";
@@ -16,7 +17,12 @@ import { StatusError } from "../../http/status-error.ts";
 import { markCodeUsed } from "../verification-codes/service.ts";
 import { type Customer, inlineProductSchema, productForCustomer } from "./catalogue.ts";
 import { checkClientCustomerAccess, customerIdField, requireCustomerExists } from "./customers.ts";
-import { createPurchaseUrl, openPurchaseCode, projectOfFullCode } from "./purchase-codes.ts";
+import {
+  createPurchaseUrl,
+  openPurchaseCode,
+  projectOfFullCode,
+  purchaseAttemptOfCode,
+} from "./purchase-codes.ts";
 import {
   listCustomerPurchases,
   livePurchases,
@@ -24,6 +30,7 @@ import {
   productIdsInLine,
   recordPurchase,
 } from "./purchases.ts";
+import { findStripeAccountId, stripeClient } from "./stripe.ts";
 
 const tags = ["Payments"];
 const FORBIDDEN = "Clients may only buy for their own user, or for teams where they hold team_admin.";
@@ -90,10 +97,10 @@ export const purchaseRoutes = [
         }
       }
       checkReturnUrl(config, body.return_url);
-      if (!config.payments.testMode) {
+      if (!config.payments.testMode && !(await findStripeAccountId(deps.db, auth.project.id))) {
         throw new StatusError(
           400,
-          "Payments are not set up: this project has no payment provider connected. Turn on test mode (payments.testMode) to sell without one.",
+          "Payments are not set up: connect a Stripe account (POST /internal/payments/setup, or Payments in the dashboard), or turn on test mode (payments.testMode) to sell without one.",
         );
       }
       const url = await createPurchaseUrl(
@@ -154,6 +161,11 @@ export const purchaseRoutes = [
             ),
           ]
         : [];
+      const accountId = await findStripeAccountId(deps.db, open.project.id);
+      const chargesEnabled =
+        accountId !== null && !open.config.payments.testMode
+          ? (await stripeClient(deps.env).accounts.retrieve(accountId)).charges_enabled === true
+          : false;
       // Prices only a server may sell stay off a page opened from a client's purchase URL.
       const prices = Object.fromEntries(
         Object.entries(product.prices).filter(([, price]) => open.data.from_server || !price.server_only),
@@ -161,7 +173,7 @@ export const purchaseRoutes = [
       return {
         body: {
           product: { ...product, prices },
-          stripe_account_id: null,
+          stripe_account_id: accountId,
           project_id: open.project.id,
           project_display_name: open.project.displayName,
           project_logo_url: open.project.logoUrl ?? null,
@@ -171,7 +183,7 @@ export const purchaseRoutes = [
             display_name: open.config.payments.products[id]?.displayName ?? id,
           })),
           test_mode: open.config.payments.testMode,
-          charges_enabled: false,
+          charges_enabled: chargesEnabled,
         },
       };
     },
@@ -206,36 +218,12 @@ export const purchaseRoutes = [
     response: { body: z.object({ success: z.literal(true) }) },
     handler: async ({ deps, body }) => {
       const open = await openPurchaseCode(deps, body.full_code);
-      const { config, data } = open;
+      const { config } = open;
       if (!config.payments.testMode) throw new StatusError(403, "This project is not in payments test mode.");
       requireOpenForPurchases(config);
-      const price = Object.hasOwn(data.product.prices, body.price_id)
-        ? data.product.prices[body.price_id]
-        : undefined;
-      if (!price || (price.server_only && !data.from_server)) {
-        throw new StatusError(400, `The product has no price "${body.price_id}".`);
-      }
-      const customer: Customer = { type: data.customer_type, id: data.customer_id };
-      if (data.product_id !== null) {
-        const addOnTo = config.payments.products[data.product_id]?.isAddOnTo;
-        if (addOnTo) {
-          const held = await listCustomerPurchases(deps.db, open.project.id, customer);
-          const now = new Date();
-          if (!Object.keys(addOnTo).some((base) => ownedQuantity(held, base, now) > 0)) {
-            throw new StatusError(
-              400,
-              "This add-on can only be bought together with the product it adds to.",
-            );
-          }
-        }
-      }
-      const lineId =
-        data.product_id === null ? null : (config.payments.products[data.product_id]?.productLineId ?? null);
+      const attempt = await purchaseAttemptOfCode(deps.db, open, body.price_id, body.quantity);
       await recordPurchase(deps.db, config, open.project.id, {
-        customer,
-        choice: { productId: data.product_id, product: data.product, lineId },
-        priceId: body.price_id,
-        quantity: body.quantity,
+        ...attempt,
         source: "test_mode",
         testMode: true,
         // A double-clicked button or a retried request completes the purchase once.
@@ -248,7 +236,7 @@ export const purchaseRoutes = [
   defineRoute({
     method: "POST",
     path: "/payments/purchases/purchase-session",
-    summary: "Start a card payment for a purchase code (needs a connected payment provider)",
+    summary: "Stripe Elements payments are not offered: the purchase page pays with Stripe Checkout",
     tags,
     access: "public",
     request: {
@@ -266,7 +254,7 @@ export const purchaseRoutes = [
         400,
         open.config.payments.testMode
           ? "This project is in payments test mode: complete the purchase with the test-mode button instead."
-          : "Card payments are not set up for this project: no payment provider is connected.",
+          : "Pay through Stripe Checkout: POST /payments/purchases/checkout-session gives its URL.",
       );
     },
   }),

@@ -76,13 +76,78 @@ export type NewPurchase = {
   testMode: boolean;
   /** A second purchase with the same key (a replayed purchase code) returns the first instead of granting again. */
   idempotencyKey?: string;
+  /**
+   * Paid at the provider already: the refusals that protect a customer from buying twice are past (the money is
+   * taken), so the purchase is recorded whatever the customer holds; a replaced plan is still ended.
+   */
+  paid?: {
+    stripeSubscriptionId?: string | null;
+    stripePaymentIntentId?: string | null;
+    endsAt?: Date | null;
+  };
 };
 
+/** What the customer holds of the other products in the chosen product's line. */
+function productsInLine(
+  config: RenderedConfig,
+  held: readonly ProductPurchaseRow[],
+  choice: ProductChoice,
+): ProductPurchaseRow[] {
+  const line = productIdsInLine(config, choice.lineId).filter((id) => id !== choice.productId);
+  return held.filter((row) => row.productId !== null && line.includes(row.productId));
+}
+
+export type PurchaseAttempt = Pick<NewPurchase, "customer" | "choice" | "priceId" | "quantity">;
+
+function intervalOf(attempt: PurchaseAttempt): Interval | null {
+  return attempt.priceId
+    ? (attempt.choice.product.prices[attempt.priceId]?.interval ?? null)
+    : firstInterval(attempt.choice.product);
+}
+
 /**
- * Records a purchase or grant, with the checks that must see the customer's current holdings in the same step
- * (one advisory lock per customer): a non-stackable product owned already is PRODUCT_ALREADY_GRANTED, more than one
- * of it a plain 400; a one-time product in a line where the customer holds a one-time purchase is a plain 400; a
- * live subscription in the same product line is replaced (cancelled now), as a plan switch.
+ * The refusals of a purchase, given what the customer holds now: more than one of a non-stackable product is a plain
+ * 400, owning it already PRODUCT_ALREADY_GRANTED, a one-time product in a line where the customer holds a one-time
+ * purchase a plain 400. Returns the customer's live subscriptions that the purchase replaces (same product line).
+ */
+export function checkPurchase(
+  config: RenderedConfig,
+  held: readonly ProductPurchaseRow[],
+  attempt: PurchaseAttempt,
+): ProductPurchaseRow[] {
+  const { choice, customer } = attempt;
+  if (!choice.product.stackable && attempt.quantity !== 1) {
+    throw new StatusError(400, "This product is not stackable: it can only be bought with quantity 1.");
+  }
+  if (
+    choice.productId !== null &&
+    !choice.product.stackable &&
+    held.some((row) => row.productId === choice.productId)
+  ) {
+    throw knownError("PRODUCT_ALREADY_GRANTED", { product_id: choice.productId, customer_id: customer.id });
+  }
+  const inLine = productsInLine(config, held, choice);
+  if (intervalOf(attempt) === null && inLine.some((row) => row.kind === "one_time")) {
+    throw new StatusError(400, "The customer already bought a one-time product of this product line.");
+  }
+  return inLine.filter((row) => row.kind === "subscription");
+}
+
+/** The same refusals as `recordPurchase`, before a payment starts (nothing is written). */
+export async function checkPurchaseNow(
+  db: Database,
+  config: RenderedConfig,
+  projectId: string,
+  attempt: PurchaseAttempt,
+): Promise<void> {
+  const held = livePurchases(await listCustomerPurchases(db, projectId, attempt.customer), new Date());
+  checkPurchase(config, held, attempt);
+}
+
+/**
+ * Records a purchase or grant, with `checkPurchase`'s refusals made against the customer's holdings in the same step
+ * (one advisory lock per customer); a live subscription in the same product line is replaced (ended now), as a plan
+ * switch. A paid purchase skips the refusals: the money is taken, so it is recorded whatever the customer holds.
  */
 export async function recordPurchase(
   db: Database,
@@ -91,12 +156,7 @@ export async function recordPurchase(
   input: NewPurchase,
 ): Promise<{ row: ProductPurchaseRow; replayed: boolean }> {
   const { choice, customer } = input;
-  if (!choice.product.stackable && input.quantity !== 1) {
-    throw new StatusError(400, "This product is not stackable: it can only be bought with quantity 1.");
-  }
-  const interval = input.priceId
-    ? (choice.product.prices[input.priceId]?.interval ?? null)
-    : firstInterval(choice.product);
+  const interval = intervalOf(input);
   return db.transaction(async (tx) => {
     const lockName = JSON.stringify(["payments-customer", projectId, customer.type, customer.id]);
     await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${lockName}, 0))`);
@@ -114,21 +174,10 @@ export async function recordPurchase(
     }
     const now = new Date();
     const held = livePurchases(await listCustomerPurchases(tx as Database, projectId, customer), now);
-    if (choice.productId !== null) {
-      const owned = held.filter((row) => row.productId === choice.productId);
-      if (owned.length > 0 && !choice.product.stackable) {
-        throw knownError("PRODUCT_ALREADY_GRANTED", {
-          product_id: choice.productId,
-          customer_id: customer.id,
-        });
-      }
-    }
-    const line = productIdsInLine(config, choice.lineId).filter((id) => id !== choice.productId);
-    const inLine = held.filter((row) => row.productId !== null && line.includes(row.productId));
-    if (interval === null && inLine.some((row) => row.kind === "one_time")) {
-      throw new StatusError(400, "The customer already bought a one-time product of this product line.");
-    }
-    for (const replaced of inLine.filter((row) => row.kind === "subscription")) {
+    const replaces = input.paid
+      ? productsInLine(config, held, choice).filter((row) => row.kind === "subscription")
+      : checkPurchase(config, held, input);
+    for (const replaced of replaces) {
       await tx
         .update(productPurchases)
         .set({ endsAt: now, cancelledAt: now })
@@ -150,6 +199,9 @@ export async function recordPurchase(
         testMode: input.testMode,
         interval: interval === null ? null : [interval[0], interval[1]],
         idempotencyKey: input.idempotencyKey ?? null,
+        stripeSubscriptionId: input.paid?.stripeSubscriptionId ?? null,
+        stripePaymentIntentId: input.paid?.stripePaymentIntentId ?? null,
+        endsAt: input.paid?.endsAt ?? null,
         createdAt: now,
       })
       .returning();
@@ -174,6 +226,8 @@ export async function cancelSubscriptions(
   customer: Customer,
   productId: string,
   subscriptionId: string | undefined,
+  /** Cancels a provider's subscription at its period end and says when that is (null: use our period). */
+  cancelAtProvider: (stripeSubscriptionId: string) => Promise<Date | null>,
 ): Promise<void> {
   const now = new Date();
   const held = livePurchases(await listCustomerPurchases(db, projectId, customer), now).filter(
@@ -189,10 +243,11 @@ export async function cancelSubscriptions(
     );
   }
   for (const row of cancelable) {
+    const atProvider = row.stripeSubscriptionId ? await cancelAtProvider(row.stripeSubscriptionId) : null;
     const period = currentPeriod(timelineOf(row), now);
     await db
       .update(productPurchases)
-      .set({ endsAt: period?.end ?? now, cancelledAt: now })
+      .set({ endsAt: atProvider ?? period?.end ?? now, cancelledAt: now })
       .where(
         and(
           eq(productPurchases.projectId, projectId),
@@ -201,4 +256,50 @@ export async function cancelSubscriptions(
         ),
       );
   }
+}
+
+/**
+ * Brings a Stripe-backed subscription's end in line with Stripe's current state (read from Stripe, so events in any
+ * order, or twice, leave the same result). Returns false when no purchase has that subscription yet.
+ */
+export async function syncSubscriptionEnd(
+  db: Database,
+  projectId: string,
+  stripeSubscriptionId: string,
+  endsAt: Date | null,
+): Promise<boolean> {
+  const updated = await db
+    .update(productPurchases)
+    .set({
+      endsAt,
+      ...(endsAt ? { cancelledAt: sql`coalesce(${productPurchases.cancelledAt}, now())` } : {}),
+    })
+    .where(
+      and(
+        eq(productPurchases.projectId, projectId),
+        eq(productPurchases.stripeSubscriptionId, stripeSubscriptionId),
+      ),
+    )
+    .returning({ id: productPurchases.id });
+  return updated.length > 0;
+}
+
+/** A refunded Stripe payment ends what it bought (once: a replayed refund event changes nothing). */
+export async function markRefundedByPaymentIntent(
+  db: Database,
+  projectId: string,
+  stripePaymentIntentId: string,
+): Promise<number> {
+  const updated = await db
+    .update(productPurchases)
+    .set({ refundedAt: new Date() })
+    .where(
+      and(
+        eq(productPurchases.projectId, projectId),
+        eq(productPurchases.stripePaymentIntentId, stripePaymentIntentId),
+        isNull(productPurchases.refundedAt),
+      ),
+    )
+    .returning({ id: productPurchases.id });
+  return updated.length;
 }

@@ -12,6 +12,7 @@ import { type Customer, inlineProductSchema, itemForCustomer, productForCustomer
 import { checkClientCustomerAccess, customerIdField, requireCustomerExists } from "./customers.ts";
 import { changeItemQuantity, itemQuantity } from "./ledger.ts";
 import { cancelSubscriptions, listCustomerPurchases, recordPurchase } from "./purchases.ts";
+import { billingOf, cancelStripeSubscriptionAtPeriodEnd, invoicesOf } from "./stripe.ts";
 import { customerProductSchema, customerProductViews } from "./views.ts";
 
 const tags = ["Payments"];
@@ -182,7 +183,14 @@ export const paymentCustomerRoutes = [
       const customer = customerOf(params);
       await checkClientCustomerAccess(deps.db, auth, customer, FORBIDDEN);
       await requireCustomerExists(deps.db, auth.project.id, customer);
-      await cancelSubscriptions(deps.db, auth.project.id, customer, params.product_id, query.subscription_id);
+      await cancelSubscriptions(
+        deps.db,
+        auth.project.id,
+        customer,
+        params.product_id,
+        query.subscription_id,
+        (id) => cancelStripeSubscriptionAtPeriodEnd(deps, auth.project.id, id),
+      );
       return { body: { success: true } };
     },
   }),
@@ -211,8 +219,7 @@ export const paymentCustomerRoutes = [
       const customer = customerOf(params);
       await checkClientCustomerAccess(deps.db, auth, customer, FORBIDDEN);
       await requireCustomerExists(deps.db, auth.project.id, customer);
-      // No payment provider is connected, so no customer exists with one (PROTOCOL-EXTRA §2.3).
-      return { body: { has_customer: false, default_payment_method: null } };
+      return { body: await billingOf(deps, auth.project.id, customer) };
     },
   }),
   defineRoute({
@@ -236,12 +243,14 @@ export const paymentCustomerRoutes = [
         pagination: z.object({ next_cursor: z.string().nullable() }),
       }),
     },
-    handler: async ({ deps, auth, params }) => {
+    handler: async ({ deps, auth, params, query }) => {
       const customer = customerOf(params);
       await checkClientCustomerAccess(deps.db, auth, customer, FORBIDDEN);
       await requireCustomerExists(deps.db, auth.project.id, customer);
-      // Invoices come from a payment provider; test-mode and granted subscriptions have none.
-      return { body: { items: [], is_paginated: true, pagination: { next_cursor: null } } };
+      const page = await invoicesOf(deps, auth.project.id, customer, query.limit, query.cursor);
+      return {
+        body: { items: page.items, is_paginated: true, pagination: { next_cursor: page.nextCursor } },
+      };
     },
   }),
 ];

@@ -6,6 +6,7 @@ import {
   integer,
   jsonb,
   pgTable,
+  primaryKey,
   text,
   timestamp,
   uniqueIndex,
@@ -78,6 +79,9 @@ export const productPurchases = pgTable(
     endsAt: timestamp("ends_at", { withTimezone: true, mode: "date" }),
     cancelledAt: timestamp("cancelled_at", { withTimezone: true, mode: "date" }),
     refundedAt: timestamp("refunded_at", { withTimezone: true, mode: "date" }),
+    /** The Stripe subscription or payment behind a purchase paid through Stripe (on the project's account). */
+    stripeSubscriptionId: text("stripe_subscription_id"),
+    stripePaymentIntentId: text("stripe_payment_intent_id"),
     /** Makes a replayed purchase (the same purchase code, a provider's event) a no-op instead of a second grant. */
     idempotencyKey: text("idempotency_key"),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull(),
@@ -85,6 +89,8 @@ export const productPurchases = pgTable(
   (t) => [
     index("product_purchases_customer_idx").on(t.projectId, t.customerType, t.customerId, t.createdAt),
     index("product_purchases_project_created_idx").on(t.projectId, t.createdAt),
+    index("product_purchases_stripe_subscription_idx").on(t.projectId, t.stripeSubscriptionId),
+    index("product_purchases_stripe_payment_intent_idx").on(t.projectId, t.stripePaymentIntentId),
     uniqueIndex("product_purchases_idempotency_key_idx")
       .on(t.projectId, t.idempotencyKey)
       .where(sql`${t.idempotencyKey} is not null`),
@@ -92,3 +98,30 @@ export const productPurchases = pgTable(
 );
 
 export type ProductPurchaseRow = typeof productPurchases.$inferSelect;
+
+/**
+ * The project's Stripe connected account (PROTOCOL-EXTRA §2.5): created by `/internal/payments/setup`; Stripe's
+ * webhook events name the account, which names the project.
+ */
+export const stripeAccounts = pgTable("stripe_accounts", {
+  projectId: text("project_id")
+    .primaryKey()
+    .references(() => projects.id, { onDelete: "cascade" }),
+  accountId: text("account_id").notNull().unique(),
+  createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull(),
+});
+
+/** The Stripe customer (on the project's account) of each customer that started a card payment. */
+export const stripeCustomers = pgTable(
+  "stripe_customers",
+  {
+    projectId: text("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    customerType: text("customer_type", { enum: ["user", "team", "custom"] }).notNull(),
+    customerId: text("customer_id").notNull(),
+    stripeCustomerId: text("stripe_customer_id").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.customerType, t.customerId] })],
+);

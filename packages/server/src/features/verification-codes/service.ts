@@ -2,6 +2,7 @@ import { knownError } from "@gatehouse/shared";
 import { and, eq, inArray, isNull, type SQLWrapper, sql } from "drizzle-orm";
 import { generateSecureToken, randomUuid, SECURE_TOKEN_LENGTH, sha256Hex } from "../../crypto/index.ts";
 import type { Database } from "../../db/index.ts";
+import { isUuid } from "../../fields/ids.ts";
 import { type VerificationCodeRow, verificationCodes } from "./schema.ts";
 
 export type CodePurpose =
@@ -160,5 +161,29 @@ export async function findCodeAnyProject(
       ),
     )
     .limit(1);
+  return row ?? null;
+}
+
+/**
+ * A code's row by its id, whatever its state (used, expired): for a flow that spent the code and finishes later, as a
+ * Stripe Checkout paid for with a purchase code.
+ */
+export async function findCodeById(
+  db: Database,
+  projectId: string,
+  purpose: CodePurpose,
+  codeId: string,
+): Promise<VerificationCodeRow | null> {
+  if (!isUuid(codeId)) return null;
+  const [row] = await db
+    .select()
+    .from(verificationCodes)
+    .where(
+      and(
+        eq(verificationCodes.projectId, projectId),
+        eq(verificationCodes.id, codeId),
+        eq(verificationCodes.purpose, purpose),
+      ),
+    );
   return row ?? null;
 }

@@ -1,0 +1,420 @@
+/**
+ * A local stand-in for Stripe, for tests (there is no network here, and Stripe's test mode would need one): a real
+ * HTTP server speaking the parts of Stripe's REST API that Gatehouse calls through the official `stripe` package
+ * (form-encoded requests, `Stripe-Account` for connected accounts, JSON answers), Connect onboarding and a Checkout
+ * page that a browser can open and pay, and webhook events signed the way Stripe signs them
+ * (`Stripe-Signature: t=<seconds>,v1=<HMAC-SHA256 of "<t>.<body>">`), computed here independently of the package.
+ *
+ * What it keeps is in memory; what it does not know answers 404 as Stripe would, so a call Gatehouse makes that the
+ * stand-in lacks fails the test instead of passing silently.
+ */
+import { createHmac, randomBytes } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+type StripeObject = Record<string, unknown> & { id: string };
+
+export type StripeEvent = {
+  id: string;
+  object: "event";
+  type: string;
+  account: string;
+  created: number;
+  livemode: false;
+  api_version: string;
+  data: { object: Record<string, unknown> };
+};
+
+export type StripeStandIn = {
+  /** `http://127.0.0.1:<port>`, for GATEHOUSE_STRIPE_API_URL. */
+  url: string;
+  secretKey: string;
+  webhookSecret: string;
+  accounts: Map<string, StripeObject>;
+  sessions: Map<string, StripeObject>;
+  subscriptions: Map<string, StripeObject>;
+  /** Every event sent, in order, with the HTTP status the webhook answered. */
+  events: Array<{ event: StripeEvent; status: number }>;
+  /** Pays a checkout session as the checkout page's button does; resolves once its events were delivered. */
+  pay: (sessionId: string) => Promise<void>;
+  /** Sends an event about `object` on `account`, signed; resolves to the webhook's status. */
+  send: (type: string, account: string, object: Record<string, unknown>) => Promise<number>;
+  /** Delivers an event that was sent before, unchanged (a Stripe retry). */
+  replay: (eventId: string) => Promise<number>;
+  /** Ends a subscription now, as a failed renewal or a cancellation in Stripe's dashboard does. */
+  endSubscription: (subscriptionId: string) => Promise<void>;
+  /** Refunds a payment in full. */
+  refund: (paymentIntentId: string, account: string) => Promise<void>;
+  /** A Stripe-Signature header for `body`, as Stripe makes it. */
+  sign: (body: string, secret?: string) => string;
+  close: () => Promise<void>;
+};
+
+export type StripeStandInOptions = {
+  /** Where events go; by default a POST to `webhookUrl`. Tests of an in-process app hand them to `app.request`. */
+  deliver?: (body: string, signature: string) => Promise<number>;
+  webhookUrl?: string;
+};
+
+const DAY_SECONDS = 24 * 3600;
+const UNIT_SECONDS: Record<string, number> = {
+  day: DAY_SECONDS,
+  week: 7 * DAY_SECONDS,
+  month: 30 * DAY_SECONDS,
+  year: 365 * DAY_SECONDS,
+};
+
+/** `a[b][0][c]=v` form fields as nested objects; objects whose keys are all indexes become arrays. */
+export function parseStripeForm(text: string): Record<string, unknown> {
+  const root: Record<string, unknown> = {};
+  for (const [key, value] of new URLSearchParams(text)) {
+    const path = key.replace(/\]/g, "").split("[");
+    let node = root;
+    path.forEach((segment, index) => {
+      if (index === path.length - 1) node[segment] = value;
+      else node = (node[segment] ??= {}) as Record<string, unknown>;
+    });
+  }
+  const arrays = (value: unknown): unknown => {
+    if (typeof value !== "object" || value === null) return value;
+    const entries = Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, arrays(v)] as const);
+    if (entries.length > 0 && entries.every(([k]) => /^\d+$/.test(k))) {
+      return entries.sort(([a], [b]) => Number(a) - Number(b)).map(([, v]) => v);
+    }
+    return Object.fromEntries(entries);
+  };
+  return arrays(root) as Record<string, unknown>;
+}
+
+const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString("hex")}`;
+const now = () => Math.floor(Date.now() / 1000);
+
+export async function startStripeStandIn(options: StripeStandInOptions = {}): Promise<StripeStandIn> {
+  const secretKey = `sk_test_${randomBytes(16).toString("hex")}`;
+  const webhookSecret = `whsec_${randomBytes(24).toString("base64url")}`;
+  const accounts = new Map<string, StripeObject>();
+  const customers = new Map<string, StripeObject>();
+  const sessions = new Map<string, StripeObject>();
+  const subscriptions = new Map<string, StripeObject>();
+  const paymentIntents = new Map<string, StripeObject>();
+  const invoices: StripeObject[] = [];
+  const events: StripeStandIn["events"] = [];
+  let baseUrl = "";
+
+  const sign = (body: string, secret = webhookSecret) => {
+    const t = now();
+    const v1 = createHmac("sha256", secret).update(`${t}.${body}`).digest("hex");
+    return `t=${t},v1=${v1}`;
+  };
+
+  const deliver =
+    options.deliver ??
+    (async (body: string, signature: string) => {
+      if (!options.webhookUrl) throw new Error("the Stripe stand-in has no webhook URL to send events to");
+      const response = await fetch(options.webhookUrl, {
+        method: "POST",
+        headers: { "content-type": "application/json", "stripe-signature": signature },
+        body,
+      });
+      return response.status;
+    });
+
+  const post = async (event: StripeEvent) => {
+    const body = JSON.stringify(event);
+    const status = await deliver(body, sign(body));
+    events.push({ event, status });
+    return status;
+  };
+
+  const send = (type: string, account: string, object: Record<string, unknown>) =>
+    post({
+      id: newId("evt"),
+      object: "event",
+      type,
+      account,
+      created: now(),
+      livemode: false,
+      api_version: "2025-01-01",
+      data: { object: structuredClone(object) },
+    });
+
+  const pay = async (sessionId: string) => {
+    const session = sessions.get(sessionId);
+    if (!session) throw new Error(`no checkout session ${sessionId}`);
+    if (session.status === "complete") return;
+    const account = session.account as string;
+    const line = (session.line_items as Array<Record<string, any>>)[0]!;
+    const amount = Number(line.price_data.unit_amount) * Number(line.quantity ?? 1);
+    if (session.mode === "subscription") {
+      const recurring = line.price_data.recurring ?? {};
+      const period =
+        Number(recurring.interval_count ?? 1) * (UNIT_SECONDS[recurring.interval] ?? DAY_SECONDS);
+      const subscription: StripeObject = {
+        id: newId("sub"),
+        object: "subscription",
+        customer: session.customer,
+        status: "active",
+        cancel_at_period_end: false,
+        cancel_at: null,
+        canceled_at: null,
+        ended_at: null,
+        metadata: (session.subscription_data as { metadata?: unknown } | undefined)?.metadata ?? {},
+        items: {
+          object: "list",
+          data: [{ id: newId("si"), current_period_start: now(), current_period_end: now() + period }],
+        },
+        account,
+      };
+      subscriptions.set(subscription.id, subscription);
+      invoices.unshift({
+        id: newId("in"),
+        object: "invoice",
+        customer: session.customer,
+        status: "paid",
+        total: amount,
+        created: now(),
+        hosted_invoice_url: `${baseUrl}/invoices/${subscription.id}`,
+        parent: { subscription_details: { subscription: subscription.id } },
+        account,
+      });
+      session.subscription = subscription.id;
+    } else {
+      const intent: StripeObject = {
+        id: newId("pi"),
+        object: "payment_intent",
+        amount,
+        currency: "usd",
+        status: "succeeded",
+        customer: session.customer,
+        metadata: (session.payment_intent_data as { metadata?: unknown } | undefined)?.metadata ?? {},
+        account,
+      };
+      paymentIntents.set(intent.id, intent);
+      session.payment_intent = intent.id;
+    }
+    session.status = "complete";
+    session.payment_status = "paid";
+    await send("checkout.session.completed", account, session);
+    if (session.subscription) {
+      await send(
+        "customer.subscription.created",
+        account,
+        subscriptions.get(session.subscription as string)!,
+      );
+    }
+  };
+
+  const endSubscription = async (subscriptionId: string) => {
+    const subscription = subscriptions.get(subscriptionId);
+    if (!subscription) throw new Error(`no subscription ${subscriptionId}`);
+    Object.assign(subscription, { status: "canceled", ended_at: now(), canceled_at: now() });
+    await send("customer.subscription.deleted", subscription.account as string, subscription);
+  };
+
+  const refund = async (paymentIntentId: string, account: string) => {
+    const intent = paymentIntents.get(paymentIntentId);
+    if (!intent) throw new Error(`no payment intent ${paymentIntentId}`);
+    await send("charge.refunded", account, {
+      id: newId("ch"),
+      object: "charge",
+      payment_intent: paymentIntentId,
+      amount: intent.amount,
+      amount_refunded: intent.amount,
+      refunded: true,
+    });
+  };
+
+  const json = (res: ServerResponse, status: number, body: unknown) => {
+    res.writeHead(status, { "content-type": "application/json", "request-id": newId("req") });
+    res.end(JSON.stringify(body));
+  };
+  const notFound = (res: ServerResponse, what: string) =>
+    json(res, 404, {
+      error: { type: "invalid_request_error", code: "resource_missing", message: `No such ${what}` },
+    });
+
+  const readBody = (req: IncomingMessage) =>
+    new Promise<string>((resolve, reject) => {
+      let text = "";
+      req.setEncoding("utf8");
+      req.on("data", (chunk: string) => {
+        text += chunk;
+      });
+      req.on("end", () => resolve(text));
+      req.on("error", reject);
+    });
+
+  /** An object of the connected account named by the request, or undefined (Stripe: resource_missing). */
+  const onAccount = <T extends StripeObject>(
+    map: Map<string, T>,
+    id: string,
+    account: string | undefined,
+  ) => {
+    const found = map.get(id);
+    return found && found.account === account ? found : undefined;
+  };
+
+  async function api(req: IncomingMessage, res: ServerResponse, url: URL) {
+    if (req.headers.authorization !== `Bearer ${secretKey}`) {
+      return json(res, 401, {
+        error: { type: "invalid_request_error", message: "Invalid API Key provided" },
+      });
+    }
+    const account = req.headers["stripe-account"] as string | undefined;
+    const body = parseStripeForm(req.method === "GET" ? url.search.slice(1) : await readBody(req));
+    const path = url.pathname;
+    let match: RegExpExecArray | null;
+
+    if (req.method === "POST" && path === "/v1/accounts") {
+      const created: StripeObject = {
+        id: newId("acct"),
+        object: "account",
+        charges_enabled: false,
+        details_submitted: false,
+        payouts_enabled: false,
+        metadata: body.metadata ?? {},
+        capabilities: body.capabilities ?? {},
+        country: body.country,
+      };
+      accounts.set(created.id, created);
+      return json(res, 200, created);
+    }
+    if (req.method === "GET" && (match = /^\/v1\/accounts\/([^/]+)$/.exec(path))) {
+      const found = accounts.get(match[1]!);
+      return found ? json(res, 200, found) : notFound(res, "account");
+    }
+    if (req.method === "POST" && path === "/v1/account_links") {
+      if (!accounts.has(body.account as string)) return notFound(res, "account");
+      const link = new URL(`${baseUrl}/connect/onboarding/${body.account}`);
+      link.searchParams.set("return_url", String(body.return_url));
+      return json(res, 200, { object: "account_link", url: link.toString(), created: now() });
+    }
+    if (req.method === "POST" && path === "/v1/account_sessions") {
+      if (!accounts.has(body.account as string)) return notFound(res, "account");
+      return json(res, 200, {
+        object: "account_session",
+        account: body.account,
+        client_secret: newId("acs_secret"),
+      });
+    }
+    if (req.method === "POST" && path === "/v1/customers") {
+      if (!account || !accounts.has(account)) return notFound(res, "account");
+      const created: StripeObject = {
+        id: newId("cus"),
+        object: "customer",
+        metadata: body.metadata ?? {},
+        invoice_settings: { default_payment_method: null },
+        account,
+      };
+      customers.set(created.id, created);
+      return json(res, 200, created);
+    }
+    if (req.method === "GET" && (match = /^\/v1\/customers\/([^/]+)$/.exec(path))) {
+      const found = onAccount(customers, match[1]!, account);
+      return found ? json(res, 200, found) : notFound(res, "customer");
+    }
+    if (req.method === "POST" && path === "/v1/checkout/sessions") {
+      if (!account || !accounts.has(account)) return notFound(res, "account");
+      if (!customers.has(body.customer as string)) return notFound(res, "customer");
+      const id = newId("cs_test");
+      const created: StripeObject = {
+        ...body,
+        id,
+        object: "checkout.session",
+        url: `${baseUrl}/checkout/${id}`,
+        status: "open",
+        payment_status: "unpaid",
+        subscription: null,
+        payment_intent: null,
+        account,
+      };
+      sessions.set(id, created);
+      return json(res, 200, created);
+    }
+    if ((match = /^\/v1\/subscriptions\/([^/]+)$/.exec(path))) {
+      const found = onAccount(subscriptions, match[1]!, account);
+      if (!found) return notFound(res, "subscription");
+      if (req.method === "POST") {
+        if (body.cancel_at_period_end !== undefined)
+          found.cancel_at_period_end = body.cancel_at_period_end === "true";
+        json(res, 200, found);
+        // Stripe tells the webhook about the change too, after answering.
+        await send("customer.subscription.updated", account!, found);
+        return;
+      }
+      return json(res, 200, found);
+    }
+    if (req.method === "GET" && path === "/v1/invoices") {
+      const data = invoices.filter(
+        (invoice) => invoice.customer === body.customer && invoice.account === account,
+      );
+      return json(res, 200, { object: "list", data, has_more: false, url: "/v1/invoices" });
+    }
+    return notFound(res, `route ${req.method} ${path}`);
+  }
+
+  async function pages(req: IncomingMessage, res: ServerResponse, url: URL) {
+    let match: RegExpExecArray | null;
+    if ((match = /^\/connect\/onboarding\/([^/]+)$/.exec(url.pathname))) {
+      const found = accounts.get(match[1]!);
+      if (!found) return notFound(res, "account");
+      Object.assign(found, { charges_enabled: true, details_submitted: true, payouts_enabled: true });
+      res.writeHead(303, { location: url.searchParams.get("return_url") ?? "/" });
+      return res.end();
+    }
+    if ((match = /^\/checkout\/([^/]+)(\/pay)?$/.exec(url.pathname))) {
+      const session = sessions.get(match[1]!);
+      if (!session) return notFound(res, "checkout session");
+      if (req.method === "POST" && match[2]) {
+        await pay(session.id);
+        res.writeHead(303, { location: session.success_url as string });
+        return res.end();
+      }
+      const line = (session.line_items as Array<Record<string, any>>)[0]!;
+      const cents = Number(line.price_data.unit_amount) * Number(line.quantity ?? 1);
+      const name = String(line.price_data.product_data?.name ?? "").replace(/[<>&"]/g, "");
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      return res.end(
+        `<!doctype html><title>Stripe stand-in checkout</title><h1>${name}</h1>` +
+          `<p data-testid="amount">$${(cents / 100).toFixed(2)}${session.mode === "subscription" ? " per period" : ""}</p>` +
+          `<form method="post" action="/checkout/${session.id}/pay"><button type="submit">Pay</button></form>`,
+      );
+    }
+    return notFound(res, "page");
+  }
+
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://stand-in");
+    const handle = url.pathname.startsWith("/v1/") ? api : pages;
+    handle(req, res, url).catch((error: unknown) => {
+      if (!res.headersSent) json(res, 500, { error: { type: "api_error", message: String(error) } });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  return {
+    url: baseUrl,
+    secretKey,
+    webhookSecret,
+    accounts,
+    sessions,
+    subscriptions,
+    events,
+    pay,
+    send,
+    replay: async (eventId) => {
+      const sent = events.find((each) => each.event.id === eventId);
+      if (!sent) throw new Error(`no event ${eventId}`);
+      return post(sent.event);
+    },
+    endSubscription,
+    refund,
+    sign,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
