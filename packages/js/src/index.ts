@@ -25,6 +25,12 @@ export type {
   MetricsResponse,
 } from "./apps/admin-metrics.ts";
 export type {
+  ListTransactionsOptions,
+  Transaction,
+  TransactionEntry,
+  TransactionType,
+} from "./apps/admin-payments.ts";
+export type {
   SignUpAuthMethod,
   SignUpRiskScores,
   SignUpRuleActionType,
@@ -81,6 +87,23 @@ export type { Runtime } from "./http/runtime.ts";
 export type { ApiKey, InternalApiKey, InternalApiKeyFirstView } from "./objects/api-keys.ts";
 export type { ContactChannel } from "./objects/contact-channels.ts";
 export type { CurrentServerUser, CurrentUser } from "./objects/current-user.ts";
+export type {
+  Customer,
+  CustomerBilling,
+  CustomerInvoice,
+  CustomerInvoicesList,
+  CustomerListOptions,
+  CustomerOptions,
+  CustomerProduct,
+  CustomerProductsList,
+  CustomerType,
+  InlineProduct,
+  InlineProductPrice,
+  Item,
+  ProductChoice,
+  ServerCustomer,
+  ServerItem,
+} from "./objects/customers.ts";
 export type { PermissionDefinition } from "./objects/permissions.ts";
 export type { AdminProject, Project } from "./objects/projects.ts";
 export type { ServerUser } from "./objects/server-user.ts";

@@ -3,7 +3,9 @@ import type {
   ApiKey,
   ContactChannel,
   CurrentUser,
+  CustomerProductsList,
   GatehouseClientApp,
+  Item,
   Project,
   Team,
   Watchable,
@@ -21,6 +23,7 @@ import {
   userListWatchable,
   userWatchable,
 } from "./internal/caches.ts";
+import { itemWatchable, productsWatchable } from "./internal/payment-caches.ts";
 import { NEVER, useWatchable } from "./internal/suspense.ts";
 
 export type UseUserOptions = {
@@ -186,4 +189,52 @@ export function usePermissions(team: { id: string }): TeamPermission[] {
 /** Whether the signed-in user holds `permissionId` in `team`. */
 export function usePermission(team: { id: string }, permissionId: string): boolean {
   return usePermissions(team).some((permission) => permission.id === permissionId);
+}
+
+/** Whose payments a hook reads: the signed-in user's (by default), or one of their teams' (needs team_admin). */
+export type PaymentsHookOptions = { team?: { id: string } };
+
+const NO_ITEM_SNAPSHOT = { status: "ok", data: null } as const;
+const NO_ITEM: Watchable<null> = {
+  subscribe: () => () => {},
+  getSnapshot: () => NO_ITEM_SNAPSHOT,
+  get: async () => null,
+};
+const NO_PRODUCTS_SNAPSHOT = {
+  status: "ok",
+  data: Object.assign([] as never[], { nextCursor: null }),
+} as const;
+const NO_PRODUCTS: Watchable<CustomerProductsList> = {
+  subscribe: () => () => {},
+  getSnapshot: () => NO_PRODUCTS_SNAPSHOT,
+  get: async () => NO_PRODUCTS_SNAPSHOT.data,
+};
+
+/**
+ * The quantity of an item the signed-in user (or `team`) holds, kept up to date after the SDK's payments writes;
+ * null when signed out. An unknown item or a team the user may not read throws to the nearest error boundary.
+ */
+export function useItem(itemId: string, options: PaymentsHookOptions = {}): Item | null {
+  const app = useGatehouseApp();
+  const user = useListOwner();
+  return useWatchable(user ? itemWatchable(app, user.id, options.team?.id ?? null, itemId) : NO_ITEM);
+}
+
+/** The products the signed-in user (or `team`) holds, a page at a time (empty when signed out). */
+export function useProducts(
+  options: PaymentsHookOptions & { cursor?: string; limit?: number } = {},
+): CustomerProductsList {
+  const app = useGatehouseApp();
+  const user = useListOwner();
+  return useWatchable(
+    user
+      ? productsWatchable(
+          app,
+          user.id,
+          options.team?.id ?? null,
+          options.cursor ?? null,
+          options.limit ?? null,
+        )
+      : NO_PRODUCTS,
+  );
 }

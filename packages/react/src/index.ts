@@ -18,13 +18,16 @@ export { SelectedTeamSwitcher, type SelectedTeamSwitcherProps } from "./componen
 export { UserButton } from "./components/user-button.tsx";
 export { type GatehouseTheme, useStrings } from "./context.ts";
 export {
+  type PaymentsHookOptions,
   type UseUserOptions,
   useApiKeys,
   useContactChannels,
   useGatehouseApp,
+  useItem,
   useNotificationCategories,
   usePermission,
   usePermissions,
+  useProducts,
   useProject,
   useSessions,
   useTeamApiKeys,

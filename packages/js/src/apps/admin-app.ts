@@ -16,6 +16,7 @@ import type { Wire } from "../utils/wire.ts";
 import { emailDraftMethods } from "./admin-email-drafts.ts";
 import { emailTemplateMethods } from "./admin-email-templates.ts";
 import { metricsMethods } from "./admin-metrics.ts";
+import { paymentAdminMethods } from "./admin-payments.ts";
 import { signUpRuleMethods } from "./admin-sign-up-rules.ts";
 import { adminWebhookPortal, type WebhookPortal } from "./admin-webhook-portal.ts";
 import { webhookMethods } from "./admin-webhooks.ts";
@@ -196,6 +197,10 @@ export class GatehouseAdminApp extends GatehouseServerApp {
   // --- Metrics (admin-metrics.ts) ---
 
   getMetrics = metricsMethods(this.adminScope).getMetrics;
+
+  // --- Payments (admin-payments.ts); the catalogue itself is config ---
+
+  listTransactions = paymentAdminMethods(this.adminScope).listTransactions;
 
   // --- Sign-up rules (admin-sign-up-rules.ts); the rules themselves are config ---
 

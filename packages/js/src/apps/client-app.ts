@@ -3,7 +3,19 @@ import type { Watchable } from "../cache/watch.ts";
 import type { AccessType, ApiResponse } from "../http/api-client.ts";
 import { isBrowser } from "../http/runtime.ts";
 import { type CurrentUser, currentUserFromJson } from "../objects/current-user.ts";
+import {
+  type CustomerInvoicesList,
+  type CustomerListOptions,
+  type CustomerOptions,
+  type CustomerProductsList,
+  type CustomerRef,
+  cancelSubscription,
+  customerMethods,
+  customerOf,
+  type Item,
+} from "../objects/customers.ts";
 import { type Project, projectFromJson } from "../objects/projects.ts";
+import type { Scope } from "../objects/scope.ts";
 import type { Session } from "../session/session.ts";
 import type { Result } from "../utils/result.ts";
 import { SDK_VERSION } from "../version.ts";
@@ -228,6 +240,40 @@ export class GatehouseClientApp {
     return this.ctx.cache("project", async () =>
       projectFromJson(await this.ctx.call("/projects/current", { accessType: "client" })),
     );
+  }
+
+  // --- Payments (objects/customers.ts): a client acts on its own user and on teams where it is team_admin ---
+
+  /** Whom payments calls act as: the signed-in user of the app's store (a server app: the server key). */
+  protected paymentsScope(): Scope {
+    return { ctx: this.ctx, accessType: "client", session: this.ctx.session() };
+  }
+
+  getItem(options: CustomerOptions & { itemId: string }): Promise<Item> {
+    return customerMethods(this.paymentsScope(), customerOf(options)).getItem(options.itemId);
+  }
+
+  listProducts(options: CustomerOptions & CustomerListOptions): Promise<CustomerProductsList> {
+    return customerMethods(this.paymentsScope(), customerOf(options)).listProducts(options);
+  }
+
+  listInvoices(
+    options: ({ userId: string } | { teamId: string }) & CustomerListOptions,
+  ): Promise<CustomerInvoicesList> {
+    return customerMethods(this.paymentsScope(), customerOf(options)).listInvoices(options);
+  }
+
+  /** Ends the signed-in user's (or `teamId`'s) subscription to a product at the end of its period. */
+  async cancelSubscription(options: {
+    productId: string;
+    subscriptionId?: string;
+    teamId?: string;
+  }): Promise<void> {
+    const customer: CustomerRef =
+      options.teamId !== undefined
+        ? { type: "team", id: options.teamId }
+        : { type: "user", id: (await this.getUser({ or: "throw", includeRestricted: true })).id };
+    await cancelSubscription(this.paymentsScope(), customer, options);
   }
 
   // --- Tokens of the app's session (AuthLike) ---

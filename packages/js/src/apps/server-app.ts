@@ -1,6 +1,13 @@
 import { isKnownError } from "@gatehouse/shared";
 import type { AccessType } from "../http/api-client.ts";
 import { type CurrentServerUser, currentServerUserFromJson } from "../objects/current-user.ts";
+import {
+  type CustomerOptions,
+  customerOf,
+  type ProductChoice,
+  type ServerItem,
+  serverCustomerMethods,
+} from "../objects/customers.ts";
 import { call, type Scope, seg, withQuery } from "../objects/scope.ts";
 import { createUserSession, type ServerUser, serverUserFromJson } from "../objects/server-user.ts";
 import { createTeam, type ServerTeam, type ServerTeamCreateOptions, teamFromJson } from "../objects/teams.ts";
@@ -151,6 +158,26 @@ export class GatehouseServerApp extends GatehouseClientApp {
 
   async createTeam(options: ServerTeamCreateOptions): Promise<ServerTeam> {
     return (await createTeam(this.scope, options)) as ServerTeam;
+  }
+
+  // --- Payments of any customer, custom ones included (objects/customers.ts) ---
+
+  protected override paymentsScope(): Scope {
+    return this.scope;
+  }
+
+  override getItem(options: CustomerOptions & { itemId: string }): Promise<ServerItem> {
+    return serverCustomerMethods(this.scope, customerOf(options)).getItem(options.itemId);
+  }
+
+  /** Gives a customer a product (a catalogue id, or one given inline) without payment. */
+  grantProduct(options: CustomerOptions & ProductChoice & { quantity?: number }): Promise<void> {
+    return serverCustomerMethods(this.scope, customerOf(options)).grantProduct(options);
+  }
+
+  /** The purchase page's URL for a customer and a product (a catalogue id, or one given inline). */
+  createCheckoutUrl(options: CustomerOptions & ProductChoice & { returnUrl?: string }): Promise<string> {
+    return serverCustomerMethods(this.scope, customerOf(options)).createCheckoutUrl(options);
   }
 
   // --- Email to users and the outbox (emails.ts); the admin app calls them with admin access ---

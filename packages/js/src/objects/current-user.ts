@@ -3,6 +3,7 @@ import { type Auth, authFunctions } from "../apps/auth-tokens.ts";
 import type { AppContext } from "../apps/context.ts";
 import type { Session } from "../session/session.ts";
 import type { Wire } from "../utils/wire.ts";
+import { type Customer, customerMethods, type ServerCustomer, serverCustomerMethods } from "./customers.ts";
 import { type ProjectOwnerMethods, projectOwnerMethods } from "./owned-projects.ts";
 import { call, type Scope } from "./scope.ts";
 import { teamFromJson } from "./teams.ts";
@@ -26,10 +27,18 @@ type SessionUserMethods = {
 };
 
 /** The signed-in user as a client sees it, with everything they may do. */
-export type CurrentUser = BaseUser & Auth & UserMethods & SessionUserMethods & Partial<ProjectOwnerMethods>;
+export type CurrentUser = BaseUser &
+  Auth &
+  UserMethods &
+  SessionUserMethods &
+  Customer &
+  Partial<ProjectOwnerMethods>;
 
 /** The signed-in user of a request as a server sees it: the client's calls plus the server's. */
-export type CurrentServerUser = CurrentUser & ServerUserFields & ReturnType<typeof userMethods>;
+export type CurrentServerUser = Omit<CurrentUser, keyof ServerCustomer> &
+  ServerCustomer &
+  ServerUserFields &
+  ReturnType<typeof userMethods>;
 
 const PASSWORD_ERRORS = ["PASSWORD_CONFIRMATION_MISMATCH", "PASSWORD_REQUIREMENTS_NOT_MET"] as const;
 
@@ -100,6 +109,7 @@ export function currentUserFromJson(ctx: AppContext, session: Session, json: Wir
     ...authFunctions(ctx, session),
     ...methods,
     ...sessionUserMethods(scope),
+    ...customerMethods(scope, { type: "user", id: json.id }),
     async delete() {
       await methods.delete();
       session.clear();
@@ -119,6 +129,7 @@ export function currentServerUserFromJson(ctx: AppContext, session: Session, jso
     ...authFunctions(ctx, session),
     ...methods,
     ...sessionUserMethods(scope),
+    ...serverCustomerMethods(scope, { type: "user", id: json.id }),
     ...(ctx.projectId === "internal"
       ? projectOwnerMethods({ ctx, accessType: "client", session }, session)
       : {}),

@@ -1,6 +1,7 @@
 import type { AuthJson } from "../apps/auth-tokens.ts";
 import type { AppContext } from "../apps/context.ts";
 import type { Wire } from "../utils/wire.ts";
+import { type ServerCustomer, serverCustomerMethods } from "./customers.ts";
 import { call, type Scope } from "./scope.ts";
 import { teamFromJson } from "./teams.ts";
 import { userMethods } from "./user-methods.ts";
@@ -11,7 +12,8 @@ export const DEFAULT_SESSION_EXPIRY_MS = 31_536_000_000;
 
 export type ServerUser = BaseUser &
   ServerUserFields &
-  ReturnType<typeof userMethods> & {
+  ReturnType<typeof userMethods> &
+  ServerCustomer & {
     setServerMetadata(metadata: unknown): Promise<void>;
     setClientReadOnlyMetadata(metadata: unknown): Promise<void>;
     setPrimaryEmail(email: string | null, options?: { verified?: boolean }): Promise<void>;
@@ -46,6 +48,7 @@ export function serverUserFromJson(ctx: AppContext, json: Wire): ServerUser {
     ...baseUserFromJson(json, selectedTeam),
     ...serverUserFieldsFromJson(json),
     ...methods,
+    ...serverCustomerMethods(scope, { type: "user", id: json.id }),
     setServerMetadata: (serverMetadata) => methods.update({ serverMetadata }),
     setClientReadOnlyMetadata: (clientReadOnlyMetadata) => methods.update({ clientReadOnlyMetadata }),
     setPrimaryEmail: (primaryEmail, options = {}) =>

@@ -1,6 +1,13 @@
 import { absoluteUrl, currentOrigin } from "../apps/urls.ts";
 import type { Wire } from "../utils/wire.ts";
 import { type ApiKey, type ApiKeyCreateOptions, apiKeyFromJson, createApiKey } from "./api-keys.ts";
+import {
+  type Customer,
+  type CustomerRef,
+  customerMethods,
+  type ServerCustomer,
+  serverCustomerMethods,
+} from "./customers.ts";
 import { call, dateOrNull, defined, type Scope, seg, withQuery } from "./scope.ts";
 
 export type TeamUpdateOptions = {
@@ -45,15 +52,16 @@ export type Team = {
   listInvitations(): Promise<TeamInvitation[]>;
   createApiKey(options: ApiKeyCreateOptions): Promise<ApiKey & { value: string }>;
   listApiKeys(): Promise<ApiKey[]>;
-};
+} & Customer;
 
-export type ServerTeam = Omit<Team, "update"> & {
-  readonly createdAt: Date;
-  readonly serverMetadata: Wire;
-  update(update: ServerTeamUpdateOptions): Promise<void>;
-  addUser(userId: string): Promise<void>;
-  removeUser(userId: string): Promise<void>;
-};
+export type ServerTeam = Omit<Team, "update" | keyof ServerCustomer> &
+  ServerCustomer & {
+    readonly createdAt: Date;
+    readonly serverMetadata: Wire;
+    update(update: ServerTeamUpdateOptions): Promise<void>;
+    addUser(userId: string): Promise<void>;
+    removeUser(userId: string): Promise<void>;
+  };
 
 export function teamUpdateToWire(update: ServerTeamUpdateOptions) {
   return defined({
@@ -68,7 +76,11 @@ export function teamUpdateToWire(update: ServerTeamUpdateOptions) {
 export function teamFromJson(scope: Scope, json: Wire): Team & Partial<ServerTeam> {
   const id: string = json.id;
   const invalidate = () => scope.ctx.invalidateUserData();
-  const team: Team & Partial<ServerTeam> = {
+  const customer: CustomerRef = { type: "team", id };
+  const payments =
+    scope.accessType === "client" ? customerMethods(scope, customer) : serverCustomerMethods(scope, customer);
+  const team: Team = {
+    ...payments,
     id,
     displayName: json.display_name,
     profileImageUrl: json.profile_image_url ?? null,
@@ -136,7 +148,7 @@ export function teamFromJson(scope: Scope, json: Wire): Team & Partial<ServerTea
       },
     });
   }
-  return team;
+  return team as Team & Partial<ServerTeam>;
 }
 
 /** `POST /teams`; a client creates teams for itself (`creator_user_id: me`). */

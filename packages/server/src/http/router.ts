@@ -65,7 +65,8 @@ async function handleRoute(c: Context, route: AnyRoute, deps: AppDeps): Promise<
     return result.data;
   };
 
-  const params = validate("params", route.request?.params, decodeParams(c.req.param()));
+  // Hono has decoded the path parameters already; decoding again would make "x%41" and "xA" one id.
+  const params = validate("params", route.request?.params, c.req.param());
   const query = validate(
     "query",
     route.request?.query,
@@ -114,18 +115,6 @@ export function responseSchemaFor(
 function bearerToken(headers: Headers): string | null {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(headers.get("authorization") ?? "");
   return match ? match[1]! : null;
-}
-
-function decodeParams(params: Record<string, string>): Record<string, string> {
-  const decoded: Record<string, string> = {};
-  for (const [key, value] of Object.entries(params)) {
-    try {
-      decoded[key] = decodeURIComponent(value);
-    } catch {
-      decoded[key] = value;
-    }
-  }
-  return decoded;
 }
 
 function isEmptyObject(value: unknown): boolean {

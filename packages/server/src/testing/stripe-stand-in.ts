@@ -71,8 +71,12 @@ export function parseStripeForm(text: string): Record<string, unknown> {
     const path = key.replace(/\]/g, "").split("[");
     let node = root;
     path.forEach((segment, index) => {
-      if (index === path.length - 1) node[segment] = value;
-      else node = (node[segment] ??= {}) as Record<string, unknown>;
+      if (index === path.length - 1) {
+        node[segment] = value;
+        return;
+      }
+      node[segment] ??= {};
+      node = node[segment] as Record<string, unknown>;
     });
   }
   const arrays = (value: unknown): unknown => {
@@ -263,7 +267,10 @@ export async function startStripeStandIn(options: StripeStandInOptions = {}): Pr
     const account = req.headers["stripe-account"] as string | undefined;
     const body = parseStripeForm(req.method === "GET" ? url.search.slice(1) : await readBody(req));
     const path = url.pathname;
-    let match: RegExpExecArray | null;
+    const param = (pattern: RegExp) => pattern.exec(path)?.[1] ?? null;
+    const accountPath = param(/^\/v1\/accounts\/([^/]+)$/);
+    const customerPath = param(/^\/v1\/customers\/([^/]+)$/);
+    const subscriptionPath = param(/^\/v1\/subscriptions\/([^/]+)$/);
 
     if (req.method === "POST" && path === "/v1/accounts") {
       const created: StripeObject = {
@@ -279,8 +286,8 @@ export async function startStripeStandIn(options: StripeStandInOptions = {}): Pr
       accounts.set(created.id, created);
       return json(res, 200, created);
     }
-    if (req.method === "GET" && (match = /^\/v1\/accounts\/([^/]+)$/.exec(path))) {
-      const found = accounts.get(match[1]!);
+    if (req.method === "GET" && accountPath) {
+      const found = accounts.get(accountPath);
       return found ? json(res, 200, found) : notFound(res, "account");
     }
     if (req.method === "POST" && path === "/v1/account_links") {
@@ -309,8 +316,8 @@ export async function startStripeStandIn(options: StripeStandInOptions = {}): Pr
       customers.set(created.id, created);
       return json(res, 200, created);
     }
-    if (req.method === "GET" && (match = /^\/v1\/customers\/([^/]+)$/.exec(path))) {
-      const found = onAccount(customers, match[1]!, account);
+    if (req.method === "GET" && customerPath) {
+      const found = onAccount(customers, customerPath, account);
       return found ? json(res, 200, found) : notFound(res, "customer");
     }
     if (req.method === "POST" && path === "/v1/checkout/sessions") {
@@ -331,8 +338,8 @@ export async function startStripeStandIn(options: StripeStandInOptions = {}): Pr
       sessions.set(id, created);
       return json(res, 200, created);
     }
-    if ((match = /^\/v1\/subscriptions\/([^/]+)$/.exec(path))) {
-      const found = onAccount(subscriptions, match[1]!, account);
+    if (subscriptionPath) {
+      const found = onAccount(subscriptions, subscriptionPath, account);
       if (!found) return notFound(res, "subscription");
       if (req.method === "POST") {
         if (body.cancel_at_period_end !== undefined)
@@ -354,15 +361,18 @@ export async function startStripeStandIn(options: StripeStandInOptions = {}): Pr
   }
 
   async function pages(req: IncomingMessage, res: ServerResponse, url: URL) {
-    let match: RegExpExecArray | null;
-    if ((match = /^\/connect\/onboarding\/([^/]+)$/.exec(url.pathname))) {
+    const onboarding = /^\/connect\/onboarding\/([^/]+)$/.exec(url.pathname);
+    const checkout = /^\/checkout\/([^/]+)(\/pay)?$/.exec(url.pathname);
+    if (onboarding) {
+      const match = onboarding;
       const found = accounts.get(match[1]!);
       if (!found) return notFound(res, "account");
       Object.assign(found, { charges_enabled: true, details_submitted: true, payouts_enabled: true });
       res.writeHead(303, { location: url.searchParams.get("return_url") ?? "/" });
       return res.end();
     }
-    if ((match = /^\/checkout\/([^/]+)(\/pay)?$/.exec(url.pathname))) {
+    if (checkout) {
+      const match = checkout;
       const session = sessions.get(match[1]!);
       if (!session) return notFound(res, "checkout session");
       if (req.method === "POST" && match[2]) {

@@ -86,6 +86,12 @@ describe("changing a quantity", () => {
     expect((await api.change("custom/org:42", "api-calls", 3, false)).status).toBe(200);
     expect(await api.quantity("custom/org:42", "api-calls")).toBe(3);
     expect(await api.quantity("custom/org:43", "api-calls")).toBe(0);
+    // Path parameters are decoded once: "x%41" and "xA" are two customers, and "a/b" is one.
+    expect((await api.change("custom/x%2541", "api-calls", 2, false)).status).toBe(200);
+    expect(await api.quantity("custom/xA", "api-calls")).toBe(0);
+    expect(await api.quantity("custom/x%2541", "api-calls")).toBe(2);
+    expect((await api.change("custom/a%2Fb", "api-calls", 4, false)).status).toBe(200);
+    expect(await api.quantity("custom/a%2Fb", "api-calls")).toBe(4);
   });
 
   it("gives exactly 10 of 50 parallel decrements of a quantity of 10", async () => {

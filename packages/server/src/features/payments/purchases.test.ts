@@ -174,6 +174,15 @@ describe("buying through a purchase URL in test mode", () => {
       ["credit-pack", 3, "one_time"],
       ["pro", 1, "subscription"],
     ]);
+    const firstPage = await api.call("server", "GET", `/payments/products/${customer}?limit=1`);
+    expect(firstPage.body.items.map((item: { id: string }) => item.id)).toEqual(["credit-pack"]);
+    expect(firstPage.body.pagination.next_cursor).toBe("credit-pack");
+    const secondPage = await api.call("server", "GET", `/payments/products/${customer}?limit=1&cursor=credit-pack`);
+    expect(secondPage.body.items.map((item: { id: string }) => item.id)).toEqual(["pro"]);
+    expect(secondPage.body.pagination.next_cursor).toBeNull();
+    // A cursor whose product is no longer held still continues from its place in the order.
+    const afterGone = await api.call("server", "GET", `/payments/products/${customer}?cursor=lifetime`);
+    expect(afterGone.body.items.map((item: { id: string }) => item.id)).toEqual(["pro"]);
     const oneTime = await api.call("server", "DELETE", `/payments/products/${customer}/credit-pack`);
     expect(oneTime.status).toBe(400);
     expect(oneTime.text).toMatch(/bought once/);

@@ -13,7 +13,7 @@ import { checkClientCustomerAccess, customerIdField, requireCustomerExists } fro
 import { changeItemQuantity, itemQuantity } from "./ledger.ts";
 import { cancelSubscriptions, listCustomerPurchases, recordPurchase } from "./purchases.ts";
 import { billingOf, cancelStripeSubscriptionAtPeriodEnd, invoicesOf } from "./stripe.ts";
-import { customerProductSchema, customerProductViews } from "./views.ts";
+import { compareProductOrder, customerProductSchema, customerProductViews, productCursor } from "./views.ts";
 
 const tags = ["Payments"];
 
@@ -118,9 +118,10 @@ export const paymentCustomerRoutes = [
       let views = customerProductViews(auth.config, rows, new Date());
       if (auth.accessType === "client") views = views.filter((view) => !view.product.server_only);
       const cursor = query.cursor;
-      if (cursor !== undefined) views = views.slice(views.findIndex((view) => view.sortKey === cursor) + 1);
+      // The page after the cursor's place in the order, even when that product is no longer held.
+      if (cursor !== undefined) views = views.filter((view) => compareProductOrder(view, cursor) > 0);
       const page = views.slice(0, query.limit);
-      const next = views.length > query.limit ? page[page.length - 1]!.sortKey : null;
+      const next = views.length > query.limit ? productCursor(page[page.length - 1]!) : null;
       return {
         body: {
           items: page.map(({ sortKey: _key, ...view }) => view),

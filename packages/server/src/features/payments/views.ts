@@ -92,8 +92,26 @@ export function customerProductViews(
     }
     return view;
   });
-  return views.sort((a, b) => {
-    if ((a.id === null) !== (b.id === null)) return a.id === null ? 1 : -1;
-    return a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : 0;
-  });
+  return views.sort((a, b) => compareProductOrder(a, productCursor(b)));
+}
+
+/** Inline products have no product id; their cursor is their purchase id, marked (product ids cannot hold ":"). */
+const INLINE_CURSOR_PREFIX = "inline:";
+
+/** The cursor that continues after this product. */
+export function productCursor(view: { id: string | null; sortKey: string }): string {
+  return view.id === null ? `${INLINE_CURSOR_PREFIX}${view.sortKey}` : view.sortKey;
+}
+
+/**
+ * Where a listed product stands relative to a cursor, in the listing's order: catalogue products by id, then inline
+ * products by purchase id. The cursor's product need not be held any more.
+ */
+export function compareProductOrder(view: { id: string | null; sortKey: string }, cursor: string): number {
+  const cursorInline = cursor.startsWith(INLINE_CURSOR_PREFIX);
+  const cursorKey = cursorInline ? cursor.slice(INLINE_CURSOR_PREFIX.length) : cursor;
+  const viewGroup = view.id === null ? 1 : 0;
+  const cursorGroup = cursorInline ? 1 : 0;
+  if (viewGroup !== cursorGroup) return viewGroup - cursorGroup;
+  return view.sortKey < cursorKey ? -1 : view.sortKey > cursorKey ? 1 : 0;
 }
