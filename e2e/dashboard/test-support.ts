@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type AdminOwnedProject, GatehouseAdminApp, GatehouseClientApp } from "@gatehouse/js";
 import type { Page } from "playwright-core";
+import type { ServerEnv } from "../../packages/server/src/env.ts";
 import { saveScreenshot, startBrowserTest } from "../../packages/server/src/testing/browser.ts";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -25,9 +26,9 @@ export type DashboardEnv = Awaited<ReturnType<typeof startDashboard>>;
  * A real server serving the built dashboard, and a headless Chromium (the shared browser-test bootstrap,
  * testing/browser.ts).
  */
-export async function startDashboard() {
+export async function startDashboard(options: { env?: Partial<ServerEnv> } = {}) {
   await buildDashboard();
-  const session = await startBrowserTest();
+  const session = await startBrowserTest(options);
   return {
     baseUrl: session.server.baseUrl,
     /** The running server's own deps, to read what it stored (e.g. the email outbox). */

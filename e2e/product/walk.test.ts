@@ -394,6 +394,39 @@ describe(`the product as users run it (${mode})`, () => {
     expect(Buffer.from(await served.arrayBuffer()).equals(png)).toBe(true);
   });
 
+  it("sells a product in test mode: the purchase page grants the credits it includes, once", async () => {
+    // Payments (issue 14): a catalogue in the owner's config, a purchase URL from the app's server, the purchase
+    // page served by the process, and the item quantity read back through @gatehouse/js.
+    await ownedProject.updateConfig({
+      "payments.items.credits": { displayName: "Credits", customerType: "user" },
+      "payments.products.starter-pack": {
+        displayName: "Starter pack",
+        prices: { once: { USD: "5" } },
+        includedItems: { credits: { quantity: 100, expires: "never" } },
+      },
+    });
+    const server = new GatehouseServerApp({ ...app, baseUrl: product.baseUrl, tokenStore: "memory" });
+    const email = `buyer-${randomBytes(4).toString("hex")}@walk.test`;
+    const buyer = await server.createUser({ primaryEmail: email, primaryEmailVerified: true });
+    const url = await buyer.createCheckoutUrl({ productId: "starter-pack" });
+    expect(url.startsWith(`${product.baseUrl}/purchase/`), url).toBe(true);
+
+    const page = await newPage();
+    await page.goto(url);
+    await page.getByTestId("purchase-test-mode").waitFor();
+    await page.getByTestId("purchase-button").click();
+    await page.getByTestId("purchase-done").waitFor();
+    await page.reload();
+    await page.getByTestId("purchase-error").waitFor();
+    await page.context().close();
+
+    const credits = await buyer.getItem("credits");
+    expect([credits.quantity, credits.nonNegativeQuantity]).toEqual([100, 100]);
+    expect(await credits.tryDecreaseQuantity(101)).toBe(false);
+    expect(await credits.tryDecreaseQuantity(40)).toBe(true);
+    expect((await buyer.getItem("credits")).quantity).toBe(60);
+  });
+
   it("answered no request with a 5xx", () => {
     expect(product.serverErrors()).toEqual([]);
   });

@@ -11,7 +11,9 @@ import { KeysPage } from "./pages/keys.tsx";
 import { MetricsPage } from "./pages/metrics.tsx";
 import { CreateProjectPage } from "./pages/onboarding.tsx";
 import { OverviewPage } from "./pages/overview.tsx";
+import { PaymentsSection } from "./pages/payments.tsx";
 import { PermissionsPage } from "./pages/permissions.tsx";
+import { PurchasePage } from "./pages/purchase.tsx";
 import { SentEmailPage } from "./pages/sent-email.tsx";
 import { SentEmailsPage } from "./pages/sent-emails.tsx";
 import { SettingsPage } from "./pages/settings.tsx";
@@ -44,6 +46,8 @@ export function App() {
   const theme = useTheme();
   // The webhook portal opened with a token (POST /webhooks/svix-token's link) needs no dashboard account.
   if (pathname === "/webhooks-portal") return <StandaloneWebhookPortal />;
+  // A purchase link (create-purchase-url) is for an app's end user: no dashboard account, no chrome.
+  if (pathname.startsWith("/purchase/")) return <PurchasePage />;
   return (
     <GatehouseProvider app={dashboardApp} theme={theme}>
       {pathname === "/handler" || pathname.startsWith("/handler/") ? (
@@ -170,6 +174,8 @@ function ProjectPage({ pathname, projectId }: { pathname: string; projectId: str
       return <KeysPage />;
     case "webhooks":
       return <WebhooksPage />;
+    case "payments":
+      return <PaymentsSection tab={id} />;
     case "email":
       return <EmailPage />;
     case "sent-emails":

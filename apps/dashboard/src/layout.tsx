@@ -15,6 +15,7 @@ const NAV: { section: string; items: NavItem[] }[] = [
     items: [
       { label: "Overview", icon: "home", path: "" },
       { label: "Metrics", icon: "chart", path: "metrics" },
+      { label: "Payments", icon: "card", path: "payments" },
     ],
   },
   {
@@ -42,7 +43,6 @@ const NAV: { section: string; items: NavItem[] }[] = [
   {
     section: "Coming soon",
     items: [
-      { label: "Payments", icon: "card", soon: true },
       { label: "AI helper", icon: "sparkle", soon: true },
     ],
   },

@@ -26,6 +26,7 @@ export type {
 } from "./apps/admin-metrics.ts";
 export type {
   ListTransactionsOptions,
+  StripeAccountInfo,
   Transaction,
   TransactionEntry,
   TransactionType,

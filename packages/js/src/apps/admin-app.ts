@@ -200,7 +200,11 @@ export class GatehouseAdminApp extends GatehouseServerApp {
 
   // --- Payments (admin-payments.ts); the catalogue itself is config ---
 
-  listTransactions = paymentAdminMethods(this.adminScope).listTransactions;
+  private readonly payments = paymentAdminMethods(this.adminScope);
+  listTransactions = this.payments.listTransactions;
+  setupPayments = this.payments.setupPayments;
+  getStripeAccountInfo = this.payments.getStripeAccountInfo;
+  createStripeWidgetAccountSession = this.payments.createStripeWidgetAccountSession;
 
   // --- Sign-up rules (admin-sign-up-rules.ts); the rules themselves are config ---
 

@@ -3,6 +3,7 @@
  * with the transactions as the wire has them (snake_case, like the reference's `Transaction` in stack-shared's
  * crud/transactions), so a dashboard written against that shape reads them unchanged.
  */
+import { isKnownError } from "@gatehouse/shared";
 import type { CustomerType } from "../objects/customers.ts";
 import { call, type Scope, withQuery } from "../objects/scope.ts";
 
@@ -50,8 +51,48 @@ export type ListTransactionsOptions = {
   customerId?: string;
 };
 
+/** The project's Stripe account as Stripe reports it. */
+export type StripeAccountInfo = {
+  accountId: string;
+  chargesEnabled: boolean;
+  detailsSubmitted: boolean;
+  payoutsEnabled: boolean;
+};
+
 export function paymentAdminMethods(scope: Scope) {
   return {
+    /** Connects the project's Stripe account (created on the first call): the URL of Stripe's onboarding. */
+    async setupPayments(): Promise<{ url: string }> {
+      return call<{ url: string }>(scope, "/internal/payments/setup", { method: "POST", body: {} });
+    },
+    /** The connected Stripe account's state; null while none is connected. */
+    async getStripeAccountInfo(): Promise<StripeAccountInfo | null> {
+      try {
+        const info = await call<{
+          account_id: string;
+          charges_enabled: boolean;
+          details_submitted: boolean;
+          payouts_enabled: boolean;
+        }>(scope, "/internal/payments/stripe/account-info");
+        return {
+          accountId: info.account_id,
+          chargesEnabled: info.charges_enabled,
+          detailsSubmitted: info.details_submitted,
+          payoutsEnabled: info.payouts_enabled,
+        };
+      } catch (error) {
+        if (isKnownError(error, "STRIPE_ACCOUNT_INFO_NOT_FOUND")) return null;
+        throw error;
+      }
+    },
+    /** A client secret for Stripe's embedded components (payments, payouts, notifications). */
+    async createStripeWidgetAccountSession(): Promise<{ clientSecret: string }> {
+      const session = await call<{ client_secret: string }>(scope, "/internal/payments/stripe-widgets/account-session", {
+        method: "POST",
+        body: {},
+      });
+      return { clientSecret: session.client_secret };
+    },
     /** The project's purchases and item quantity changes, newest first, a page at a time. */
     async listTransactions(
       options: ListTransactionsOptions = {},

@@ -26,8 +26,6 @@ export type PurchaseCodeData = {
   customer_id: string;
   product_id: string | null;
   product: InlineProduct;
-  /** A server made the URL: server-only prices may be bought through it. */
-  from_server: boolean;
 };
 
 export async function createPurchaseUrl(
@@ -97,8 +95,8 @@ export async function openPurchaseCode(
 }
 
 /**
- * The purchase a code and a chosen price make: PRODUCT errors as plain 400s for a price the product does not have (or
- * only a server may sell), or an add-on without the product it adds to.
+ * The purchase a code and a chosen price make: plain 400s for a price the product does not have (or only a server may
+ * sell: servers grant those with POST /payments/products), or an add-on without the product it adds to.
  */
 export async function purchaseAttemptOfCode(
   db: Database,
@@ -108,7 +106,8 @@ export async function purchaseAttemptOfCode(
 ): Promise<PurchaseAttempt & { price: InlineProduct["prices"][string] }> {
   const { config, data } = open;
   const price = Object.hasOwn(data.product.prices, priceId) ? data.product.prices[priceId] : undefined;
-  if (!price || (price.server_only && !data.from_server)) {
+  // The purchase page is an end user's: prices only a server may sell are not on it, whoever made the link.
+  if (!price || price.server_only) {
     throw new StatusError(400, `The product has no price "${priceId}".`);
   }
   const customer: Customer = { type: data.customer_type, id: data.customer_id };

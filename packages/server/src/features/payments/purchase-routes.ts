@@ -111,7 +111,6 @@ export const purchaseRoutes = [
           customer_id: customer.id,
           product_id: choice.productId,
           product: choice.product,
-          from_server: !fromClient,
         },
         body.return_url,
       );
@@ -166,9 +165,9 @@ export const purchaseRoutes = [
         accountId !== null && !open.config.payments.testMode
           ? (await stripeClient(deps.env).accounts.retrieve(accountId)).charges_enabled === true
           : false;
-      // Prices only a server may sell stay off a page opened from a client's purchase URL.
+      // Prices only a server may sell (by granting) stay off the end user's page.
       const prices = Object.fromEntries(
-        Object.entries(product.prices).filter(([, price]) => open.data.from_server || !price.server_only),
+        Object.entries(product.prices).filter(([, price]) => !price.server_only),
       );
       return {
         body: {
