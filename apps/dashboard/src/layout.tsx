@@ -42,9 +42,7 @@ const NAV: { section: string; items: NavItem[] }[] = [
   },
   {
     section: "Coming soon",
-    items: [
-      { label: "AI helper", icon: "sparkle", soon: true },
-    ],
+    items: [{ label: "AI helper", icon: "sparkle", soon: true }],
   },
 ];
 

@@ -87,10 +87,14 @@ export function paymentAdminMethods(scope: Scope) {
     },
     /** A client secret for Stripe's embedded components (payments, payouts, notifications). */
     async createStripeWidgetAccountSession(): Promise<{ clientSecret: string }> {
-      const session = await call<{ client_secret: string }>(scope, "/internal/payments/stripe-widgets/account-session", {
-        method: "POST",
-        body: {},
-      });
+      const session = await call<{ client_secret: string }>(
+        scope,
+        "/internal/payments/stripe-widgets/account-session",
+        {
+          method: "POST",
+          body: {},
+        },
+      );
       return { clientSecret: session.client_secret };
     },
     /** The project's purchases and item quantity changes, newest first, a page at a time. */

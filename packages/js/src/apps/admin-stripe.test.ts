@@ -34,6 +34,9 @@ it("connects the project's Stripe account and reads its state, null before", asy
     payoutsEnabled: false,
   });
   expect((await fetch(url, { redirect: "manual" })).status).toBe(303);
-  expect(await admin.getStripeAccountInfo()).toMatchObject({ accountId: before!.accountId, chargesEnabled: true });
+  expect(await admin.getStripeAccountInfo()).toMatchObject({
+    accountId: before!.accountId,
+    chargesEnabled: true,
+  });
   expect((await admin.createStripeWidgetAccountSession()).clientSecret).toMatch(/^acs_secret_/);
 });

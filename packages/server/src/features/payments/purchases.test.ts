@@ -177,7 +177,11 @@ describe("buying through a purchase URL in test mode", () => {
     const firstPage = await api.call("server", "GET", `/payments/products/${customer}?limit=1`);
     expect(firstPage.body.items.map((item: { id: string }) => item.id)).toEqual(["credit-pack"]);
     expect(firstPage.body.pagination.next_cursor).toBe("credit-pack");
-    const secondPage = await api.call("server", "GET", `/payments/products/${customer}?limit=1&cursor=credit-pack`);
+    const secondPage = await api.call(
+      "server",
+      "GET",
+      `/payments/products/${customer}?limit=1&cursor=credit-pack`,
+    );
     expect(secondPage.body.items.map((item: { id: string }) => item.id)).toEqual(["pro"]);
     expect(secondPage.body.pagination.next_cursor).toBeNull();
     // A cursor whose product is no longer held still continues from its place in the order.
