@@ -1,5 +1,6 @@
 import { UserButton } from "@gatehouse/react";
 import { type ReactNode, useCallback, useEffect, useRef, useState } from "react";
+import { AiHelperButton } from "./ai/ai-panel.tsx";
 import { projectPath, useProjectContext } from "./project-context.tsx";
 import { Link, navigate, useLocation } from "./router.tsx";
 import { colorFor } from "./ui/components.tsx";
@@ -39,10 +40,6 @@ const NAV: { section: string; items: NavItem[] }[] = [
       { label: "Webhooks", icon: "hook", path: "webhooks" },
       { label: "Project settings", icon: "settings", path: "settings" },
     ],
-  },
-  {
-    section: "Coming soon",
-    items: [{ label: "AI helper", icon: "sparkle", soon: true }],
   },
 ];
 
@@ -221,6 +218,7 @@ export function Shell({ children }: { children: ReactNode }) {
           </button>
           <ProjectSwitcher />
           <span className="spacer" />
+          <AiHelperButton />
           <UserButton />
         </header>
         <main className="content" ref={drawer.main} tabIndex={-1}>

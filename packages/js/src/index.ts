@@ -1,6 +1,16 @@
 // @gatehouse/js: the SDK for browsers and Node. The class names mirror the reference SDK's, so an app
 // written against @stackframe/js migrates by changing its import.
 export { isKnownError, KnownError, type KnownErrorCode, type KnownErrorJson } from "@gatehouse/shared";
+export type {
+  AiChatMessage,
+  AiConfigProposal,
+  AiContentBlock,
+  AiConversation,
+  AiConversationSummary,
+  AiQueryOptions,
+  AiStatus,
+  AiStreamChunk,
+} from "./apps/admin-ai.ts";
 export type { AdminSentEmail, EmailServerConfig } from "./apps/admin-app.ts";
 export { GatehouseAdminApp } from "./apps/admin-app.ts";
 export type {

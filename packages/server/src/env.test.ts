@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { isLocalhostUrl, readServerEnv } from "./env.ts";
+import { isLocalhostUrl, readAiSettings, readServerEnv } from "./env.ts";
 
 const root = mkdtempSync(path.join(tmpdir(), "gatehouse-env-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -131,5 +131,26 @@ describe("isLocalhostUrl", () => {
     expect(isLocalhostUrl("http://localhost")).toBe(true);
     expect(isLocalhostUrl("http://example.com/localhost")).toBe(false);
     expect(isLocalhostUrl("http://localhost@example.com")).toBe(false);
+  });
+});
+
+describe("GATEHOUSE_AI_*", () => {
+  it("is off unset, on with a base URL and a model, and refuses half a setting", () => {
+    expect(readAiSettings({})).toBeUndefined();
+    expect(
+      readAiSettings({ GATEHOUSE_AI_BASE_URL: "http://localhost:11434/v1/", GATEHOUSE_AI_MODEL: "llama3.1" }),
+    ).toEqual({ baseUrl: "http://localhost:11434/v1", apiKey: undefined, model: "llama3.1" });
+    expect(
+      readAiSettings({
+        GATEHOUSE_AI_BASE_URL: "https://api.openai.com/v1",
+        GATEHOUSE_AI_MODEL: "gpt-4o-mini",
+        GATEHOUSE_AI_API_KEY: "sk-x",
+      }),
+    ).toMatchObject({ apiKey: "sk-x" });
+    expect(() => readAiSettings({ GATEHOUSE_AI_MODEL: "gpt-4o-mini" })).toThrow(/GATEHOUSE_AI_BASE_URL/);
+    expect(() => readAiSettings({ GATEHOUSE_AI_API_KEY: "sk-x" })).toThrow(/GATEHOUSE_AI_MODEL/);
+    expect(() => readAiSettings({ GATEHOUSE_AI_BASE_URL: "ftp://x", GATEHOUSE_AI_MODEL: "m" })).toThrow(
+      /http/,
+    );
   });
 });

@@ -52,6 +52,19 @@ export type ServerEnv = {
    * API is (`GATEHOUSE_STRIPE_API_URL`: Stripe's own unless set, e.g. to a local stand-in or stripe-mock).
    */
   stripe?: StripeSettings | undefined;
+  /**
+   * The AI helper's model (features/ai): any OpenAI-compatible chat-completions endpoint, from `GATEHOUSE_AI_BASE_URL`,
+   * `GATEHOUSE_AI_API_KEY` and `GATEHOUSE_AI_MODEL`. Unset: the AI routes answer how to turn it on.
+   */
+  ai?: AiSettings | undefined;
+};
+
+export type AiSettings = {
+  /** Where `/chat/completions` lives, e.g. `https://api.openai.com/v1` or Ollama's `http://localhost:11434/v1`. */
+  baseUrl: string;
+  /** Sent as `Authorization: Bearer`; local servers often need none. */
+  apiKey: string | undefined;
+  model: string;
 };
 
 export type StripeSettings = {
@@ -175,7 +188,23 @@ export function readServerEnv(env: NodeJS.ProcessEnv = process.env): ServerEnv {
     emailCapacityPerHour: parseEmailCapacity(env.GATEHOUSE_EMAIL_CAPACITY_PER_HOUR),
     s3: readS3Settings(env),
     stripe: readStripeSettings(env),
+    ai: readAiSettings(env),
   };
+}
+
+/** `GATEHOUSE_AI_*`: the base URL and the model together turn the AI helper on; a half-made setting fails at start. */
+export function readAiSettings(env: NodeJS.ProcessEnv): AiSettings | undefined {
+  const baseUrl = env.GATEHOUSE_AI_BASE_URL || undefined;
+  const model = env.GATEHOUSE_AI_MODEL || undefined;
+  const apiKey = env.GATEHOUSE_AI_API_KEY || undefined;
+  if (!baseUrl && !model && !apiKey) return undefined;
+  if (!baseUrl || !model) {
+    throw new Error(
+      "GATEHOUSE_AI_BASE_URL and GATEHOUSE_AI_MODEL must both be set to turn the AI helper on (GATEHOUSE_AI_API_KEY " +
+        "when the endpoint needs one)",
+    );
+  }
+  return { baseUrl: httpUrlSetting("GATEHOUSE_AI_BASE_URL", baseUrl), apiKey, model };
 }
 
 /** `STACK_STRIPE_*`: without a secret key, payments run in test mode only. */

@@ -13,6 +13,7 @@ import { call, type Scope } from "../objects/scope.ts";
 import type { Session } from "../session/session.ts";
 import { Result } from "../utils/result.ts";
 import type { Wire } from "../utils/wire.ts";
+import { aiMethods } from "./admin-ai.ts";
 import { emailDraftMethods } from "./admin-email-drafts.ts";
 import { emailTemplateMethods } from "./admin-email-templates.ts";
 import { metricsMethods } from "./admin-metrics.ts";
@@ -211,6 +212,25 @@ export class GatehouseAdminApp extends GatehouseServerApp {
   private readonly signUpRules = signUpRuleMethods(this.adminScope);
   testSignUpRules = this.signUpRules.testSignUpRules;
   getSignUpRulesStats = this.signUpRules.getSignUpRulesStats;
+
+  // --- The AI helper (admin-ai.ts) ---
+
+  private readonly ai = aiMethods(this.adminScope);
+  getAiStatus = this.ai.getAiStatus;
+  askAi = this.ai.askAi;
+  streamAi = this.ai.streamAi;
+  getAiThread = this.ai.getAiThread;
+  appendAiThreadMessage = this.ai.appendAiThreadMessage;
+  listAiConversations = this.ai.listAiConversations;
+  createAiConversation = this.ai.createAiConversation;
+  getAiConversation = this.ai.getAiConversation;
+  renameAiConversation = this.ai.renameAiConversation;
+  saveAiConversationMessages = this.ai.saveAiConversationMessages;
+  deleteAiConversation = this.ai.deleteAiConversation;
+  listAiProposals = this.ai.listAiProposals;
+  getAiProposal = this.ai.getAiProposal;
+  applyAiProposal = this.ai.applyAiProposal;
+  discardAiProposal = this.ai.discardAiProposal;
 }
 
 /** The admin app of a project created or listed by an internal-project user, acting as that user. */

@@ -141,6 +141,15 @@ export class AppContext {
     return response.body as T;
   }
 
+  /** Sends one call and returns its 2xx answer unread, for a streamed body; errors are thrown as by `call`. */
+  async callStream(
+    path: string,
+    options: { method?: string; body?: unknown; accessType?: AccessType; session?: TokenSource | null } = {},
+  ): Promise<Response> {
+    const response = await this.api.request(path, { ...options, stream: true });
+    return response.response!;
+  }
+
   private readonly sharedSessions = new Map<string, Session>();
   private readonly caches = new Map<string, AsyncCache<Wire, Wire>>();
 

@@ -42,9 +42,17 @@ export type RequestOptions = {
   protocolHeaders?: boolean;
   /** Retry network failures although the method is not idempotent (a refresh grant can safely run twice). */
   idempotent?: boolean;
+  /** Leave a 2xx answer's body unread and hand over the `Response` (streamed answers: server-sent events). */
+  stream?: boolean;
 };
 
-export type ApiResponse = { status: number; headers: Headers; body: Wire };
+export type ApiResponse = {
+  status: number;
+  headers: Headers;
+  body: Wire;
+  /** The unread answer, with `stream: true`. */
+  response?: Response;
+};
 
 /** Attempts per request (PROTOCOL.md §10) and the base of the exponential back-off. */
 export const MAX_ATTEMPTS = 5;
@@ -158,6 +166,10 @@ export class ApiClient {
       if (body !== undefined) init.body = body;
       return init;
     });
+    const status = actualStatus(response);
+    if (options.stream && status >= 200 && status < 300) {
+      return { status, headers: response.headers, body: null, response };
+    }
     return this.interpret(method, path, response);
   }
 

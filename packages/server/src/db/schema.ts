@@ -1,4 +1,5 @@
 // Every table of the server, gathered for Drizzle and drizzle-kit. Each feature owns its tables in its own folder.
+export * from "../features/ai/schema.ts";
 export * from "../features/auth-mfa/schema.ts";
 export * from "../features/auth-passkey/schema.ts";
 export * from "../features/cli-auth/schema.ts";

@@ -1,5 +1,6 @@
 import { openApiRoutes } from "../http/openapi.ts";
 import type { AnyRoute } from "../http/route.ts";
+import { aiRoutes } from "./ai/routes.ts";
 import { anonymousRoutes } from "./auth-anonymous/routes.ts";
 import { mfaRoutes } from "./auth-mfa/routes.ts";
 import { otpRoutes } from "./auth-otp/routes.ts";
@@ -83,6 +84,7 @@ export const features: readonly Feature[] = [
       ...stripeWebhookRoutes,
     ],
   },
+  { id: "ai", routes: aiRoutes },
 ];
 
 /** Every API route of the server. */

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
+import { createProposal } from "../features/ai/proposals.ts";
 import { MARKETING_CATEGORY } from "../features/notifications/categories.ts";
 import { apiRoutes } from "../features/routes.ts";
 import { createTestServer, type TestProject, type TestServer } from "../testing/harness.ts";
@@ -40,6 +41,18 @@ const FILTERING_LISTS: Record<string, string> = {
   "GET /internal/payments/transactions": "customer_id filters the project's purchases and item changes",
 };
 
+/**
+ * Routes whose id is a label the caller picks within its own project (AI chat threads, PROTOCOL-EXTRA §5.1: "any
+ * string, scoped per project"). Handed A's label, B reads or appends to B's own thread of that name, so a 2xx is
+ * right; it must show nothing of A, and A's thread stays as it was (`snapshotOfA` reads it).
+ */
+const PER_PROJECT_LABELS: Record<string, string> = {
+  "GET /internal/ai-chat/:threadId": "reads the caller's own thread of that name",
+  "PATCH /internal/ai-chat/:threadId": "appends to the caller's own thread of that name",
+  "POST /internal/ai-chat/:threadId":
+    "asks the model in the caller's project; the thread id names no stored row",
+};
+
 /** Which of a tenant's ids a parameter or field of this name stands for. */
 const ID_KINDS: Record<string, IdKind> = {
   user_id: "user",
@@ -61,6 +74,11 @@ const ID_KINDS: Record<string, IdKind> = {
   delivery_id: "webhookDelivery",
   // Payments customers: the samples use customer_type "user", so the customer is the tenant's user.
   customer_id: "user",
+  // The AI helper (PROTOCOL-EXTRA §5): `projectId` where the protocol names the project in a body or query.
+  projectId: "project",
+  threadId: "aiThread",
+  conversation_id: "aiConversation",
+  proposal_id: "aiProposal",
 };
 /**
  * `/team-invitations/:id`; the other path parameters named plain `id` (the outbox's, the drafts') are told apart by
@@ -81,7 +99,10 @@ type IdKind =
   | "emailTemplate"
   | "emailDraft"
   | "webhookEndpoint"
-  | "webhookDelivery";
+  | "webhookDelivery"
+  | "aiThread"
+  | "aiConversation"
+  | "aiProposal";
 type Tenant = Awaited<ReturnType<typeof createTenant>>;
 
 /** Values of the path parameters that name no object of a tenant (config levels, providers, categories). */
@@ -206,6 +227,22 @@ async function createTenant(name: string) {
     `/webhooks-portal/endpoints/${webhookEndpoint.id}/test`,
     {},
   );
+  // The AI helper's thread, saved conversation and config proposal (made as the model's tool makes it: no model
+  // is configured here).
+  const aiThread = `thread-of-${name}`;
+  const patchedThread = await call(project, "admin", "PATCH", `/internal/ai-chat/${aiThread}`, {
+    message: { text: `Thread message of ${name}` },
+  });
+  expect(patchedThread.status, patchedThread.text).toBe(200);
+  const aiConversation = await created(project, "admin", "/internal/ai-conversations", {
+    title: `Conversation of ${name}`,
+    messages: [{ role: "user", content: `Question of ${name}` }],
+  });
+  const proposal = await createProposal(server.deps, project.id, "admin-key", {
+    changes: { "auth.passkey.allowSignIn": true },
+    summary: `Proposal of ${name}`,
+  });
+  if (!proposal.ok) throw new Error(proposal.problems.join("; "));
   const sessions = await call(project, "server", "GET", `/auth/sessions?user_id=${user}`);
   const keySets = await call(project, "admin", "GET", "/internal/api-keys");
   const ids = {
@@ -226,8 +263,18 @@ async function createTenant(name: string) {
     email: outbox.body.items[0].id as string,
     webhookEndpoint: webhookEndpoint.id as string,
     webhookDelivery: webhookDelivery.id as string,
+    aiThread,
+    aiConversation: aiConversation.id as string,
+    aiProposal: proposal.proposal.id,
   };
-  const markers = [...Object.values(ids).filter((id) => id !== project.id), email, `Team of ${name}`];
+  const markers = [
+    ...Object.values(ids).filter((id) => id !== project.id),
+    email,
+    `Team of ${name}`,
+    `Thread message of ${name}`,
+    `Conversation of ${name}`,
+    `Proposal of ${name}`,
+  ];
   return { project, accessToken: signedIn.accessToken, ids, markers };
 }
 
@@ -363,6 +410,11 @@ async function snapshotOfA() {
     ["admin", "/internal/email-drafts"],
     ["admin", "/webhooks-portal/endpoints"],
     ["admin", `/webhooks-portal/endpoints/${ids.webhookEndpoint}/deliveries`],
+    ["admin", `/internal/ai-chat/${ids.aiThread}`],
+    ["admin", `/internal/ai-conversations/${ids.aiConversation}`],
+    ["admin", "/internal/ai-conversations"],
+    ["admin", `/internal/ai-proposals/${ids.aiProposal}`],
+    ["admin", "/internal/config"],
   ];
   const snapshot: Record<string, unknown> = {};
   for (const [accessType, path] of reads) {
@@ -435,7 +487,8 @@ describe.each(routesWithIds.map((route) => [routeName(route), route] as const))(
         name in FILTERING_LISTS &&
         response.status === 200 &&
         (response.body?.items ?? response.body?.transactions)?.length === 0;
-      if (leaked.length > 0 || !(refused || emptyList)) {
+      const ownLabel = name in PER_PROJECT_LABELS && response.status < 300;
+      if (leaked.length > 0 || !(refused || emptyList || ownLabel)) {
         const shown = `${response.status} ${response.text.slice(0, 300)}`;
         problems.push(`${attempt.label}: ${route.method} ${attempt.path} -> ${shown}`);
       }

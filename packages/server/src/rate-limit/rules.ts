@@ -54,6 +54,11 @@ export const RATE_LIMITS = {
    * enough for a whole office behind one NAT, while stopping a runaway loop from hammering the database.
    */
   cliPollPerIp: { id: "cliPollPerIp", name: "cli-poll:ip", limit: 300, windowSeconds: 60 },
+  /**
+   * Each AI helper question is one or more paid model calls (features/ai): 60 an hour per owner of a project is
+   * plenty for a person at the dashboard and caps what a leaked admin credential or a runaway script can spend.
+   */
+  aiQueryPerOwner: { id: "aiQueryPerOwner", name: "ai-query:owner", limit: 60, windowSeconds: 3600 },
 } as const satisfies Record<string, { id: string; name: string; limit: number; windowSeconds: number }>;
 
 export type RateLimitRuleId = keyof typeof RATE_LIMITS;
