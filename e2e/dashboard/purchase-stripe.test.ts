@@ -100,6 +100,7 @@ it("pays a plan on Stripe Checkout and the app sees its credits once Stripe's si
   expect(stripe.events.map((each) => [each.event.type, each.status])).toEqual([
     ["checkout.session.completed", 200],
     ["customer.subscription.created", 200],
+    ["invoice.payment_succeeded", 200],
   ]);
   const credits = await server.getItem({ userId: user.id, itemId: "credits" });
   expect(credits.quantity).toBe(1000);

@@ -9,6 +9,8 @@ export const BUILT_IN_TEMPLATE_IDS = {
   magic_link: "822687fe-8d0a-4467-a0d1-416b6e639478",
   team_invitation: "e84de395-2076-4831-9c19-8e9a96a868e4",
   sign_in_invitation: "066dd73c-36da-4fd0-b6d6-ebf87683f8bc",
+  payment_receipt: "70372aee-0441-4d80-974c-2e858e40123a",
+  payment_failed: "f64b1afe-27ec-4a28-a277-7178f3261f9a",
 } as const;
 
 export type BuiltInTemplateType = keyof typeof BUILT_IN_TEMPLATE_IDS;
@@ -132,6 +134,46 @@ ${IGNORE_NOTE}`,
 ${action("Sign in", "signInInvitationLink")}
 ${IGNORE_NOTE}`,
       preview: `{ signInInvitationLink: "https://example.com/handler/sign-in", teamDisplayName: "My Project" }`,
+    },
+  },
+  payment_receipt: {
+    displayName: "Payment Receipt",
+    parts: {
+      schema: `{ productName: "string", quantity: "number", amount: "string", "receiptLink?": "string" }`,
+      subject: `\`Your receipt from \${project.displayName}\``,
+      body: `      <Heading as="h1" style={headingStyle}>Thank you for your purchase</Heading>
+      <Text>{greeting} your payment to {project.displayName} went through.</Text>
+      <Text>
+        {variables.quantity > 1 ? \`\${variables.quantity} × \` : ""}{variables.productName}: <strong>{variables.amount}</strong>
+      </Text>
+      {variables.receiptLink ? (
+        <Section style={{ margin: "24px 0", textAlign: "center" }}>
+          <Button href={variables.receiptLink} style={buttonStyle}>
+            View receipt
+          </Button>
+        </Section>
+      ) : null}
+      <Text style={mutedStyle}>Keep this email for your records.</Text>`,
+      preview: `{ productName: "Pro plan", quantity: 1, amount: "USD 29.00", receiptLink: "https://example.com/receipt" }`,
+    },
+  },
+  payment_failed: {
+    displayName: "Payment Failed",
+    parts: {
+      schema: `{ productName: "string", amount: "string", "invoiceUrl?": "string", "failureReason?": "string" }`,
+      subject: `\`Payment failed for \${project.displayName}\``,
+      body: `      <Heading as="h1" style={headingStyle}>Your payment did not go through</Heading>
+      <Text>{greeting} we could not charge {variables.amount} for {variables.productName} at {project.displayName}.</Text>
+      {variables.failureReason ? <Text>The reason given: {variables.failureReason}</Text> : null}
+      {variables.invoiceUrl ? (
+        <Section style={{ margin: "24px 0", textAlign: "center" }}>
+          <Button href={variables.invoiceUrl} style={buttonStyle}>
+            Pay the invoice
+          </Button>
+        </Section>
+      ) : null}
+      <Text style={mutedStyle}>Update your payment method to keep what you bought.</Text>`,
+      preview: `{ productName: "Pro plan", amount: "USD 29.00", invoiceUrl: "https://example.com/invoice", failureReason: "Your card was declined." }`,
     },
   },
 };

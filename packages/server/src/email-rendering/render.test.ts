@@ -177,7 +177,8 @@ describe("the built-in themes and templates", () => {
       });
       expect(rendered.notificationCategory).toBe("Transactional");
       expect(rendered.subject).toBeTruthy();
-      expect(rendered.html).toContain("https://example.com/handler/");
+      // Each template's preview link: a handler page, or the payment emails' receipt and invoice.
+      expect(rendered.html).toMatch(/https:\/\/example\.com\/(handler\/|receipt|invoice)/);
     }
   }, 120_000);
 

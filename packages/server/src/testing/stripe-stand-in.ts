@@ -43,6 +43,8 @@ export type StripeStandIn = {
   replay: (eventId: string) => Promise<number>;
   /** Ends a subscription now, as a failed renewal or a cancellation in Stripe's dashboard does. */
   endSubscription: (subscriptionId: string) => Promise<void>;
+  /** A renewal invoice that could not be collected: `invoice.payment_failed` with status uncollectible. */
+  failRenewal: (subscriptionId: string) => Promise<void>;
   /** Refunds a payment in full. */
   refund: (paymentIntentId: string, account: string) => Promise<void>;
   /** A Stripe-Signature header for `body`, as Stripe makes it. */
@@ -176,6 +178,7 @@ export async function startStripeStandIn(options: StripeStandInOptions = {}): Pr
         customer: session.customer,
         status: "paid",
         total: amount,
+        amount_paid: amount,
         created: now(),
         hosted_invoice_url: `${baseUrl}/invoices/${subscription.id}`,
         parent: { subscription_details: { subscription: subscription.id } },
@@ -205,7 +208,25 @@ export async function startStripeStandIn(options: StripeStandInOptions = {}): Pr
         account,
         subscriptions.get(session.subscription as string)!,
       );
+      await send("invoice.payment_succeeded", account, invoices[0]!);
     }
+  };
+
+  const failRenewal = async (subscriptionId: string) => {
+    const subscription = subscriptions.get(subscriptionId);
+    if (!subscription) throw new Error(`no subscription ${subscriptionId}`);
+    const paid = invoices.find((invoice) => invoice.customer === subscription.customer);
+    const invoice: StripeObject = {
+      ...paid,
+      id: newId("in"),
+      status: "uncollectible",
+      amount_paid: 0,
+      amount_due: paid?.total ?? 0,
+      created: now(),
+      account: subscription.account,
+    };
+    invoices.unshift(invoice);
+    await send("invoice.payment_failed", subscription.account as string, invoice);
   };
 
   const endSubscription = async (subscriptionId: string) => {
@@ -419,6 +440,7 @@ export async function startStripeStandIn(options: StripeStandInOptions = {}): Pr
       return post(sent.event);
     },
     endSubscription,
+    failRenewal,
     refund,
     sign,
     close: () =>

@@ -14,13 +14,21 @@ export type BuiltInEmail =
   | { kind: "password_reset"; variables: { link: string } }
   | { kind: "magic_link"; variables: { link: string; otp: string } }
   | { kind: "team_invitation"; variables: { link: string; teamDisplayName: string } }
-  | { kind: "sign_in_invitation"; variables: { link: string } };
+  | { kind: "sign_in_invitation"; variables: { link: string } }
+  | {
+      kind: "payment_receipt";
+      variables: { productName: string; quantity: number; amount: string; receiptLink?: string };
+    }
+  | {
+      kind: "payment_failed";
+      variables: { productName: string; amount: string; invoiceUrl?: string; failureReason?: string };
+    };
 
 /**
  * The variables each built-in template declares (PROTOCOL-EXTRA §1.1), from what the sender knows. The sign-in
  * invitation's `teamDisplayName` is the project's name, as the protocol has it.
  */
-function templateVariables(email: BuiltInEmail, projectName: string): Record<string, string> {
+function templateVariables(email: BuiltInEmail, projectName: string): Record<string, string | number> {
   switch (email.kind) {
     case "email_verification":
       return { emailVerificationLink: email.variables.link };
@@ -32,6 +40,9 @@ function templateVariables(email: BuiltInEmail, projectName: string): Record<str
       return { teamInvitationLink: email.variables.link, teamDisplayName: email.variables.teamDisplayName };
     case "sign_in_invitation":
       return { signInInvitationLink: email.variables.link, teamDisplayName: projectName };
+    case "payment_receipt":
+    case "payment_failed":
+      return { ...email.variables };
   }
 }
 
@@ -52,15 +63,22 @@ export function resolveThemeId(
 export async function sendBuiltInEmail(
   deps: AppDeps,
   project: Pick<ProjectRow, "id" | "displayName">,
-  input: BuiltInEmail & { to: string; userId?: string | null; config?: RenderedConfig },
+  input: BuiltInEmail &
+    ({ to: string; userId?: string | null } | { to?: undefined; userId: string }) & {
+      config?: RenderedConfig;
+    },
 ) {
   const config = input.config ?? (await getRenderedConfig(deps, project.id));
   const templateId = BUILT_IN_TEMPLATE_IDS[input.kind satisfies BuiltInTemplateType];
   const template = config.emails.templates[templateId];
   if (!template) throw new Error(`The project's config has no ${input.kind} template.`);
-  const recipient: EmailRecipient = input.userId
-    ? { type: "user-custom-emails", user_id: input.userId, emails: [input.to] }
-    : { type: "custom-emails", emails: [input.to] };
+  // Without an address, the user's primary email at the time the email is rendered.
+  const recipient: EmailRecipient =
+    input.to === undefined
+      ? { type: "user-primary-email", user_id: input.userId }
+      : input.userId
+        ? { type: "user-custom-emails", user_id: input.userId, emails: [input.to] }
+        : { type: "custom-emails", emails: [input.to] };
   const [row] = await enqueueTemplateEmails(deps, project.id, [
     {
       recipient,

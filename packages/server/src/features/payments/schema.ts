@@ -125,3 +125,16 @@ export const stripeCustomers = pgTable(
   },
   (t) => [primaryKey({ columns: [t.projectId, t.customerType, t.customerId] })],
 );
+
+/** The payment emails already sent (notifications.ts), one row per checkout or invoice, so a replay sends none. */
+export const paymentNotifications = pgTable(
+  "payment_notifications",
+  {
+    projectId: text("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    key: text("key").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.key] })],
+);

@@ -15,23 +15,54 @@ import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { getRenderedConfig } from "../projects/config-store.ts";
 import { findCodeById } from "../verification-codes/service.ts";
+import type { Customer } from "./catalogue.ts";
+import { formatUsd, sendPaymentEmail } from "./notifications.ts";
 import type { PurchaseCodeData } from "./purchase-codes.ts";
 import { markRefundedByPaymentIntent, recordPurchase, syncSubscriptionEnd } from "./purchases.ts";
-import { projectOfStripeAccount, stripeClient, subscriptionEnd } from "./stripe.ts";
+import { projectOfStripeAccount, stripeClient, subscriptionEnd, usdToCents } from "./stripe.ts";
 import type { CheckoutMetadata } from "./stripe-routes.ts";
 
 const idOf = (value: string | { id: string } | null | undefined): string | null =>
   value == null ? null : typeof value === "string" ? value : value.id;
 
-async function syncSubscription(deps: AppDeps, projectId: string, accountId: string, subscriptionId: string) {
+async function syncSubscription(
+  deps: AppDeps,
+  projectId: string,
+  accountId: string,
+  subscriptionId: string,
+): Promise<Stripe.Subscription> {
   const subscription = await stripeClient(deps.env).subscriptions.retrieve(
     subscriptionId,
     {},
-    {
-      stripeAccount: accountId,
-    },
+    { stripeAccount: accountId },
   );
   await syncSubscriptionEnd(deps.db, projectId, subscription.id, subscriptionEnd(subscription));
+  return subscription;
+}
+
+/** What a checkout or subscription was for, from the purchase code its metadata names; null if not ours. */
+async function purchaseOf(
+  deps: AppDeps,
+  projectId: string,
+  metadata: Partial<CheckoutMetadata> | null | undefined,
+) {
+  if (
+    !metadata ||
+    metadata.gatehouse_project_id !== projectId ||
+    !metadata.purchase_code_id ||
+    !metadata.price_id
+  ) {
+    return null;
+  }
+  const code = await findCodeById(deps.db, projectId, "purchase", metadata.purchase_code_id);
+  if (!code) return null;
+  const data = code.data as PurchaseCodeData;
+  return {
+    data,
+    customer: { type: data.customer_type, id: data.customer_id } as Customer,
+    priceId: metadata.price_id,
+    quantity: Math.max(1, Number.parseInt(metadata.quantity ?? "1", 10) || 1),
+  };
 }
 
 async function completeCheckout(
@@ -40,12 +71,10 @@ async function completeCheckout(
   accountId: string,
   session: Stripe.Checkout.Session,
 ) {
-  const metadata = (session.metadata ?? {}) as Partial<CheckoutMetadata>;
-  // A checkout some other integration made on the account, or one for another project: not ours to grant.
-  if (metadata.gatehouse_project_id !== projectId || !metadata.purchase_code_id || !metadata.price_id) return;
-  const code = await findCodeById(deps.db, projectId, "purchase", metadata.purchase_code_id);
-  if (!code) return;
-  const data = code.data as PurchaseCodeData;
+  // A checkout some other integration made on the account, or one for another project, is not ours to grant.
+  const purchase = await purchaseOf(deps, projectId, session.metadata as Partial<CheckoutMetadata> | null);
+  if (!purchase) return;
+  const { data, customer, priceId, quantity } = purchase;
   const config = await getRenderedConfig(deps, projectId);
   const subscriptionId = idOf(session.subscription);
   let endsAt: Date | null = null;
@@ -53,22 +82,20 @@ async function completeCheckout(
     const subscription = await stripeClient(deps.env).subscriptions.retrieve(
       subscriptionId,
       {},
-      {
-        stripeAccount: accountId,
-      },
+      { stripeAccount: accountId },
     );
     endsAt = subscriptionEnd(subscription);
   }
   await recordPurchase(deps.db, config, projectId, {
-    customer: { type: data.customer_type, id: data.customer_id },
+    customer,
     choice: {
       productId: data.product_id,
       product: data.product,
       lineId:
         data.product_id === null ? null : (config.payments.products[data.product_id]?.productLineId ?? null),
     },
-    priceId: metadata.price_id,
-    quantity: Math.max(1, Number.parseInt(metadata.quantity ?? "1", 10) || 1),
+    priceId,
+    quantity,
     source: "purchase_page",
     testMode: false,
     idempotencyKey: `stripe-checkout:${session.id}`,
@@ -78,6 +105,52 @@ async function completeCheckout(
       endsAt,
     },
   });
+  // A subscription's receipts come with its invoices; a one-time payment's comes now.
+  if (!subscriptionId) {
+    const price = data.product.prices[priceId]?.USD;
+    const cents = session.amount_total ?? (price ? usdToCents(price) * quantity : 0);
+    await sendPaymentEmail(deps, projectId, customer, `receipt:${session.id}`, {
+      kind: "payment_receipt",
+      variables: { productName: data.product.display_name, quantity, amount: formatUsd(cents) },
+    });
+  }
+}
+
+/** Receipts and failure notices for a subscription's invoices, to the customer its checkout was for. */
+async function notifyInvoice(
+  deps: AppDeps,
+  projectId: string,
+  type: string,
+  invoice: Stripe.Invoice,
+  subscription: Stripe.Subscription,
+) {
+  const paid = type === "invoice.payment_succeeded" || type === "invoice.paid";
+  const failedForGood = type === "invoice.payment_failed" && invoice.status === "uncollectible";
+  if (!paid && !failedForGood) return;
+  const purchase = await purchaseOf(deps, projectId, subscription.metadata as Partial<CheckoutMetadata>);
+  if (!purchase || !invoice.id) return;
+  const productName = purchase.data.product.display_name;
+  const link = invoice.hosted_invoice_url ?? invoice.invoice_pdf ?? undefined;
+  if (paid) {
+    await sendPaymentEmail(deps, projectId, purchase.customer, `receipt:${invoice.id}`, {
+      kind: "payment_receipt",
+      variables: {
+        productName,
+        quantity: purchase.quantity,
+        amount: formatUsd(invoice.amount_paid ?? invoice.total),
+        ...(link ? { receiptLink: link } : {}),
+      },
+    });
+  } else {
+    await sendPaymentEmail(deps, projectId, purchase.customer, `failed:${invoice.id}`, {
+      kind: "payment_failed",
+      variables: {
+        productName,
+        amount: formatUsd(invoice.amount_due ?? invoice.total),
+        ...(link ? { invoiceUrl: link } : {}),
+      },
+    });
+  }
 }
 
 /** The subscription an invoice belongs to, in the API versions before and after invoices gained `parent`. */
@@ -103,8 +176,11 @@ export async function handleStripeEvent(deps: AppDeps, event: Stripe.Event): Pro
   } else if (type.startsWith("customer.subscription.")) {
     await syncSubscription(deps, projectId, accountId, (event.data.object as Stripe.Subscription).id);
   } else if (type.startsWith("invoice.")) {
-    const subscriptionId = invoiceSubscriptionId(event.data.object as Stripe.Invoice);
-    if (subscriptionId) await syncSubscription(deps, projectId, accountId, subscriptionId);
+    const invoice = event.data.object as Stripe.Invoice;
+    const subscriptionId = invoiceSubscriptionId(invoice);
+    if (!subscriptionId) return;
+    const subscription = await syncSubscription(deps, projectId, accountId, subscriptionId);
+    await notifyInvoice(deps, projectId, type, invoice, subscription);
   } else if (type === "charge.refunded") {
     const charge = event.data.object as Stripe.Charge;
     const paymentIntentId = idOf(charge.payment_intent);

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
+import { emailsTo } from "../../testing/outbox.ts";
 import { type StripeStandIn, startStripeStandIn } from "../../testing/stripe-stand-in.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 import { paymentsApi, TEST_CATALOGUE } from "./test-support.ts";
@@ -194,6 +195,72 @@ describe("paying with Stripe Checkout", () => {
         hosted_invoice_url: expect.stringContaining(stripe.url),
       },
     ]);
+  });
+
+  it("emails a receipt once per payment, and a notice when a renewal cannot be collected", async () => {
+    const email = "receipts@stripe.example";
+    const { user } = await createSignedInUser(server, project.id, {
+      primaryEmail: email,
+      primaryEmailVerified: true,
+    });
+    const pack = await checkout(user.id, "credit-pack", "once", 2);
+    await stripe.pay(pack.sessionId);
+    const completed = stripe.events.find(
+      (each) =>
+        each.event.type === "checkout.session.completed" && each.event.data.object.id === pack.sessionId,
+    )!;
+    await stripe.replay(completed.event.id);
+    let mail = await emailsTo(server, project.id, email);
+    expect(mail.map((each) => each.subject)).toEqual(["Your receipt from Stripe Co"]);
+    expect(mail[0]!.text).toContain("2 × Credit pack: USD 10.00");
+
+    const plan = await checkout(user.id, "pro", "monthly");
+    await stripe.pay(plan.sessionId);
+    const paidInvoice = stripe.events.find((each) => each.event.type === "invoice.payment_succeeded")!;
+    await stripe.replay(paidInvoice.event.id);
+    mail = await emailsTo(server, project.id, email);
+    expect(mail.map((each) => each.subject)).toEqual([
+      "Your receipt from Stripe Co",
+      "Your receipt from Stripe Co",
+    ]);
+    expect(mail[0]!.text).toContain("Pro: USD 29.00");
+    expect(mail[0]!.html).toContain(`${stripe.url}/invoices/`);
+
+    await stripe.failRenewal(stripe.sessions.get(plan.sessionId)!.subscription as string);
+    mail = await emailsTo(server, project.id, email);
+    expect(mail[0]!.subject).toBe("Payment failed for Stripe Co");
+    expect(mail[0]!.text).toContain("USD 29.00 for Pro");
+  });
+
+  it("emails a team's receipts to its admins, not its other members", async () => {
+    const admin = await createSignedInUser(server, project.id, {
+      primaryEmail: "admin@team.example",
+      primaryEmailVerified: true,
+    });
+    const member = await createSignedInUser(server, project.id, {
+      primaryEmail: "member@team.example",
+      primaryEmailVerified: true,
+    });
+    const team = await api.call("server", "POST", "/teams", {
+      display_name: "Payers",
+      creator_user_id: admin.user.id,
+    });
+    await api.call("server", "POST", `/team-memberships/${team.body.id}/${member.user.id}`, {});
+    const { fullCode } = await api.purchaseUrl({
+      customer_type: "team",
+      customer_id: team.body.id,
+      product_id: "team-plan",
+    });
+    const started = await server.request("/api/v1/payments/purchases/checkout-session", {
+      method: "POST",
+      body: { full_code: fullCode, price_id: "monthly" },
+    });
+    await stripe.pay(new URL(started.body.url).pathname.split("/").pop()!);
+    expect(await api.quantity(`team/${team.body.id}`, "seats")).toBe(5);
+    expect((await emailsTo(server, project.id, "admin@team.example")).map((each) => each.subject)).toEqual([
+      "Your receipt from Stripe Co",
+    ]);
+    expect(await emailsTo(server, project.id, "member@team.example")).toEqual([]);
   });
 
   it("refuses checkouts that cannot be paid, before Stripe is asked", async () => {
