@@ -14,7 +14,7 @@ import { getRenderedConfig } from "../projects/config-store.ts";
 import type { ProjectRow } from "../projects/schema.ts";
 import { findProject } from "../projects/service.ts";
 import type { VerificationCodeRow } from "../verification-codes/schema.ts";
-import { consumeVerificationCode, createVerificationCode } from "../verification-codes/service.ts";
+import { createVerificationCode, findCodeAnyProject } from "../verification-codes/service.ts";
 import type { Customer, InlineProduct } from "./catalogue.ts";
 import { listCustomerPurchases, ownedQuantity, type PurchaseAttempt } from "./purchases.ts";
 
@@ -77,20 +77,19 @@ export async function projectOfFullCode(
 }
 
 /**
- * Reads a purchase code without spending it: VERIFICATION_CODE_NOT_FOUND, _EXPIRED or _ALREADY_USED otherwise.
- * Each read counts as an attempt on the code (verification-codes/service.ts), like every code check.
+ * Reads a purchase code without spending it: VERIFICATION_CODE_NOT_FOUND, _EXPIRED or _ALREADY_USED otherwise. Unlike
+ * a typed code, nothing is counted: the page reads its code on every load, and only the whole 45 random characters
+ * match (a guess reveals nothing), as for unsubscribe links.
  */
 export async function openPurchaseCode(
   deps: Pick<AppDeps, "db" | "env">,
   value: string,
 ): Promise<OpenPurchase> {
   const { project, config, code } = await projectOfFullCode(deps, value);
-  const codeRow = await consumeVerificationCode(deps.db, {
-    projectId: project.id,
-    purpose: "purchase",
-    code,
-    peek: true,
-  });
+  const codeRow = await findCodeAnyProject(deps.db, "purchase", code);
+  if (!codeRow || codeRow.projectId !== project.id) throw knownError("VERIFICATION_CODE_NOT_FOUND");
+  if (codeRow.expiresAt.getTime() <= Date.now()) throw knownError("VERIFICATION_CODE_EXPIRED");
+  if (codeRow.usedAt) throw knownError("VERIFICATION_CODE_ALREADY_USED");
   return { project, config, codeRow, data: codeRow.data as PurchaseCodeData };
 }
 
