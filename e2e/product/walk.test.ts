@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../../packages/server/src/testing/chromium.ts";
 import { imageDataUrl, makePng } from "../../packages/server/src/testing/images.ts";
 import { startTestSmtpServer, type TestSmtpServer } from "../../packages/server/src/testing/smtp-server.ts";
+import { type StripeStandIn, startStripeStandIn } from "../../packages/server/src/testing/stripe-stand-in.ts";
 import { type Caller, callApi, expectOk } from "./api.ts";
 import { createOwnDatabase, type OwnDatabase } from "./postgres-database.ts";
 import { DEPLOY_START, type ProductProcess, QUICK_START, startProduct } from "./product-process.ts";
@@ -29,15 +30,30 @@ const mode = postgresUrl ? "production on PostgreSQL" : "development on the embe
 const PASSWORD = "correct horse battery staple";
 
 let smtp: TestSmtpServer;
+let stripe: StripeStandIn;
 let product: ProductProcess;
 let browser: Browser;
 let productionDatabase: OwnDatabase | null = null;
 
 beforeAll(async () => {
   smtp = await startTestSmtpServer();
+  // Stripe's stand-in: the process talks to it through the stripe package, and it sends signed events back.
+  stripe = await startStripeStandIn({
+    deliver: async (body, signature) =>
+      (
+        await fetch(`${product.baseUrl}/api/v1/integrations/stripe/webhooks`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "stripe-signature": signature },
+          body,
+        })
+      ).status,
+  });
   const env: Record<string, string> = {
     GATEHOUSE_SMTP_URL: smtp.url,
     GATEHOUSE_EMAIL_FROM: "auth@walk.test",
+    STACK_STRIPE_SECRET_KEY: stripe.secretKey,
+    STACK_STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
+    GATEHOUSE_STRIPE_API_URL: stripe.url,
   };
   if (postgresUrl) {
     const database = await createOwnDatabase(postgresUrl);
@@ -60,6 +76,7 @@ afterAll(async () => {
   await browser?.close();
   await product?.stop();
   await smtp?.close();
+  await stripe?.close();
   await productionDatabase?.drop();
 });
 
@@ -425,6 +442,30 @@ describe(`the product as users run it (${mode})`, () => {
     expect(await credits.tryDecreaseQuantity(101)).toBe(false);
     expect(await credits.tryDecreaseQuantity(40)).toBe(true);
     expect((await buyer.getItem("credits")).quantity).toBe(60);
+  });
+
+  it("takes a card payment through Stripe Checkout, granted by Stripe's signed webhook", async () => {
+    const admin = ownedProject.app as unknown as GatehouseAdminApp;
+    const { url: onboarding } = await admin.setupPayments();
+    expect((await fetch(onboarding, { redirect: "manual" })).status).toBe(303);
+    expect((await admin.getStripeAccountInfo())?.chargesEnabled).toBe(true);
+    await ownedProject.updateConfig({ "payments.testMode": false });
+
+    const server = new GatehouseServerApp({ ...app, baseUrl: product.baseUrl, tokenStore: "memory" });
+    const buyer = await server.createUser({
+      primaryEmail: `card-${randomBytes(4).toString("hex")}@walk.test`,
+    });
+    const url = await buyer.createCheckoutUrl({ productId: "starter-pack" });
+    const page = await newPage();
+    await page.goto(url);
+    await page.getByRole("button", { name: "Pay with card" }).click();
+    await page.waitForURL((target) => target.toString().startsWith(`${stripe.url}/checkout/`));
+    await page.getByRole("button", { name: "Pay" }).click();
+    await page.waitForURL(`${product.baseUrl}/purchase/done`);
+    await page.getByTestId("purchase-paid").waitFor();
+    await page.context().close();
+    expect(stripe.events.map((each) => each.status)).toEqual([200]);
+    expect((await buyer.getItem("credits")).quantity).toBe(100);
   });
 
   it("answered no request with a 5xx", () => {

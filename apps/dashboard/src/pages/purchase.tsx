@@ -213,7 +213,38 @@ type Stage =
   | { kind: "ready"; offer: Offer }
   | { kind: "done"; offer: Offer };
 
+/** Where Stripe Checkout comes back to when the app gave no return URL (payments/stripe-routes.ts). */
+const PAID_PATH = "/purchase/done";
+
 export function PurchasePage() {
+  const { pathname } = useLocation();
+  return pathname === PAID_PATH ? <PaidPage /> : <PurchaseCodePage />;
+}
+
+/** After a card payment on Stripe's page: the purchase is granted when Stripe's webhook arrives, not here. */
+function PaidPage() {
+  const theme = useTheme();
+  useInsertionEffect(() => injectStyles(), []);
+  useEffect(() => {
+    document.title = "Payment received";
+  }, []);
+  return (
+    <div className="gh-root purchase-root" data-gh-theme={theme}>
+      <main className="gh-page">
+        <div className="gh-card purchase-card" data-testid="purchase-paid">
+          <Header
+            icon={<Icon name="check" />}
+            tone="success"
+            title="Payment received"
+            subtitle="Thank you. Your purchase is being added to your account; you can close this page now."
+          />
+        </div>
+      </main>
+    </div>
+  );
+}
+
+function PurchaseCodePage() {
   const { pathname, search } = useLocation();
   const theme = useTheme();
   const fullCode = decodedCode(pathname);
