@@ -1,11 +1,12 @@
 /**
  * `analytics_overview` and `payments_overview` (PROTOCOL-EXTRA §4.1). Page views and clicks are the `$page-view` /
  * `$click` events the SDKs send to POST /analytics/events/batch, read over the metrics window from the events
- * index. Payments are not built yet: every payment figure (subscriptions, invoices, revenue) is zero or empty
- * until they are, and so are the analytics figures made of revenue. Session replays are not recorded either.
+ * index. The payment figures come from the purchases (payments/metrics.ts: revenue is what was paid through the
+ * purchase page; renewals paid at Stripe are not recorded). Session replays are not recorded.
  */
 import { sql } from "drizzle-orm";
 import type { Database } from "../../db/index.ts";
+import type { PaymentCounts } from "../payments/metrics.ts";
 import { anonymityFilter } from "./activity.ts";
 import { type MetricsWindow, series } from "./window.ts";
 
@@ -19,6 +20,7 @@ export async function analyticsMetrics(
   window: MetricsWindow,
   includeAnonymous: boolean,
   onlineLive: number,
+  payments: PaymentCounts,
 ) {
   const from = sql`from events e
     where e.project_id = ${projectId} and e.type in ('$page-view', '$click')
@@ -60,18 +62,23 @@ export async function analyticsMetrics(
     }
   }
   const topRegion = regions.rows[0];
+  const visitorCount = Number(visitors.rows[0]?.visitors ?? 0);
   return {
     daily_page_views: series(window, views),
     daily_clicks: series(window, clicks),
     daily_visitors: series(window, dailyVisitors),
-    daily_revenue: window.days.map((date) => ({ date, new_cents: 0, refund_cents: 0 })),
-    total_revenue_cents: 0,
+    daily_revenue: window.days.map((date) => ({
+      date,
+      new_cents: payments.revenueByDay.get(date) ?? 0,
+      refund_cents: 0,
+    })),
+    total_revenue_cents: payments.revenueCents,
     total_replays: 0,
     recent_replays: 0,
     avg_session_seconds: 0,
-    visitors: Number(visitors.rows[0]?.visitors ?? 0),
+    visitors: visitorCount,
     online_live: onlineLive,
-    revenue_per_visitor: 0,
+    revenue_per_visitor: visitorCount > 0 ? Math.round(payments.revenueCents / visitorCount) / 100 : 0,
     top_referrers: referrers.rows.map((row) => ({ referrer: row.referrer, visitors: Number(row.visitors) })),
     top_region: topRegion
       ? { country_code: topRegion.country_code, region_code: null, count: Number(topRegion.visitors) }
@@ -79,16 +86,23 @@ export async function analyticsMetrics(
   };
 }
 
-/** Payments are not built yet (no subscriptions, purchases or invoices exist): the protocol's shape, all zero. */
-export function paymentsOverview(window: MetricsWindow) {
+/** `payments_overview` from the purchases: every one-time purchase and subscription counts as an order. */
+export function paymentsOverview(window: MetricsWindow, counts: PaymentCounts) {
+  const orders = counts.oneTimePurchases + counts.subscriptions;
   return {
-    subscriptions_by_status: {},
-    active_subscription_count: 0,
-    total_one_time_purchases: 0,
-    daily_subscriptions: series(window, new Map()),
-    revenue_cents: 0,
-    mrr_cents: 0,
-    total_orders: 0,
-    checkout_conversion_rate: 0,
+    subscriptions_by_status: Object.fromEntries(
+      [
+        ["active", counts.activeSubscriptions],
+        ["canceled", counts.endedSubscriptions],
+      ].filter(([, count]) => Number(count) > 0),
+    ) as Record<string, number>,
+    active_subscription_count: counts.activeSubscriptions,
+    total_one_time_purchases: counts.oneTimePurchases,
+    daily_subscriptions: series(window, counts.subscriptionsByDay),
+    revenue_cents: counts.revenueCents,
+    mrr_cents: counts.windowRevenueCents,
+    total_orders: orders,
+    // Orders are recorded only once paid or granted.
+    checkout_conversion_rate: orders > 0 ? 100 : 0,
   };
 }

@@ -7,6 +7,7 @@ import { createSignedInUser } from "../../testing/users.ts";
 import { passkeyCredentials } from "../auth-passkey/schema.ts";
 import { sentEmails } from "../emails/schema.ts";
 import { oauthAccounts } from "../oauth/schema.ts";
+import { productPurchases } from "../payments/schema.ts";
 import { teams } from "../teams/schema.ts";
 import { users } from "../users/schema.ts";
 
@@ -244,10 +245,53 @@ describe("GET /internal/metrics", () => {
     expect(emails.recent_emails.map((email: { subject: string }) => email.subject)).toContain("(no subject)");
   });
 
-  it("answers zeros for payments, which are not built yet", async () => {
-    const { payments_overview: payments } = await metrics();
-    expect(payments).toMatchObject({ active_subscription_count: 0, revenue_cents: 0, total_orders: 0 });
-    expect(payments.daily_subscriptions).toEqual(seriesOf({}));
+  it("counts subscriptions and one-time purchases, and the revenue paid through the purchase page", async () => {
+    const before = (await metrics()).payments_overview;
+    expect(before).toMatchObject({ active_subscription_count: 0, revenue_cents: 0, total_orders: 0 });
+    expect(before.daily_subscriptions).toEqual(seriesOf({}));
+    const purchase = (daysAgo: number, values: Partial<typeof productPurchases.$inferInsert>) => ({
+      projectId: project.id,
+      id: randomUuid(),
+      customerType: "user" as const,
+      customerId: people.a.id,
+      productId: "pro",
+      product: { display_name: "Pro", customer_type: "user", prices: { monthly: { USD: "29.50" } } },
+      priceId: "monthly",
+      quantity: 1,
+      kind: "subscription" as const,
+      source: "purchase_page" as const,
+      testMode: false,
+      createdAt: new Date(at(daysAgo)),
+      ...values,
+    });
+    await server.deps.db
+      .insert(productPurchases)
+      .values([
+        purchase(2, { quantity: 2 }),
+        purchase(40, {}),
+        purchase(3, { endsAt: new Date(at(1)) }),
+        purchase(5, { kind: "one_time", source: "test_mode", testMode: true }),
+        purchase(6, { kind: "one_time", source: "api_grant" }),
+        purchase(7, { kind: "one_time", refundedAt: new Date(at(6)) }),
+      ]);
+    const { payments_overview: payments, analytics_overview: analytics } = await metrics();
+    expect(payments).toMatchObject({
+      subscriptions_by_status: { active: 2, canceled: 1 },
+      active_subscription_count: 2,
+      total_one_time_purchases: 3,
+      total_orders: 6,
+      // 2 × $29.50 and $29.50 twice; the test purchase, the grant and the refunded one are free.
+      revenue_cents: 5900 + 2950 + 2950,
+      mrr_cents: 5900 + 2950,
+      checkout_conversion_rate: 100,
+    });
+    expect(payments.daily_subscriptions).toEqual(seriesOf({ 2: 1, 3: 1 }));
+    expect(analytics.total_revenue_cents).toBe(11800);
+    expect(analytics.daily_revenue.find((point: { date: string }) => point.date === dateOf(2))).toEqual({
+      date: dateOf(2),
+      new_cents: 5900,
+      refund_cents: 0,
+    });
   });
 
   it("is for admins only", async () => {

@@ -6,6 +6,7 @@ import { z } from "zod";
 import type { RenderedConfig } from "../../config/index.ts";
 import type { Database } from "../../db/index.ts";
 import { defineRoute } from "../../http/route.ts";
+import { paymentCounts } from "../payments/metrics.ts";
 import { activityMetrics } from "./activity.ts";
 import { analyticsMetrics, paymentsOverview } from "./analytics.ts";
 import { emailMetrics } from "./emails.ts";
@@ -21,12 +22,20 @@ export async function loadMetrics(
   now = new Date(),
 ): Promise<MetricsResponse> {
   const window = metricsWindow(now);
-  const [userFigures, activity, emails] = await Promise.all([
+  const [userFigures, activity, emails, payments] = await Promise.all([
     userMetrics(db, projectId, config, window, includeAnonymous),
     activityMetrics(db, projectId, window, includeAnonymous),
     emailMetrics(db, projectId, window),
+    paymentCounts(db, projectId, window),
   ]);
-  const analytics = await analyticsMetrics(db, projectId, window, includeAnonymous, activity.onlineLive);
+  const analytics = await analyticsMetrics(
+    db,
+    projectId,
+    window,
+    includeAnonymous,
+    activity.onlineLive,
+    payments,
+  );
   return {
     total_users: userFigures.totalUsersFiltered,
     daily_users: userFigures.dailyUsers,
@@ -45,7 +54,7 @@ export async function loadMetrics(
       daily_active_teams_split: activity.dailyActiveTeamsSplit,
       total_users_filtered: userFigures.totalUsersFiltered,
     },
-    payments_overview: paymentsOverview(window),
+    payments_overview: paymentsOverview(window, payments),
     email_overview: emails,
     analytics_overview: analytics,
   };
