@@ -70,13 +70,13 @@ describe("dashboard email templates", () => {
 
     const themes = page.getByTestId("themes-table");
     expect(await themes.locator('tr[data-selected="true"]').textContent()).toContain("Default Light");
-    await page.getByRole("button", { name: "Use Default Dark as the default theme" }).click();
+    await page.getByRole("button", { name: "Use as default: Default Dark" }).click();
     await themes.locator('tr[data-selected="true"]', { hasText: "Default Dark" }).waitFor();
     expect((await (await project()).getConfig()) as { emails: { selectedThemeId: string } }).toMatchObject({
       emails: { selectedThemeId: DEFAULT_DARK_THEME_ID },
     });
     await screenshot(page, "60-email-templates-shared");
-    await page.getByRole("button", { name: "Use Default Light as the default theme" }).click();
+    await page.getByRole("button", { name: "Use as default: Default Light" }).click();
     await themes.locator('tr[data-selected="true"]', { hasText: "Default Light" }).waitFor();
     expect(
       ((await (await project()).getConfig()) as { emails: { selectedThemeId: string } }).emails,

@@ -65,9 +65,12 @@ export const PASSWORD = "correct horse battery staple";
  */
 export async function signUpInBrowser(env: DashboardEnv, page: Page, email: string): Promise<void> {
   await page.goto(`${env.baseUrl}/`);
-  await page.waitForURL(/\/handler\/sign-in/);
-  await page.getByRole("link", { name: "Sign up", exact: true }).click();
-  await page.waitForURL(/\/handler\/sign-up/);
+  // A first visitor may land on sign-up directly, or on sign-in with a link to it.
+  await page.waitForURL(/\/handler\/sign-(in|up)/);
+  if (new URL(page.url()).pathname.endsWith("/sign-in")) {
+    await page.getByRole("link", { name: "Sign up", exact: true }).click();
+    await page.waitForURL(/\/handler\/sign-up/);
+  }
   await page.getByRole("heading", { name: "Create your account" }).waitFor();
   await page.getByLabel("E-mail", { exact: true }).fill(email);
   await page.getByRole("textbox", { name: "Password", exact: true }).fill(PASSWORD);

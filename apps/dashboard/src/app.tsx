@@ -1,6 +1,6 @@
 import type { AdminProject, CurrentUser } from "@gatehouse/js";
 import { GatehouseHandler, GatehouseProvider } from "@gatehouse/react";
-import { type ReactNode, useCallback, useEffect, useState, useSyncExternalStore } from "react";
+import { type ReactNode, useCallback, useEffect, useMemo, useState, useSyncExternalStore } from "react";
 import { adminAppOf, dashboardApp, type OwnedProject, ownerMethods } from "./gatehouse.ts";
 import { Shell } from "./layout.tsx";
 import { AuthMethodsPage } from "./pages/auth-methods.tsx";
@@ -9,6 +9,7 @@ import { EmailPage } from "./pages/email.tsx";
 import { EmailTemplatesSection } from "./pages/email-templates.tsx";
 import { KeysPage } from "./pages/keys.tsx";
 import { MetricsPage } from "./pages/metrics.tsx";
+import { NotFoundPage } from "./pages/not-found.tsx";
 import { CreateProjectPage } from "./pages/onboarding.tsx";
 import { OverviewPage } from "./pages/overview.tsx";
 import { PaymentsSection } from "./pages/payments.tsx";
@@ -25,12 +26,35 @@ import { UsersPage } from "./pages/users.tsx";
 import { WebhooksPage } from "./pages/webhooks.tsx";
 import { StandaloneWebhookPortal } from "./pages/webhooks-standalone.tsx";
 import { ProjectContext } from "./project-context.tsx";
-import { matchPath, Redirect, useLocation } from "./router.tsx";
+import { Link, matchPath, Redirect, useLocation } from "./router.tsx";
 import { Empty, ErrorAlert } from "./ui/components.tsx";
 import { errorMessage } from "./ui/hooks.ts";
 import { useTheme } from "./ui/theme.tsx";
 
 const userWatch = dashboardApp.watchUser({ includeRestricted: true });
+
+/**
+ * Set once someone has signed in to the dashboard in this browser: a first visitor is sent to sign-up, someone
+ * who has been here before to sign-in.
+ */
+const SIGNED_IN_BEFORE = "gatehouse-dashboard-signed-in-before";
+/** The last dashboard page open in this tab, where "Back to the dashboard" on the account settings page leads. */
+const LAST_PAGE = "gatehouse-dashboard-last-page";
+
+function storageGet(storage: () => Storage, key: string): string | null {
+  try {
+    return storage().getItem(key);
+  } catch {
+    return null; // storage refused (private windows, policies): behave as on a first visit
+  }
+}
+function storageSet(storage: () => Storage, key: string, value: string): void {
+  try {
+    storage().setItem(key, value);
+  } catch {
+    // nothing to remember then
+  }
+}
 
 function FullPageSpinner() {
   return (
@@ -51,11 +75,24 @@ export function App() {
   return (
     <GatehouseProvider app={dashboardApp} theme={theme}>
       {pathname === "/handler" || pathname.startsWith("/handler/") ? (
-        <GatehouseHandler basePath="/handler" />
+        <>
+          {pathname.startsWith("/handler/account-settings") ? <BackToDashboard /> : null}
+          <GatehouseHandler basePath="/handler" />
+        </>
       ) : (
         <SignedInArea pathname={pathname} />
       )}
     </GatehouseProvider>
+  );
+}
+
+/** The account settings page is the handler's, without the dashboard's chrome: this is the way back. */
+function BackToDashboard() {
+  const back = storageGet(() => sessionStorage, LAST_PAGE) ?? "/";
+  return (
+    <nav className="handler-back" aria-label="Dashboard" style={{ padding: "16px 20px", fontSize: 14 }}>
+      <Link to={back.startsWith("/") && !back.startsWith("//") ? back : "/"}>← Back to the dashboard</Link>
+    </nav>
   );
 }
 
@@ -70,9 +107,16 @@ function SignedInArea({ pathname }: { pathname: string }) {
     );
   }
   if (!snapshot.data) {
-    return <Redirect to={`/handler/sign-in?after_auth_return_to=${encodeURIComponent(pathname)}`} />;
+    const page = storageGet(() => localStorage, SIGNED_IN_BEFORE) ? "sign-in" : "sign-up";
+    return <Redirect to={`/handler/${page}?after_auth_return_to=${encodeURIComponent(pathname)}`} />;
   }
-  return <OwnerArea user={snapshot.data} pathname={pathname} />;
+  return <SignedIn user={snapshot.data} pathname={pathname} />;
+}
+
+function SignedIn({ user, pathname }: { user: CurrentUser; pathname: string }) {
+  useEffect(() => storageSet(() => localStorage, SIGNED_IN_BEFORE, "1"), []);
+  useEffect(() => storageSet(() => sessionStorage, LAST_PAGE, pathname + window.location.search), [pathname]);
+  return <OwnerArea user={user} pathname={pathname} />;
 }
 
 function OwnerArea({ user, pathname }: { user: CurrentUser; pathname: string }) {
@@ -95,7 +139,12 @@ function OwnerArea({ user, pathname }: { user: CurrentUser; pathname: string }) 
     return <CreateProjectPage user={user} firstRun={projects.length === 0} onCreated={reloadProjects} />;
   }
   const match = matchPath("/projects/:projectId/*", `${pathname}/`) ?? projectParams(pathname);
-  if (!match) return <Redirect to={`/projects/${encodeURIComponent(projects[0]!.id)}`} />;
+  if (!match) {
+    if (pathname === "/" || pathname === "/projects") {
+      return <Redirect to={`/projects/${encodeURIComponent(projects[0]!.id)}`} />;
+    }
+    return <NotFoundPage fullPage />;
+  }
   const owned = projects.find((project) => project.id === match.projectId);
   if (!owned) {
     return (
@@ -108,7 +157,7 @@ function OwnerArea({ user, pathname }: { user: CurrentUser; pathname: string }) 
   }
   return (
     <ProjectArea key={owned.id} user={user} owned={owned} projects={projects} reloadProjects={reloadProjects}>
-      <ProjectPage pathname={pathname} projectId={owned.id} />
+      <ProjectPage pathname={pathname} />
     </ProjectArea>
   );
 }
@@ -125,11 +174,16 @@ function ProjectArea(props: {
   reloadProjects: () => Promise<void>;
   children: ReactNode;
 }) {
-  const app = adminAppOf(props.owned);
+  // One admin app per project: a reload of the project list (after a rename) must not make every page refetch.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the project's id names its admin app
+  const app = useMemo(() => adminAppOf(props.owned), [props.owned.id]);
   const [project, setProject] = useState<AdminProject>(props.owned);
+  const { reloadProjects } = props;
+  // A change of the project (its name, its logo) shows in the project switcher's list too.
   const refresh = useCallback(async () => {
-    setProject(await app.getProject());
-  }, [app]);
+    const [fresh] = await Promise.all([app.getProject(), reloadProjects()]);
+    setProject(fresh);
+  }, [app, reloadProjects]);
   return (
     <ProjectContext.Provider
       value={{
@@ -146,7 +200,7 @@ function ProjectArea(props: {
   );
 }
 
-function ProjectPage({ pathname, projectId }: { pathname: string; projectId: string }) {
+function ProjectPage({ pathname }: { pathname: string }) {
   const rest = pathname
     .split("/")
     .filter(Boolean)
@@ -185,6 +239,6 @@ function ProjectPage({ pathname, projectId }: { pathname: string; projectId: str
     case "settings":
       return <SettingsPage />;
     default:
-      return <Redirect to={`/projects/${encodeURIComponent(projectId)}`} />;
+      return <NotFoundPage />;
   }
 }

@@ -1,4 +1,5 @@
-export type DemoConfig = { baseUrl: string; projectId: string; publishableClientKey: string | null };
+/** `projectId` is null when the demo was started without a project (see vite.config.ts). */
+export type DemoConfig = { baseUrl: string; projectId: string | null; publishableClientKey: string | null };
 
 declare const __GATEHOUSE_DEMO_DEFAULTS__: DemoConfig;
 
@@ -11,5 +12,7 @@ declare global {
 
 /** Where the demo's Gatehouse is: what the page was served with, else what it was built with. */
 export function demoConfig(): DemoConfig {
-  return { ...__GATEHOUSE_DEMO_DEFAULTS__, ...(window.__GATEHOUSE_DEMO__ ?? {}) };
+  const config = { ...__GATEHOUSE_DEMO_DEFAULTS__, ...(window.__GATEHOUSE_DEMO__ ?? {}) };
+  // Never the dashboard's own project: the demo's sign-ups would become dashboard accounts.
+  return config.projectId === "internal" ? { ...config, projectId: null } : config;
 }

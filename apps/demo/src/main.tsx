@@ -1,10 +1,20 @@
-import { StrictMode } from "react";
+import { lazy, StrictMode, Suspense } from "react";
 import { createRoot } from "react-dom/client";
-import { App } from "./app.tsx";
+import { demoConfig } from "./config.ts";
+import { SetupPage } from "./pages/setup.tsx";
 import "./styles.css";
+
+// The app (and its client app) only once there is a project to connect to.
+const App = lazy(async () => ({ default: (await import("./app.tsx")).App }));
 
 createRoot(document.getElementById("root")!).render(
   <StrictMode>
-    <App />
+    {demoConfig().projectId ? (
+      <Suspense>
+        <App />
+      </Suspense>
+    ) : (
+      <SetupPage />
+    )}
   </StrictMode>,
 );

@@ -1,6 +1,16 @@
 // @gatehouse/js: the SDK for browsers and Node. The class names mirror the reference SDK's, so an app
 // written against @stackframe/js migrates by changing its import.
-export { isKnownError, KnownError, type KnownErrorCode, type KnownErrorJson } from "@gatehouse/shared";
+export {
+  fieldInWords,
+  isKnownError,
+  KnownError,
+  type KnownErrorCode,
+  type KnownErrorJson,
+  looksTechnical,
+  problemInWords,
+  type SchemaIssue,
+  schemaIssues,
+} from "@gatehouse/shared";
 export type {
   AiChatMessage,
   AiConfigProposal,

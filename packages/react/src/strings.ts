@@ -59,6 +59,9 @@ export const defaultStrings = {
   offline: "You appear to be offline. Check your connection and try again.",
   serverUnreachable: "The server cannot be reached right now. Try again in a moment.",
   unexpectedError: "Something went wrong. Please try again.",
+  invalidValues: "Some of the values are not valid. Check them and try again.",
+  /** A field the server refused (SCHEMA_ERROR): the field's name in words and the problem, e.g. "is required". */
+  fieldProblem: (field: string, problem: string) => `${field} ${problem}.`,
   passkeyNotSupported: "This browser does not support passkeys.",
   passkeyCancelled: "The passkey prompt was closed, or this device has no passkey for this site.",
   passkeyFailed: "The passkey could not be used. Try again or pick another method.",

@@ -13,7 +13,7 @@ const light = `
   --gh-border: #e4e6eb;
   --gh-border-strong: #d1d5db;
   --gh-text: #111827;
-  --gh-text-muted: #6b7280;
+  --gh-text-muted: #5f6673;
   --gh-primary: #4f46e5;
   --gh-primary-hover: #4338ca;
   --gh-primary-text: #ffffff;
@@ -127,9 +127,13 @@ export const GATEHOUSE_CSS = `
   margin-top: 24px; padding-top: 20px; border-top: 1px solid var(--gh-border);
   text-align: center; color: var(--gh-text-muted); font-size: 13px;
 }
-.gh-brand { margin-top: 16px; text-align: center; font-size: 12px; color: var(--gh-text-muted); opacity: 0.8; }
+.gh-brand { margin-top: 16px; text-align: center; font-size: 12px; color: var(--gh-text-muted); }
 .gh-text { color: var(--gh-text); }
 .gh-muted { color: var(--gh-text-muted); }
+.gh-sr-only {
+  position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden;
+  clip: rect(0, 0, 0, 0); white-space: nowrap; border: 0;
+}
 .gh-center { text-align: center; }
 .gh-stack { display: flex; flex-direction: column; gap: 16px; }
 .gh-stack-sm { display: flex; flex-direction: column; gap: 8px; }

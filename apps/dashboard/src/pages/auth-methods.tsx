@@ -1,5 +1,6 @@
 import { useProjectContext } from "../project-context.tsx";
 import { Card, PageHead, Toggle } from "../ui/components.tsx";
+import { usePageTitle } from "../ui/page-title.ts";
 import { useToast } from "../ui/toast.tsx";
 import { OAuthProviders } from "./oauth-providers.tsx";
 
@@ -30,6 +31,7 @@ const USERS: [Flag, string, string][] = [
 
 export function AuthMethodsPage() {
   const { project, refresh } = useProjectContext();
+  usePageTitle("Auth methods");
   const toast = useToast();
   const config = project.config;
   const setFlag = async (flag: Flag, value: boolean) => {

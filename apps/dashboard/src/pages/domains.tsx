@@ -4,10 +4,12 @@ import { useProjectContext } from "../project-context.tsx";
 import { Button, Card, ConfirmButton, Empty, Field, PageHead, Table, Toggle } from "../ui/components.tsx";
 import { errorMessage } from "../ui/hooks.ts";
 import { Icon } from "../ui/icons.tsx";
+import { usePageTitle } from "../ui/page-title.ts";
 import { useToast } from "../ui/toast.tsx";
 
 export function DomainsPage() {
   const { project, refresh } = useProjectContext();
+  usePageTitle("Domains");
   const toast = useToast();
   const domains = project.config.domains;
   const [domain, setDomain] = useState("");

@@ -5,8 +5,10 @@ import { Link, navigate } from "../router.tsx";
 import { DetailPage } from "../ui/async.tsx";
 import { CodeEditor } from "../ui/code-editor.tsx";
 import { ActionButton, Badge, Card, ConfirmButton, Field, PageHead } from "../ui/components.tsx";
+import { looksLikeEmail } from "../ui/errors.ts";
 import { useAsync } from "../ui/hooks.ts";
 import { parseJson } from "../ui/json-editor.tsx";
+import { usePageTitle } from "../ui/page-title.ts";
 import {
   BUILT_IN_TEMPLATE_IDS,
   BUILT_IN_THEME_IDS,
@@ -26,6 +28,7 @@ const worded = (noun: string) => (error: unknown) => {
 
 export function EmailEditorPage({ kind, id }: { kind: EmailKind; id: string }) {
   const { app, project } = useProjectContext();
+  usePageTitle(kind === "themes" ? "Email theme" : "Email template");
   const noun = kind === "templates" ? "template" : "theme";
   const crumb = <Link to={projectPath(project.id, "email-templates")}>Email templates</Link>;
   return (
@@ -296,7 +299,7 @@ function DeleteButton(props: { item: Editable; kind: EmailKind; onDeleted: () =>
 /** Sends what the preview shows to one address, through the project's own email server. */
 function SendTestCard({ send }: { send: (recipientEmail: string) => Promise<unknown> }) {
   const [recipient, setRecipient] = useState("");
-  const looksLikeAddress = /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(recipient.trim());
+  const looksLikeAddress = looksLikeEmail(recipient);
   return (
     <Card
       title="Send a test"

@@ -15,6 +15,7 @@ import {
 } from "./email-common.ts";
 import { EmailEditorPage, SharedServerNotice } from "./email-editor.tsx";
 import "./email-templates.css";
+import { usePageTitle } from "../ui/page-title.ts";
 
 /** `email-templates`, `email-templates/templates/<id>`, `email-templates/themes/<id>`. */
 export function EmailTemplatesSection({ kind, id }: { kind?: string; id?: string }) {
@@ -36,6 +37,7 @@ function themeLabel(template: AdminEmailTemplate, themes: AdminEmailTheme[] | un
 
 function EmailTemplatesPage() {
   const { app, project, refresh } = useProjectContext();
+  usePageTitle("Email templates");
   const templates = useAsync(() => app.listEmailTemplates(), [app]);
   const themes = useAsync(() => app.listEmailThemes(), [app]);
   const [creating, setCreating] = useState<EmailKind | null>(null);
@@ -127,7 +129,7 @@ function EmailTemplatesPage() {
                       <ActionButton
                         size="sm"
                         variant="ghost"
-                        aria-label={`Use ${theme.displayName} as the default theme`}
+                        aria-label={`Use as default: ${theme.displayName}`}
                         success={`${theme.displayName} is now the default theme`}
                         onClick={async () => {
                           try {

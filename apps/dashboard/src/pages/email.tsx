@@ -1,10 +1,20 @@
 import { useState } from "react";
 import { projectPath, useProjectContext } from "../project-context.tsx";
-import { Link, navigate } from "../router.tsx";
+import { Link } from "../router.tsx";
 import { AsyncCard } from "../ui/async.tsx";
-import { ActionButton, Card, Empty, Field, formatDate, PageHead, Table } from "../ui/components.tsx";
+import {
+  ActionButton,
+  Card,
+  Empty,
+  Field,
+  formatDate,
+  PageHead,
+  rowClick,
+  Table,
+} from "../ui/components.tsx";
 import { useAsync } from "../ui/hooks.ts";
 import { Icon } from "../ui/icons.tsx";
+import { usePageTitle } from "../ui/page-title.ts";
 import { SentEmailState } from "./sent-email-status.tsx";
 
 export function EmailPage() {
@@ -21,6 +31,7 @@ export function EmailPage() {
   const [recipient, setRecipient] = useState("");
   const [testResult, setTestResult] = useState<{ ok: boolean; message: string } | null>(null);
   const emails = useAsync(() => app.listSentEmails(), [app]);
+  usePageTitle("Email");
   const smtp = { host, port: Number(port), username, password, senderEmail, senderName };
   const smtpIncomplete = !host || !Number.isInteger(Number(port)) || !senderEmail;
 
@@ -193,9 +204,13 @@ export function EmailPage() {
                 <tr
                   key={email.id}
                   className="clickable"
-                  onClick={() => navigate(projectPath(project.id, `sent-emails/${email.id}`))}
+                  onClick={rowClick(projectPath(project.id, `sent-emails/${email.id}`))}
                 >
-                  <td>{email.to.join(", ")}</td>
+                  <td>
+                    <Link to={projectPath(project.id, `sent-emails/${email.id}`)} className="row-link">
+                      {email.to.join(", ")}
+                    </Link>
+                  </td>
                   <td>{email.subject}</td>
                   <td className="muted">{formatDate(email.sentAt)}</td>
                   <td>

@@ -16,6 +16,7 @@ import {
 } from "../ui/components.tsx";
 import { useAsync } from "../ui/hooks.ts";
 import { Icon } from "../ui/icons.tsx";
+import { usePageTitle } from "../ui/page-title.ts";
 import { KeysOnce } from "./onboarding.tsx";
 
 const EXPIRY_CHOICES = [
@@ -36,6 +37,7 @@ function KeyStatus({ apiKey }: { apiKey: InternalApiKey }) {
 
 export function KeysPage() {
   const { app, project } = useProjectContext();
+  usePageTitle("API keys");
   const keys = useAsync(() => app.listInternalApiKeys(), [app]);
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<InternalApiKeyFirstView | null>(null);

@@ -12,6 +12,7 @@ import { AsyncBody } from "../ui/async.tsx";
 import { Avatar, Card, Loading, PageHead, Toggle } from "../ui/components.tsx";
 import { useAsync } from "../ui/hooks.ts";
 import "./metrics.css";
+import { usePageTitle } from "../ui/page-title.ts";
 
 const DailyChart = lazy(() =>
   import("./metrics-charts.tsx").then((module) => ({ default: module.DailyChart })),
@@ -224,6 +225,7 @@ function MetricsBody({ metrics }: { metrics: MetricsResponse }) {
 
 export function MetricsPage() {
   const { app } = useProjectContext();
+  usePageTitle("Metrics");
   const [includeAnonymous, setIncludeAnonymous] = useState(false);
   const state = useAsync(() => app.getMetrics({ includeAnonymous }), [app, includeAnonymous]);
   return (

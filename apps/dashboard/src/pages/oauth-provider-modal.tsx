@@ -31,7 +31,7 @@ const PROVIDER_NAMES: Record<string, string> = {
   github: "GitHub",
   gitlab: "GitLab",
   linkedin: "LinkedIn",
-  x: "X (Twitter)",
+  x: "X",
   [CUSTOM]: "OpenID Connect",
 };
 export function providerName(id: string): string {

@@ -6,6 +6,8 @@ import { Link, navigate } from "../router.tsx";
 import { Button, Card, CopyField, Field } from "../ui/components.tsx";
 import { errorMessage } from "../ui/hooks.ts";
 import { BrandMark } from "../ui/icons.tsx";
+import { EnvSnippets } from "./onboarding-env.tsx";
+import "./onboarding.css";
 
 /** Long enough to never bother a newcomer; they can revoke or replace the set on the Keys page. */
 const FIRST_KEYS_LIFETIME_MS = 100 * 365 * 24 * 3600 * 1000;
@@ -19,42 +21,42 @@ async function ownerTeamId(user: CurrentUser): Promise<string> {
 
 export function KeysOnce(props: { projectId: string; keys: InternalApiKeyFirstView }) {
   const { keys } = props;
-  const env = [
-    `NEXT_PUBLIC_STACK_PROJECT_ID=${props.projectId}`,
-    keys.publishableClientKey
-      ? `NEXT_PUBLIC_STACK_PUBLISHABLE_CLIENT_KEY=${keys.publishableClientKey}`
-      : null,
-    keys.secretServerKey ? `STACK_SECRET_SERVER_KEY=${keys.secretServerKey}` : null,
-    `NEXT_PUBLIC_STACK_API_URL=${window.location.origin}`,
-  ]
-    .filter(Boolean)
-    .join("\n");
   return (
     <div className="stack" data-testid="keys-once" style={{ gap: 14 }}>
       <div className="alert warning">
         Copy these keys now: the secret values are shown only this once. Gatehouse keeps only a hash of them.
       </div>
-      <Field label="Project ID">
-        <CopyField value={props.projectId} label="project-id" />
-      </Field>
-      {keys.publishableClientKey ? (
-        <Field label="Publishable client key">
-          <CopyField value={keys.publishableClientKey} label="publishable-client-key" />
-        </Field>
-      ) : null}
-      {keys.secretServerKey ? (
-        <Field label="Secret server key">
-          <CopyField value={keys.secretServerKey} label="secret-server-key" />
-        </Field>
-      ) : null}
-      {keys.superSecretAdminKey ? (
-        <Field label="Super secret admin key">
-          <CopyField value={keys.superSecretAdminKey} label="super-secret-admin-key" />
-        </Field>
-      ) : null}
-      <Field label=".env" hint="For @gatehouse/js or @stackframe/js apps.">
-        <textarea readOnly rows={4} value={env} />
-      </Field>
+      <EnvSnippets
+        values={{
+          projectId: props.projectId,
+          publishable: keys.publishableClientKey ?? null,
+          secret: keys.secretServerKey ?? null,
+          apiUrl: window.location.origin,
+        }}
+      />
+      <details className="keys-details" open={Boolean(keys.superSecretAdminKey)}>
+        <summary>Each key on its own</summary>
+        <div className="stack" style={{ gap: 14, marginTop: 12 }}>
+          <Field label="Project ID">
+            <CopyField value={props.projectId} label="project-id" />
+          </Field>
+          {keys.publishableClientKey ? (
+            <Field label="Publishable client key">
+              <CopyField value={keys.publishableClientKey} label="publishable-client-key" />
+            </Field>
+          ) : null}
+          {keys.secretServerKey ? (
+            <Field label="Secret server key">
+              <CopyField value={keys.secretServerKey} label="secret-server-key" />
+            </Field>
+          ) : null}
+          {keys.superSecretAdminKey ? (
+            <Field label="Super secret admin key">
+              <CopyField value={keys.superSecretAdminKey} label="super-secret-admin-key" />
+            </Field>
+          ) : null}
+        </div>
+      </details>
     </div>
   );
 }

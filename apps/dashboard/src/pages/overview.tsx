@@ -4,6 +4,9 @@ import { Link } from "../router.tsx";
 import { AsyncCard } from "../ui/async.tsx";
 import { Avatar, Badge, Card, CopyField, formatDate, formatDay, PageHead } from "../ui/components.tsx";
 import { useAsync } from "../ui/hooks.ts";
+import { usePageTitle } from "../ui/page-title.ts";
+import { providerName } from "./oauth-provider-modal.tsx";
+import { GettingStarted } from "./overview-checklist.tsx";
 
 const RECENT_USERS = 5;
 
@@ -23,6 +26,7 @@ function setupSnippet(projectId: string, baseUrl: string): string {
 
 export function OverviewPage() {
   const { project, app } = useProjectContext();
+  usePageTitle("Overview");
   const recent = useAsync(
     () => app.listUsers({ limit: RECENT_USERS, orderBy: "signedUpAt", desc: true }),
     [app],
@@ -47,6 +51,7 @@ export function OverviewPage() {
           )
         }
       />
+      <GettingStarted />
       <div className="grid3">
         <Card title="API keys" description="Key sets your apps use">
           <p style={{ fontSize: 13 }}>
@@ -61,7 +66,7 @@ export function OverviewPage() {
             {project.config.passkeyEnabled ? <Badge tone="accent">Passkey</Badge> : null}
             {project.config.oauthProviders.map((provider) => (
               <Badge key={provider.id} tone="accent">
-                {provider.id}
+                {providerName(provider.id)}
               </Badge>
             ))}
             <Link to={projectPath(project.id, "auth-methods")}>Change →</Link>
@@ -83,7 +88,7 @@ export function OverviewPage() {
           title="Connect your app"
           description="Your app needs these values and a publishable client key (from API keys; the .env shown when you create a key set uses the same names)."
         >
-          <div className="kv">
+          <dl className="kv">
             <dt>Project ID</dt>
             <dd>
               <CopyField value={project.id} label="project-id" />
@@ -92,8 +97,9 @@ export function OverviewPage() {
             <dd>
               <CopyField value={baseUrl} label="api-url" />
             </dd>
-          </div>
-          <pre className="snippet" data-testid="setup-snippet">
+          </dl>
+          {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard */}
+          <pre className="snippet" data-testid="setup-snippet" tabIndex={0}>
             {setupSnippet(project.id, baseUrl)}
           </pre>
         </Card>

@@ -123,6 +123,7 @@ function CustomerFinder(props: { current: Customer | null; onPick: (customer: Cu
               <input
                 type="text"
                 name="customerId"
+                aria-label="Custom customer id"
                 placeholder="The id your app uses, e.g. an organisation id"
                 value={customId}
                 onChange={(e) => setCustomId(e.target.value)}

@@ -19,6 +19,7 @@ import { PaymentsCustomersPage } from "./payments-customers.tsx";
 import { ItemFormModal, ProductFormModal, ProductLineFormModal } from "./payments-forms.tsx";
 import { PaymentsTransactionsPage } from "./payments-transactions.tsx";
 import "./payments.css";
+import { usePageTitle } from "../ui/page-title.ts";
 
 const TABS = [
   { id: "", label: "Catalogue" },
@@ -43,6 +44,7 @@ export function PaymentsSection({ tab }: { tab: string | undefined }) {
     },
   };
   const current = TABS.find((candidate) => candidate.id === (tab ?? "")) ?? TABS[0];
+  usePageTitle(current.id ? `Payments: ${current.label}` : "Payments");
   return (
     <>
       <PageHead

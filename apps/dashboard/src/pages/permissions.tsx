@@ -14,6 +14,7 @@ import {
 } from "../ui/components.tsx";
 import { errorMessage, useAsync } from "../ui/hooks.ts";
 import { Icon } from "../ui/icons.tsx";
+import { usePageTitle } from "../ui/page-title.ts";
 import { useToast } from "../ui/toast.tsx";
 
 type Definition = { id: string; description?: string; containedPermissionIds: string[] };
@@ -71,6 +72,7 @@ export function PermissionsPage() {
 
 function Definitions({ kind, onChanged }: { kind: Kind; onChanged: () => void }) {
   const { app } = useProjectContext();
+  usePageTitle("Permissions");
   const list = async () => {
     const result = await (kind === "team"
       ? app.listTeamPermissionDefinitions()

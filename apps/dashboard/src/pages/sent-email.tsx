@@ -3,6 +3,7 @@ import { projectPath, useProjectContext } from "../project-context.tsx";
 import { Link } from "../router.tsx";
 import { DetailPage } from "../ui/async.tsx";
 import { ActionButton, Card, ConfirmButton, formatDate, PageHead, Table } from "../ui/components.tsx";
+import { PageTitle, usePageTitle } from "../ui/page-title.ts";
 import { OutboxStatusBadge, problemOf, recipientText, skipReasonWords } from "./sent-email-status.tsx";
 
 /** The statuses in which an email can still be paused, changed or cancelled (PROTOCOL-EXTRA §1.9). */
@@ -73,6 +74,7 @@ function notFoundIsNull(error: unknown): null {
 /** One email of the outbox: to whom, its status and history, what it looks like, and pause / cancel. */
 export function SentEmailPage({ emailId }: { emailId: string }) {
   const { app, project } = useProjectContext();
+  usePageTitle("Sent email");
   const crumb = <Link to={projectPath(project.id, "sent-emails")}>← Sent emails</Link>;
   return (
     <DetailPage
@@ -97,6 +99,7 @@ export function SentEmailPage({ emailId }: { emailId: string }) {
               ] ?? "Not set");
         return (
           <>
+            <PageTitle parts={[rendered.subject || "Email", "Sent emails"]} />
             <PageHead
               crumb={crumb}
               title={rendered.subject || "Email"}

@@ -1,11 +1,12 @@
 import type { AdminEmailOutboxSimpleStatus, AdminEmailOutboxStatus } from "@gatehouse/js";
 import { useEffect, useState } from "react";
 import { projectPath, useProjectContext } from "../project-context.tsx";
-import { Link, navigate } from "../router.tsx";
+import { Link } from "../router.tsx";
 import { AsyncCard } from "../ui/async.tsx";
-import { Button, Empty, formatDate, PageHead, Table } from "../ui/components.tsx";
+import { Button, Empty, formatDate, PageHead, rowClick, Table } from "../ui/components.tsx";
 import { useAsync } from "../ui/hooks.ts";
 import { Icon } from "../ui/icons.tsx";
+import { usePageTitle } from "../ui/page-title.ts";
 import { SendEmailDialog } from "./send-email-dialog.tsx";
 import { OutboxStatusBadge, problemOf, recipientText, STATUS_FILTERS } from "./sent-email-status.tsx";
 
@@ -24,6 +25,7 @@ export function SentEmailsPage() {
   const [simpleStatus, setSimpleStatus] = useState<AdminEmailOutboxSimpleStatus | "">("");
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
   const [sending, setSending] = useState(false);
+  usePageTitle("Sent emails");
   // biome-ignore lint/correctness/useExhaustiveDependencies: a new filter starts again at the first page
   useEffect(() => setCursors([undefined]), [status, simpleStatus]);
 
@@ -134,9 +136,13 @@ export function SentEmailsPage() {
                     key={email.id}
                     className="clickable"
                     data-email-id={email.id}
-                    onClick={() => navigate(projectPath(project.id, `sent-emails/${email.id}`))}
+                    onClick={rowClick(projectPath(project.id, `sent-emails/${email.id}`))}
                   >
-                    <td>{recipientText(email)}</td>
+                    <td>
+                      <Link to={projectPath(project.id, `sent-emails/${email.id}`)} className="row-link">
+                        {recipientText(email)}
+                      </Link>
+                    </td>
                     <td>
                       {"subject" in email && email.subject ? email.subject : <span className="muted">—</span>}
                     </td>

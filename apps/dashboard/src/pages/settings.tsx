@@ -15,10 +15,12 @@ import {
 } from "../ui/components.tsx";
 import { useAsync } from "../ui/hooks.ts";
 import { JsonEditor } from "../ui/json-editor.tsx";
+import { usePageTitle } from "../ui/page-title.ts";
 import { LogoField } from "./logo-field.tsx";
 
 export function SettingsPage() {
   const { project, refresh } = useProjectContext();
+  usePageTitle("Project settings");
   const [name, setName] = useState(project.displayName);
   const [description, setDescription] = useState(project.description ?? "");
   const [logoUrl, setLogoUrl] = useState(project.logoUrl ?? "");
@@ -167,6 +169,7 @@ function RawConfig() {
       <Card title="Rendered config" description="What the project runs with (read-only).">
         <textarea
           readOnly
+          aria-label="Rendered config (JSON)"
           rows={16}
           value={rendered.data ? JSON.stringify(rendered.data, null, 2) : "Loading…"}
         />

@@ -5,6 +5,7 @@ import { AsyncCard } from "../ui/async.tsx";
 import { Badge, Button, Card, ConfirmButton, Empty, Field, PageHead, Table } from "../ui/components.tsx";
 import { useAsync } from "../ui/hooks.ts";
 import { Icon } from "../ui/icons.tsx";
+import { usePageTitle } from "../ui/page-title.ts";
 import { useToast } from "../ui/toast.tsx";
 import {
   actionLabel,
@@ -24,6 +25,7 @@ type Editing = { kind: "new" } | { kind: "edit"; rule: SignUpRule };
  */
 export function SignUpRulesPage() {
   const { project, app } = useProjectContext();
+  usePageTitle("Sign-up rules");
   const toast = useToast();
   const config = useAsync(() => project.getConfig(), [project]);
   const stats = useAsync(() => app.getSignUpRulesStats(), [app]);

@@ -4,6 +4,7 @@ import { projectPath, useProjectContext } from "../project-context.tsx";
 import { Link } from "../router.tsx";
 import { AsyncBody, AsyncCard } from "../ui/async.tsx";
 import { ActionButton, Avatar, Card, ConfirmButton, formatDate, Table } from "../ui/components.tsx";
+import { looksLikeEmail } from "../ui/errors.ts";
 import { useAsync } from "../ui/hooks.ts";
 import { useToast } from "../ui/toast.tsx";
 import { UserPicker } from "../ui/user-picker.tsx";
@@ -17,9 +18,14 @@ function invitationCallbackUrl(domains: readonly { domain: string; handlerPath: 
 
 /** The team's members (add, remove) beside the permissions of the one selected. */
 export function Members({ team }: { team: ServerTeam }) {
-  const { project } = useProjectContext();
+  const { project, app } = useProjectContext();
   const toast = useToast();
   const members = useAsync(() => team.listUsers(), [team]);
+  // Members are named by their team name and email, never by id: the team's users, once, for their emails.
+  const emails = useAsync(async () => {
+    const users = await app.listUsers({ teamId: team.id, limit: 200 });
+    return new Map(users.map((user) => [user.id, user.primaryEmail]));
+  }, [app, team, members.data]);
   const [selected, setSelected] = useState<string | null>(null);
   const memberIds = useMemo(() => new Set((members.data ?? []).map((member) => member.id)), [members.data]);
   return (
@@ -57,17 +63,26 @@ export function Members({ team }: { team: ServerTeam }) {
                 <tr
                   key={member.id}
                   className="clickable"
-                  onClick={() => setSelected(member.id)}
-                  aria-selected={member.id === selected}
+                  onClick={(event) => {
+                    if (!(event.target as Element).closest("a, button")) setSelected(member.id);
+                  }}
                   style={member.id === selected ? { background: "var(--accent-soft)" } : undefined}
                 >
                   <td>
                     <div className="user-cell">
                       <Avatar name={member.teamProfile.displayName} seed={member.id} />
                       <div>
-                        <div className="name">{member.teamProfile.displayName ?? "Unnamed"}</div>
+                        <button
+                          type="button"
+                          className="row-link name"
+                          aria-pressed={member.id === selected}
+                          title="Edit this member's permissions"
+                          onClick={() => setSelected(member.id)}
+                        >
+                          {member.teamProfile.displayName ?? "Unnamed"}
+                        </button>
                         <Link to={projectPath(project.id, `users/${member.id}`)}>
-                          <span className="small mono">{member.id}</span>
+                          <span className="small">{emails.data?.get(member.id) ?? "Open user"}</span>
                         </Link>
                       </div>
                     </div>
@@ -169,7 +184,7 @@ export function Invitations({ team }: { team: ServerTeam }) {
   const { project } = useProjectContext();
   const invitations = useAsync(() => team.listInvitations(), [team]);
   const [email, setEmail] = useState("");
-  const emailLooksValid = /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email.trim());
+  const emailLooksValid = looksLikeEmail(email);
   return (
     <AsyncCard
       title="Invitations"
@@ -182,6 +197,7 @@ export function Invitations({ team }: { team: ServerTeam }) {
           <input
             type="email"
             name="inviteEmail"
+            aria-label="Email address to invite"
             placeholder="teammate@example.com"
             value={email}
             onChange={(e) => setEmail(e.target.value)}

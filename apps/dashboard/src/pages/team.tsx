@@ -5,15 +5,18 @@ import { Link, navigate } from "../router.tsx";
 import { DetailPage } from "../ui/async.tsx";
 import { ActionButton, Avatar, Card, ConfirmButton, Field, formatDate, PageHead } from "../ui/components.tsx";
 import { MetadataCard } from "../ui/metadata-card.tsx";
+import { PageTitle, usePageTitle } from "../ui/page-title.ts";
 import { Invitations, Members } from "./team-people.tsx";
 
 export function TeamPage({ teamId }: { teamId: string }) {
   const { app, project } = useProjectContext();
+  usePageTitle("Team");
   const crumb = <Link to={projectPath(project.id, "teams")}>← Teams</Link>;
   return (
     <DetailPage noun="team" load={() => app.getTeam(teamId)} deps={[app, teamId]} crumb={crumb}>
       {(t, reload) => (
         <>
+          <PageTitle parts={[t.displayName, "Teams"]} />
           <PageHead
             crumb={crumb}
             title={

@@ -1,11 +1,23 @@
 import type { ServerTeam } from "@gatehouse/js";
 import { type FormEvent, useState } from "react";
 import { projectPath, useProjectContext } from "../project-context.tsx";
-import { navigate } from "../router.tsx";
+import { Link, navigate } from "../router.tsx";
 import { AsyncCard } from "../ui/async.tsx";
-import { Avatar, Button, Empty, Field, formatDate, Modal, PageHead, Table } from "../ui/components.tsx";
-import { errorMessage, useAsync } from "../ui/hooks.ts";
+import {
+  Avatar,
+  Button,
+  Empty,
+  Field,
+  formatDate,
+  Modal,
+  PageHead,
+  rowClick,
+  Table,
+} from "../ui/components.tsx";
+import { describeError } from "../ui/errors.ts";
+import { useAsync } from "../ui/hooks.ts";
 import { Icon } from "../ui/icons.tsx";
+import { usePageTitle } from "../ui/page-title.ts";
 import { useToast } from "../ui/toast.tsx";
 
 export function TeamsPage() {
@@ -13,6 +25,7 @@ export function TeamsPage() {
   const teams = useAsync(() => app.listTeams(), [app]);
   const [filter, setFilter] = useState("");
   const [creating, setCreating] = useState(false);
+  usePageTitle("Teams");
   const matching = (all: ServerTeam[]) =>
     all.filter((team) => team.displayName.toLowerCase().includes(filter.trim().toLowerCase()));
   return (
@@ -35,6 +48,7 @@ export function TeamsPage() {
             type="search"
             name="filter"
             placeholder="Filter teams"
+            aria-label="Filter teams"
             value={filter}
             onChange={(e) => setFilter(e.target.value)}
             style={{ maxWidth: 320 }}
@@ -61,12 +75,14 @@ export function TeamsPage() {
                 <tr
                   key={team.id}
                   className="clickable"
-                  onClick={() => navigate(projectPath(project.id, `teams/${team.id}`))}
+                  onClick={rowClick(projectPath(project.id, `teams/${team.id}`))}
                 >
                   <td>
                     <div className="user-cell">
                       <Avatar name={team.displayName} seed={team.id} image={team.profileImageUrl} />
-                      <span className="name">{team.displayName}</span>
+                      <Link to={projectPath(project.id, `teams/${team.id}`)} className="row-link name">
+                        {team.displayName}
+                      </Link>
                     </div>
                   </td>
                   <td className="muted mono">{team.id}</td>
@@ -98,7 +114,7 @@ function CreateTeamModal({ onClose }: { onClose: () => void }) {
       onClose();
       navigate(projectPath(project.id, `teams/${team.id}`));
     } catch (caught) {
-      setError(errorMessage(caught));
+      setError(describeError(caught, { display_name: "Team name" }).message);
     } finally {
       setBusy(false);
     }

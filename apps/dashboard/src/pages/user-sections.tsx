@@ -4,7 +4,10 @@ import { projectPath, useProjectContext } from "../project-context.tsx";
 import { Link } from "../router.tsx";
 import { AsyncBody } from "../ui/async.tsx";
 import { ActionButton, Badge, Card, ConfirmButton, formatDate, Table } from "../ui/components.tsx";
+import { looksLikeEmail } from "../ui/errors.ts";
 import { useAsync } from "../ui/hooks.ts";
+import { providerName } from "./oauth-provider-modal.tsx";
+import { describeDevice } from "./user-agent.ts";
 
 /** The user's contact channels, sign-in connections, sessions, teams and project permissions. */
 export function UserActivity({ user }: { user: ServerUser }) {
@@ -62,6 +65,7 @@ export function UserActivity({ user }: { user: ServerUser }) {
             <input
               type="email"
               name="newChannel"
+              aria-label="Add an email address"
               placeholder="another@example.com"
               value={newChannel}
               onChange={(e) => setNewChannel(e.target.value)}
@@ -71,6 +75,9 @@ export function UserActivity({ user }: { user: ServerUser }) {
               disabled={!newChannel.trim()}
               success="Email added"
               onClick={async () => {
+                // Checked here, so an obvious slip is said in words before anything is sent.
+                if (!looksLikeEmail(newChannel))
+                  throw new Error("Enter a valid email address, like name@example.com.");
                 await user.createContactChannel({
                   type: "email",
                   value: newChannel.trim(),
@@ -90,7 +97,8 @@ export function UserActivity({ user }: { user: ServerUser }) {
               <ul className="checklist">
                 {items.map((provider) => (
                   <li key={provider.id}>
-                    <Badge tone="accent">{provider.type}</Badge> {provider.email ?? provider.accountId}
+                    <Badge tone="accent">{providerName(provider.type)}</Badge>{" "}
+                    {provider.email ?? provider.accountId}
                   </li>
                 ))}
               </ul>
@@ -105,6 +113,7 @@ export function UserActivity({ user }: { user: ServerUser }) {
               <Table testId="sessions">
                 <thead>
                   <tr>
+                    <th>Device</th>
                     <th>Created</th>
                     <th>Last used</th>
                     <th>IP</th>
@@ -114,10 +123,11 @@ export function UserActivity({ user }: { user: ServerUser }) {
                 <tbody>
                   {items.map((session) => (
                     <tr key={session.id}>
-                      <td>
-                        {formatDate(session.createdAt)}{" "}
+                      <td title={session.userAgent}>
+                        {describeDevice(session.userAgent)}{" "}
                         {session.isImpersonation ? <Badge tone="warning">Impersonation</Badge> : null}
                       </td>
+                      <td className="muted">{formatDate(session.createdAt)}</td>
                       <td className="muted">{formatDate(session.lastUsedAt)}</td>
                       <td className="muted mono">{session.geoInfo?.ip ?? "—"}</td>
                       <td style={{ textAlign: "right" }}>
@@ -182,6 +192,7 @@ export function UserActivity({ user }: { user: ServerUser }) {
           <div className="row">
             <select
               name="grantPermission"
+              aria-label="Permission to grant"
               value={grant}
               onChange={(e) => setGrant(e.target.value)}
               style={{ flex: 1 }}

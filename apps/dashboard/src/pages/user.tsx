@@ -14,6 +14,8 @@ import {
   PageHead,
 } from "../ui/components.tsx";
 import { MetadataCard } from "../ui/metadata-card.tsx";
+import { PageTitle, usePageTitle } from "../ui/page-title.ts";
+import { providerName } from "./oauth-provider-modal.tsx";
 import { Impersonate } from "./user-impersonate.tsx";
 import { UserActivity } from "./user-sections.tsx";
 import { UserStatus } from "./users.tsx";
@@ -25,11 +27,13 @@ export function UserPage({ userId }: { userId: string }) {
 
 function UserPageContent({ userId }: { userId: string }) {
   const { app, project } = useProjectContext();
+  usePageTitle("User");
   const crumb = <Link to={projectPath(project.id, "users")}>← Users</Link>;
   return (
     <DetailPage noun="user" load={() => app.getUser(userId)} deps={[app, userId]} crumb={crumb}>
       {(u, reload) => (
         <>
+          <PageTitle parts={[u.displayName ?? u.primaryEmail ?? "Anonymous user", "Users"]} />
           <PageHead
             crumb={crumb}
             title={
@@ -120,7 +124,7 @@ function ProfileCard({ user, reload }: { user: ServerUser; reload: () => Promise
           {user.passkeyAuthEnabled ? <Badge>Passkey</Badge> : null}
           {user.isMultiFactorRequired ? <Badge tone="accent">MFA</Badge> : null}
           {user.oauthProviders.map((provider) => (
-            <Badge key={provider.id}>{provider.id}</Badge>
+            <Badge key={provider.id}>{providerName(provider.id)}</Badge>
           ))}
           {!user.hasPassword &&
           !user.otpAuthEnabled &&

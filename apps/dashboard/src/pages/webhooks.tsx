@@ -16,12 +16,14 @@ import { useAsync } from "../ui/hooks.ts";
 import { Icon } from "../ui/icons.tsx";
 import { useToast } from "../ui/toast.tsx";
 import "./webhooks.css";
+import { usePageTitle } from "../ui/page-title.ts";
 import { EnabledBadge, EndpointPanel, eventFilterWords } from "./webhooks-endpoint.tsx";
 import { EndpointFormModal, SecretModal } from "./webhooks-form.tsx";
 
 /** The dashboard's Webhooks page: the portal with the owner's admin access, and a link to share it. */
 export function WebhooksPage() {
   const { app } = useProjectContext();
+  usePageTitle("Webhooks");
   const [shared, setShared] = useState<WebhookPortalToken | null>(null);
   return (
     <>

@@ -1,4 +1,13 @@
-import { type ButtonHTMLAttributes, type ReactNode, useState } from "react";
+import {
+  type ButtonHTMLAttributes,
+  type MouseEvent,
+  type ReactNode,
+  useEffect,
+  useId,
+  useRef,
+  useState,
+} from "react";
+import { navigate } from "../router.tsx";
 import { errorMessage } from "./hooks.ts";
 import { useToast } from "./toast.tsx";
 
@@ -152,19 +161,62 @@ export function Table({ testId, children }: { testId?: string; children: ReactNo
   );
 }
 
+/**
+ * A sortable column's header: a button inside the <th>, which carries `aria-sort` ("ascending", "descending" or
+ * "none"), so keyboards reach it and screen readers say how the table is ordered.
+ */
+export function SortHeader(props: {
+  children: ReactNode;
+  /** How the table is sorted by this column now; null when it is sorted by another one. */
+  direction: "ascending" | "descending" | null;
+  onSort: () => void;
+  testId?: string;
+  className?: string;
+}) {
+  const arrow = props.direction === "ascending" ? "↑" : props.direction === "descending" ? "↓" : "↕";
+  return (
+    <th aria-sort={props.direction ?? "none"} className={props.className}>
+      <button type="button" className="th-sort" onClick={props.onSort} data-testid={props.testId}>
+        {props.children}{" "}
+        <span aria-hidden="true" className={props.direction ? undefined : "muted"}>
+          {arrow}
+        </span>
+      </button>
+    </th>
+  );
+}
+
+/**
+ * For a table row that opens a page: the row's main cell holds a real link (`<Link>`, so Tab, Enter, middle-click
+ * and "open in new tab" work), and a click anywhere else on the row follows it too. Clicks on the row's own
+ * controls (links, buttons, fields) are theirs.
+ */
+export function rowClick(to: string) {
+  return (event: MouseEvent<HTMLElement>) => {
+    if ((event.target as Element).closest("a, button, input, select, textarea, label")) return;
+    if (window.getSelection()?.toString()) return; // selecting text to copy is not a click
+    if (event.metaKey || event.ctrlKey) {
+      window.open(to, "_blank", "noopener");
+      return;
+    }
+    navigate(to);
+  };
+}
+
 export function Badge(props: { tone?: "accent" | "success" | "danger" | "warning"; children: ReactNode }) {
   return <span className={`badge ${props.tone ?? ""}`}>{props.children}</span>;
 }
 
 const AVATAR_COLORS = [
-  "#6366f1",
-  "#0ea5e9",
-  "#10b981",
-  "#f59e0b",
-  "#ef4444",
-  "#8b5cf6",
-  "#ec4899",
-  "#14b8a6",
+  // White initials on each of these reach WCAG AA (4.5:1).
+  "#4f46e5",
+  "#0369a1",
+  "#047857",
+  "#b45309",
+  "#b91c1c",
+  "#7c3aed",
+  "#be185d",
+  "#0f766e",
 ];
 
 export function colorFor(seed: string): string {
@@ -228,7 +280,9 @@ export function CopyField({ value, label }: { value: string; label?: string }) {
   const [copied, setCopied] = useState(false);
   return (
     <div className="copy-field" data-testid={label ? `copy-${label}` : undefined}>
-      <code>{value}</code>
+      {/* Focusable, so a value wider than the field can be scrolled with the keyboard. */}
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard */}
+      <code tabIndex={0}>{value}</code>
       <Button
         size="sm"
         aria-label={`Copy ${label ?? "value"}`}
@@ -248,6 +302,21 @@ export function CopyField({ value, label }: { value: string; label?: string }) {
   );
 }
 
+const FOCUSABLE =
+  'a[href], button:not([disabled]), input:not([disabled]):not([type="hidden"]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"]), [contenteditable="true"]';
+
+/** The elements of `root` that Tab reaches, in order (hidden ones left out). */
+export function focusableIn(root: HTMLElement): HTMLElement[] {
+  return Array.from(root.querySelectorAll<HTMLElement>(FOCUSABLE)).filter(
+    (element) => element.tabIndex >= 0 && element.getClientRects().length > 0,
+  );
+}
+
+/**
+ * A dialog: on open the focus moves into it (its first field, else its first button), Tab and Shift+Tab stay
+ * inside, Escape closes it wherever the focus is, and on close the focus goes back to what had it before (the
+ * button that opened it). Only the topmost of stacked dialogs answers the keyboard.
+ */
 export function Modal(props: {
   title: ReactNode;
   description?: ReactNode;
@@ -256,19 +325,80 @@ export function Modal(props: {
   footer?: ReactNode;
   wide?: boolean;
 }) {
+  const dialog = useRef<HTMLDivElement>(null);
+  const titleId = useId();
+  const onClose = useRef(props.onClose);
+  onClose.current = props.onClose;
+  useEffect(() => {
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    const root = dialog.current;
+    if (!root) return;
+    const first =
+      root.querySelector<HTMLElement>("[autofocus]") ??
+      focusableIn(root).find((element) => element.matches("input, select, textarea")) ??
+      focusableIn(root)[0] ??
+      root;
+    first.focus();
+    const isTopmost = () => {
+      const all = document.querySelectorAll('[role="dialog"][aria-modal="true"]');
+      return all[all.length - 1] === root;
+    };
+    const onKey = (event: KeyboardEvent) => {
+      if (!isTopmost() || event.defaultPrevented) return;
+      if (event.key === "Escape") {
+        event.preventDefault();
+        onClose.current();
+        return;
+      }
+      if (event.key !== "Tab") return;
+      const items = focusableIn(root);
+      if (items.length === 0) {
+        event.preventDefault();
+        root.focus();
+        return;
+      }
+      const firstItem = items[0]!;
+      const lastItem = items[items.length - 1]!;
+      const active = document.activeElement;
+      if (!root.contains(active)) {
+        event.preventDefault();
+        firstItem.focus();
+      } else if (event.shiftKey && (active === firstItem || active === root)) {
+        event.preventDefault();
+        lastItem.focus();
+      } else if (!event.shiftKey && active === lastItem) {
+        event.preventDefault();
+        firstItem.focus();
+      }
+    };
+    document.addEventListener("keydown", onKey);
+    return () => {
+      document.removeEventListener("keydown", onKey);
+      // Back to the opener, unless the close moved the focus somewhere on purpose (a new page, another dialog).
+      const active = document.activeElement;
+      if (opener?.isConnected && (!active || active === document.body || root.contains(active)))
+        opener.focus();
+    };
+  }, []);
   return (
-    // biome-ignore lint/a11y/noStaticElementInteractions: clicking the backdrop closes, Escape is on the dialog
+    // biome-ignore lint/a11y/noStaticElementInteractions: clicking the backdrop closes, Escape is handled on the document
     // biome-ignore lint/a11y/useKeyWithClickEvents: see above
-    <div className="modal-backdrop" onClick={props.onClose}>
+    <div
+      className="modal-backdrop"
+      onClick={(event) => {
+        if (event.target === event.currentTarget) props.onClose();
+      }}
+    >
       <div
+        ref={dialog}
         className={`modal${props.wide ? " wide" : ""}`}
         role="dialog"
         aria-modal="true"
-        onClick={(event) => event.stopPropagation()}
-        onKeyDown={(event) => event.key === "Escape" && props.onClose()}
+        aria-labelledby={titleId}
+        tabIndex={-1}
       >
         <div className="modal-head">
-          <h2>{props.title}</h2>
+          <h2 id={titleId}>{props.title}</h2>
           {props.description ? <p>{props.description}</p> : null}
         </div>
         {props.children ? <div className="modal-body">{props.children}</div> : null}

@@ -36,13 +36,5 @@ export function useAsync<T>(load: () => Promise<T>, deps: DependencyList): Async
   return { data, error, loading, reload: run };
 }
 
-/** What to tell an owner: for a refused request the server's own words, without the method and path. */
-export function errorMessage(error: unknown): string {
-  if (error instanceof Error && error.name === "HttpStatusError" && "responseText" in error) {
-    const status = (error as { status?: number }).status ?? 0;
-    const text = String(error.responseText).trim();
-    if (status >= 400 && status < 500 && text) return text;
-  }
-  if (error instanceof Error) return error.message;
-  return String(error);
-}
+/** What to tell an owner about a failure: ui/errors.ts, re-exported here where the pages have always found it. */
+export { errorMessage } from "./errors.ts";

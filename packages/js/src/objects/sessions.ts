@@ -20,6 +20,8 @@ export type ActiveSession = {
   lastUsedAt: Date | undefined;
   isCurrentSession: boolean;
   geoInfo?: GeoInfo;
+  /** Gatehouse: the browser's user agent at sign-in or at the last refresh, when known. */
+  userAgent?: string;
 };
 
 export async function listActiveSessions(scope: Scope, userId: string): Promise<ActiveSession[]> {
@@ -32,6 +34,7 @@ export async function listActiveSessions(scope: Scope, userId: string): Promise<
     lastUsedAt: typeof item.last_used_at === "number" ? new Date(item.last_used_at) : undefined,
     isCurrentSession: item.is_current_session === true,
     ...(item.last_used_at_end_user_ip_info ? { geoInfo: item.last_used_at_end_user_ip_info } : {}),
+    ...(typeof item.last_used_user_agent === "string" ? { userAgent: item.last_used_user_agent } : {}),
   }));
 }
 

@@ -1,4 +1,4 @@
-import { KnownError } from "@gatehouse/js";
+import { KnownError, looksTechnical } from "@gatehouse/js";
 import { useStrings } from "../context.ts";
 import { useGatehouseApp } from "../hooks.ts";
 import { knownErrorMessage } from "../internal/errors.ts";
@@ -26,7 +26,8 @@ export function ErrorPage({ errorCode, message }: { errorCode?: string; message?
   const params = useLocation().searchParams;
   const code = errorCode ?? params.get("errorCode") ?? params.get("error_code");
   const text = message ?? params.get("message") ?? params.get("error_description");
-  let shown = text ?? s.errorDefault;
+  // A message meant for developers (a request line, a stack) is never shown to the person.
+  let shown = text && !looksTechnical(text) ? text : s.errorDefault;
   if (code) {
     try {
       const worded = knownErrorMessage(new KnownError(code, parseDetails(params.get("details"))), s);

@@ -1,4 +1,12 @@
-import { ConnectionError, HttpStatusError, isKnownError, KnownError } from "@gatehouse/js";
+import {
+  ConnectionError,
+  fieldInWords,
+  HttpStatusError,
+  isKnownError,
+  KnownError,
+  looksTechnical,
+  schemaIssues,
+} from "@gatehouse/js";
 import type { GatehouseStrings } from "../strings.ts";
 
 /** The form field an error belongs next to; `form` for errors about the whole attempt. */
@@ -86,9 +94,47 @@ export function knownErrorMessage(
   }
 }
 
+/** The API fields the components send, and the form field each one is shown under. */
+const API_FIELDS: Record<string, ErrorField> = {
+  email: "email",
+  primary_email: "email",
+  contact_channel_value: "email",
+  password: "password",
+  new_password: "password",
+  old_password: "password",
+  code: "code",
+  totp: "code",
+  display_name: "name",
+};
+
+/** SCHEMA_ERROR as a sentence under the field it is about: the first problem of the request's body or query. */
+function describeSchemaError(error: KnownError, s: GatehouseStrings): DescribedError {
+  const text = typeof error.details?.message === "string" ? error.details.message : error.message;
+  const issue = schemaIssues(text).find((one) => one.location === "body" || one.location === "query");
+  const key = issue?.path[0];
+  if (!issue || !key) return { field: "form", message: s.invalidValues, code: error.code };
+  const field = API_FIELDS[key] ?? "form";
+  let message: string;
+  if (issue.problem === "is required") message = s.required;
+  else if (field === "email" && /email/.test(issue.problem)) message = s.invalidEmail;
+  else {
+    const label =
+      field === "email"
+        ? s.email
+        : field === "password"
+          ? s.password
+          : field === "code"
+            ? s.code
+            : fieldInWords(issue.path);
+    message = s.fieldProblem(label[0]!.toUpperCase() + label.slice(1), issue.problem);
+  }
+  return { field, message, code: error.code };
+}
+
 /**
- * A failure as the user should read it, and where to show it. Known errors get the texts of `strings`; a plain
- * 4xx of the server shows its own sentence; anything else gets a generic apology rather than internals.
+ * A failure as the user should read it, and where to show it. Known errors get the texts of `strings`,
+ * SCHEMA_ERROR its first problem under its field; a plain 4xx of the server shows its own sentence; anything
+ * else gets a generic apology rather than internals: never a request line, status line or stack.
  */
 export function describeError(
   error: unknown,
@@ -96,21 +142,25 @@ export function describeError(
   options: { link?: boolean } = {},
 ): DescribedError {
   if (error instanceof KnownError || isKnownError(error)) {
-    const known = knownErrorMessage(error as KnownError, s, options.link === true);
+    const knownError = error as KnownError;
+    const known = knownErrorMessage(knownError, s, options.link === true);
     if (known) return known;
-    return {
-      field: "form",
-      message: (error as KnownError).message || s.unexpectedError,
-      code: (error as KnownError).code,
-    };
+    if (knownError.code === "SCHEMA_ERROR") return describeSchemaError(knownError, s);
+    if (knownError.code === "ALL_OVERLOADS_FAILED") {
+      return { field: "form", message: s.invalidValues, code: knownError.code };
+    }
+    if (knownError.status === 429) return { field: "form", message: s.rateLimited, code: knownError.code };
+    const usable = knownError.status < 500 && knownError.message && !looksTechnical(knownError.message);
+    return { field: "form", message: usable ? knownError.message : s.unexpectedError, code: knownError.code };
   }
   if (error instanceof ConnectionError) {
     return { field: "form", message: error.diagnostics.online ? s.serverUnreachable : s.offline, code: null };
   }
   if (error instanceof HttpStatusError) {
     if (error.status === 429) return { field: "form", message: s.rateLimited, code: null };
-    if (error.status >= 400 && error.status < 500 && error.responseText.length < 300) {
-      return { field: "form", message: error.responseText || s.unexpectedError, code: null };
+    const text = error.responseText.trim();
+    if (error.status >= 400 && error.status < 500 && text.length < 300 && !looksTechnical(text)) {
+      return { field: "form", message: text || s.unexpectedError, code: null };
     }
   }
   if (error instanceof Error && /does not support passkeys/.test(error.message)) {

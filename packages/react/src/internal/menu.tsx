@@ -67,7 +67,6 @@ export function Menu({
         aria-haspopup="menu"
         aria-expanded={open}
         aria-controls={open ? menuId : undefined}
-        aria-label={label}
         onClick={() => setOpen((value) => !value)}
         onKeyDown={(event) => {
           if (event.key === "ArrowDown" || event.key === "ArrowUp") {
@@ -76,6 +75,9 @@ export function Menu({
           }
         }}
       >
+        {/* The name is this label plus the trigger's visible text (never an aria-label that leaves the visible
+            text out, which speech input users could not say). */}
+        <span className="gh-sr-only">{label}</span>
         {trigger}
       </button>
       {open ? (

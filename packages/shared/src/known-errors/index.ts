@@ -13,3 +13,10 @@ export {
   type KnownErrorJson,
   knownError,
 } from "./known-error.ts";
+export {
+  fieldInWords,
+  looksTechnical,
+  problemInWords,
+  type SchemaIssue,
+  schemaIssues,
+} from "./schema-issues.ts";

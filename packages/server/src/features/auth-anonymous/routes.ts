@@ -15,7 +15,7 @@ export const anonymousRoutes: AnyRoute[] = [
     response: {
       body: z.object({ access_token: z.string(), refresh_token: z.string(), user_id: z.string() }),
     },
-    handler: async ({ deps, auth, clientIp }) => {
+    handler: async ({ deps, auth, request, clientIp }) => {
       // Deliberately not gated by `auth.allowSignUp` (PROTOCOL.md §4.4): an anonymous user is a guest, not an
       // account, and turning it into one goes through a sign-up that is gated. The per-IP limit is shared with
       // password sign-up, so that alternating the two does not double the allowance.
@@ -27,6 +27,7 @@ export const anonymousRoutes: AnyRoute[] = [
         user,
         isNewUser: true,
         ip: clientIp,
+        userAgent: request.headers.get("user-agent"),
       });
       return {
         body: { access_token: result.access_token, refresh_token: result.refresh_token, user_id: user.id },

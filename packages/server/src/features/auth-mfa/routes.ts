@@ -26,11 +26,12 @@ export const mfaRoutes: AnyRoute[] = [
         user_id: z.string(),
       }),
     },
-    handler: async ({ deps, auth, body, clientIp }) => {
+    handler: async ({ deps, auth, body, request, clientIp }) => {
       const result = await signInWithTotp(deps, auth, {
         attemptCode: body.code,
         totp: body.totp,
         ip: clientIp,
+        userAgent: request.headers.get("user-agent"),
       });
       return { body: result };
     },

@@ -62,7 +62,7 @@ async function claimTotpStep(
 export async function signInWithTotp(
   deps: AppDeps,
   auth: RequestAuth,
-  input: { attemptCode: string; totp: string; ip: string | null },
+  input: { attemptCode: string; totp: string; ip: string | null; userAgent?: string | null },
 ): Promise<SignInResult> {
   const projectId = auth.project.id;
   const limits = rateLimitScope(deps, auth, input.ip);
@@ -94,6 +94,7 @@ export async function signInWithTotp(
     user,
     isNewUser: data.is_new_user === true,
     ip: input.ip,
+    userAgent: input.userAgent,
     secondFactorPassed: true,
   });
 }

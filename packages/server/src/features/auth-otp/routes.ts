@@ -47,8 +47,13 @@ export const otpRoutes: AnyRoute[] = [
         user_id: z.string(),
       }),
     },
-    handler: async ({ deps, auth, body, clientIp }) => {
-      const result = await signInWithCode(deps, auth, { code: body.code, ip: clientIp, peek: false });
+    handler: async ({ deps, auth, body, request, clientIp }) => {
+      const result = await signInWithCode(deps, auth, {
+        code: body.code,
+        ip: clientIp,
+        userAgent: request.headers.get("user-agent"),
+        peek: false,
+      });
       return { body: result };
     },
   }),

@@ -80,7 +80,7 @@ export async function sendSignInCode(
 export async function signInWithCode(
   deps: AppDeps,
   auth: RequestAuth,
-  input: { code: string; ip: string | null; peek: boolean },
+  input: { code: string; ip: string | null; userAgent?: string | null; peek: boolean },
 ): Promise<SignInResult | null> {
   assertOtpEnabled(auth.config);
   const projectId = auth.project.id;
@@ -129,7 +129,14 @@ export async function signInWithCode(
         );
     isNewUser = true;
   }
-  return completeSignIn(deps, { projectId, config: auth.config, user, isNewUser, ip: input.ip });
+  return completeSignIn(deps, {
+    projectId,
+    config: auth.config,
+    user,
+    isNewUser,
+    ip: input.ip,
+    userAgent: input.userAgent,
+  });
 }
 
 /** Signing in with an email code turns the method on for the account (PROTOCOL.md §4.2). */

@@ -62,7 +62,12 @@ export async function initiateAuthentication(
 export async function signInWithPasskey(
   deps: AppDeps,
   auth: RequestAuth,
-  input: { response: z.output<typeof authenticationResponseSchema>; code: string; ip: string | null },
+  input: {
+    response: z.output<typeof authenticationResponseSchema>;
+    code: string;
+    ip: string | null;
+    userAgent?: string | null;
+  },
 ): Promise<SignInResult> {
   assertPasskeyEnabled(auth.config);
   const projectId = auth.project.id;
@@ -137,5 +142,12 @@ export async function signInWithPasskey(
     .returning({ id: passkeyCredentials.id });
   if (updated.length === 0) throw authenticationFailed("The passkey's signature counter did not increase.");
 
-  return completeSignIn(deps, { projectId, config: auth.config, user, isNewUser: false, ip: input.ip });
+  return completeSignIn(deps, {
+    projectId,
+    config: auth.config,
+    user,
+    isNewUser: false,
+    ip: input.ip,
+    userAgent: input.userAgent,
+  });
 }

@@ -59,11 +59,12 @@ export const passkeyRoutes: AnyRoute[] = [
         user_id: z.string(),
       }),
     },
-    handler: async ({ deps, auth, body, clientIp }) => ({
+    handler: async ({ deps, auth, body, request, clientIp }) => ({
       body: await signInWithPasskey(deps, auth, {
         response: body.authentication_response,
         code: body.code,
         ip: clientIp,
+        userAgent: request.headers.get("user-agent"),
       }),
     }),
   }),

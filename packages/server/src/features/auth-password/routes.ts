@@ -58,7 +58,7 @@ export const passwordRoutes: AnyRoute[] = [
       }),
     },
     response: { body: tokensResponse },
-    handler: async ({ deps, auth, body, clientIp }) => {
+    handler: async ({ deps, auth, body, request, clientIp }) => {
       const { project, config } = auth;
       assertPasswordAuthEnabled(config);
       const callback = body.verification_callback_url;
@@ -90,6 +90,7 @@ export const passwordRoutes: AnyRoute[] = [
         user,
         isNewUser: true,
         ip: clientIp,
+        userAgent: request.headers.get("user-agent"),
       });
       return {
         body: { access_token: result.access_token, refresh_token: result.refresh_token, user_id: user.id },
@@ -104,7 +105,7 @@ export const passwordRoutes: AnyRoute[] = [
     access,
     request: { body: z.strictObject({ email: anyEmail, password: passwordInput }) },
     response: { body: tokensResponse },
-    handler: async ({ deps, auth, body, clientIp }) => {
+    handler: async ({ deps, auth, body, request, clientIp }) => {
       const { project, config } = auth;
       assertPasswordAuthEnabled(config);
       const limits = rateLimitScope(deps, auth, clientIp);
@@ -132,6 +133,7 @@ export const passwordRoutes: AnyRoute[] = [
         user,
         isNewUser: false,
         ip: clientIp,
+        userAgent: request.headers.get("user-agent"),
       });
       return {
         body: { access_token: result.access_token, refresh_token: result.refresh_token, user_id: user.id },

@@ -51,7 +51,7 @@ export const appleNativeCallbackRoute = defineRoute({
       is_new_user: z.boolean(),
     }),
   },
-  handler: async ({ deps, auth, body, clientIp }) => {
+  handler: async ({ deps, auth, body, request, clientIp }) => {
     const { project, config } = auth;
     const entry = findProviderConfig(config, "apple");
     if (entry?.provider.type !== "apple" || !entry.provider.allowSignIn) {
@@ -88,6 +88,7 @@ export const appleNativeCallbackRoute = defineRoute({
       user,
       isNewUser,
       ip: clientIp,
+      userAgent: request.headers.get("user-agent"),
     });
     return { body: result };
   },

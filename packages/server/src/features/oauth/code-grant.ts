@@ -54,7 +54,14 @@ function pkceMatches(method: "S256" | "plain", challenge: string, verifier: stri
 const stripHash = (url: string) => url.split("#")[0]!;
 
 /** `grant_type=authorization_code`: the code our callback (or the cross-domain route) gave the app. */
-export const authorizationCodeGrant: GrantHandler = async ({ deps, project, config, params, clientIp }) => {
+export const authorizationCodeGrant: GrantHandler = async ({
+  deps,
+  project,
+  config,
+  params,
+  clientIp,
+  userAgent,
+}) => {
   const invalidCode = () => knownError("INVALID_AUTHORIZATION_CODE");
   const code = params.code ?? "";
   if (!/^[0-9a-f]{64}$/.test(code)) throw invalidCode();
@@ -103,6 +110,7 @@ export const authorizationCodeGrant: GrantHandler = async ({ deps, project, conf
     user,
     isNewUser: row.isNewUser,
     ip: clientIp,
+    userAgent,
   });
   await deps.db
     .update(oauthAuthorizationCodes)

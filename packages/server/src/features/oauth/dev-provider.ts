@@ -129,8 +129,29 @@ function interactionMiddleware(provider: Provider) {
   };
 }
 
+/**
+ * oidc-provider 9 prints "oidc-provider WARNING: Unsupported runtime…" with console.warn when its module is first
+ * evaluated on a Node.js LTS older than 22, and offers no option to turn it off. Gatehouse supports Node 20.19
+ * (package.json `engines`), where the few features this development stand-in uses work and are tested, so the
+ * notice would only alarm. While the module loads, and only then, that one line is dropped; anything else the
+ * library says, and any other console.warn in the meantime, goes through.
+ */
+async function importOidcProvider(): Promise<typeof import("oidc-provider")> {
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => {
+    const notice =
+      typeof args[0] === "string" && args[0].includes("oidc-provider WARNING: Unsupported runtime.");
+    if (!notice) warn.apply(console, args);
+  };
+  try {
+    return await import("oidc-provider");
+  } finally {
+    console.warn = warn;
+  }
+}
+
 async function startDevOAuthProvider(): Promise<DevOAuthProvider> {
-  const { default: OidcProvider } = await import("oidc-provider");
+  const { default: OidcProvider } = await importOidcProvider();
   const registry: DevClientRegistry = { clients: new Map() };
   const clientSecret = randomBytes(24).toString("base64url");
 

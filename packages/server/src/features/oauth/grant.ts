@@ -12,4 +12,6 @@ export type GrantHandler = (context: {
   config: RenderedConfig;
   params: Record<string, string>;
   clientIp: string | null;
+  /** The caller's `user-agent` header, kept on the session (sessions/service.ts). */
+  userAgent: string | null;
 }) => Promise<Record<string, unknown>>;

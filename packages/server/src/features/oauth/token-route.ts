@@ -64,7 +64,14 @@ export const tokenRoutes = [
 
       const { project, config } = await authenticateOAuthClient(deps, clientId, clientSecret);
 
-      const result = await handler({ deps, project, config, params, clientIp });
+      const result = await handler({
+        deps,
+        project,
+        config,
+        params,
+        clientIp,
+        userAgent: request.headers.get("user-agent"),
+      });
       return jsonResponse(result, 200, { "cache-control": "no-store", pragma: "no-cache" });
     },
   }),

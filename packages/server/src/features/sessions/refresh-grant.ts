@@ -3,9 +3,16 @@ import type { GrantHandler } from "../oauth/grant.ts";
 import { refreshSession } from "./service.ts";
 
 /** `grant_type=refresh_token` at the OAuth token endpoint: a new access token for a live session. */
-export const refreshTokenGrant: GrantHandler = async ({ deps, project, config, params, clientIp }) => {
+export const refreshTokenGrant: GrantHandler = async ({
+  deps,
+  project,
+  config,
+  params,
+  clientIp,
+  userAgent,
+}) => {
   const refreshed = params.refresh_token
-    ? await refreshSession(deps, project.id, params.refresh_token, config, clientIp)
+    ? await refreshSession(deps, project.id, params.refresh_token, config, clientIp, userAgent)
     : null;
   if (!refreshed) throw knownError("REFRESH_TOKEN_NOT_FOUND_OR_EXPIRED");
   return {

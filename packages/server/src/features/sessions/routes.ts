@@ -34,6 +34,8 @@ const sessionSchema = z.object({
       tzIdentifier: z.string().nullable(),
     })
     .optional(),
+  /** Gatehouse extension: the browser's user agent at sign-in or at the last refresh, for "Chrome on macOS". */
+  last_used_user_agent: z.string().nullable().optional(),
 });
 
 export const sessionRoutes = [
@@ -88,7 +90,14 @@ export const sessionRoutes = [
     handler: async ({ deps, auth, request, clientIp }) => {
       const refreshToken = readProtocolHeader(request.headers, "refresh-token");
       if (!refreshToken) throw knownError("REFRESH_TOKEN_NOT_FOUND_OR_EXPIRED");
-      const refreshed = await refreshSession(deps, auth.project.id, refreshToken, auth.config, clientIp);
+      const refreshed = await refreshSession(
+        deps,
+        auth.project.id,
+        refreshToken,
+        auth.config,
+        clientIp,
+        request.headers.get("user-agent"),
+      );
       if (!refreshed) throw knownError("REFRESH_TOKEN_NOT_FOUND_OR_EXPIRED");
       return { body: { access_token: refreshed.accessToken } };
     },
@@ -122,6 +131,7 @@ export const sessionRoutes = [
           is_current_session: row.id === currentId,
           // Located when read (a lookup in memory), so stored sessions need no column of their own.
           ...(row.lastUsedIp ? { last_used_at_end_user_ip_info: endUserIpInfo(row.lastUsedIp) } : {}),
+          last_used_user_agent: row.lastUsedUserAgent,
         }));
       return { body: { items, is_paginated: false } };
     },

@@ -22,6 +22,8 @@ export const sessions = pgTable(
     expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }),
     lastUsedAt: timestamp("last_used_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
     lastUsedIp: text("last_used_ip"),
+    /** The browser's `user-agent` at sign-in and at the last refresh (at most 512 characters): "Chrome on macOS". */
+    lastUsedUserAgent: text("last_used_user_agent"),
   },
   (t) => [
     uniqueIndex("sessions_refresh_token_hash_unique").on(t.refreshTokenHash),

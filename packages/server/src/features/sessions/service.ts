@@ -17,6 +17,12 @@ export const MAX_SESSION_LIFETIME_MS = 367 * 24 * 3600 * 1000;
 
 export type TokenPair = { access_token: string; refresh_token: string };
 
+/** A `user-agent` header as a session keeps it: its first 512 characters, none when empty. */
+function storedUserAgent(userAgent: string | null | undefined): string | null {
+  const trimmed = userAgent?.trim();
+  return trimmed ? trimmed.slice(0, 512) : null;
+}
+
 /** Creates a session and returns its refresh token; only the token's SHA-256 is stored. */
 export async function createSession(
   db: Database,
@@ -26,6 +32,7 @@ export async function createSession(
     isImpersonation?: boolean;
     expiresInMillis?: number;
     ip?: string | null;
+    userAgent?: string | null;
   },
 ): Promise<{ session: SessionRow; refreshToken: string }> {
   const refreshToken = generateSecureToken();
@@ -39,6 +46,7 @@ export async function createSession(
       isImpersonation: input.isImpersonation ?? false,
       expiresAt: new Date(Date.now() + (input.expiresInMillis ?? DEFAULT_SESSION_LIFETIME_MS)),
       lastUsedIp: input.ip ?? null,
+      lastUsedUserAgent: storedUserAgent(input.userAgent),
     })
     .returning();
   return { session: session!, refreshToken };
@@ -81,7 +89,12 @@ export async function issueTokens(
   projectId: string,
   user: UserRow,
   config: RenderedConfig,
-  options: { isImpersonation?: boolean; expiresInMillis?: number; ip?: string | null } = {},
+  options: {
+    isImpersonation?: boolean;
+    expiresInMillis?: number;
+    ip?: string | null;
+    userAgent?: string | null;
+  } = {},
 ): Promise<TokenPair> {
   const { session, refreshToken } = await createSession(deps.db, { projectId, userId: user.id, ...options });
   return {
@@ -122,13 +135,18 @@ export async function refreshSession(
   refreshToken: string,
   config: RenderedConfig,
   ip: string | null,
+  userAgent: string | null = null,
 ): Promise<{ accessToken: string; session: SessionRow; user: UserRow } | null> {
   const found = await findSessionByRefreshToken(deps.db, projectId, refreshToken);
   if (!found) return null;
   const now = new Date();
   await deps.db
     .update(sessions)
-    .set({ lastUsedAt: now, ...(ip ? { lastUsedIp: ip } : {}) })
+    .set({
+      lastUsedAt: now,
+      ...(ip ? { lastUsedIp: ip } : {}),
+      ...(userAgent ? { lastUsedUserAgent: storedUserAgent(userAgent) } : {}),
+    })
     .where(eq(sessions.id, found.session.id));
   await touchUserActivity(deps.db, projectId, found.user.id, now);
   // Buffered, written in a batch later (events/analytics.ts): no database work on this path.

@@ -212,6 +212,53 @@ describe("sessions", () => {
     expect(rows).toHaveLength(0);
   });
 
+  it("keep the browser's user agent of the sign-in and of the last refresh (a Gatehouse extension)", async () => {
+    const chrome =
+      "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
+    const firefox = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
+    const signUp = await server.request("/api/v1/auth/anonymous/sign-up", {
+      method: "POST",
+      headers: { ...project.headers("client"), "user-agent": chrome },
+    });
+    expect(signUp.status, signUp.text).toBe(200);
+    const userAgents = async () => {
+      const list = await server.request(`/api/v1/auth/sessions?user_id=${signUp.body.user_id}`, {
+        headers: project.headers("server"),
+      });
+      expect(list.status, list.text).toBe(200);
+      return list.body.items.map(
+        (item: { last_used_user_agent: string | null }) => item.last_used_user_agent,
+      );
+    };
+    expect(await userAgents()).toEqual([chrome]);
+
+    const refresh = (userAgent?: string) =>
+      server.request("/api/v1/auth/oauth/token", {
+        method: "POST",
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          ...(userAgent === undefined ? {} : { "user-agent": userAgent }),
+        },
+        body: `grant_type=refresh_token&refresh_token=${signUp.body.refresh_token}&client_id=${project.id}`,
+      });
+    expect((await refresh(firefox)).status).toBe(200);
+    expect(await userAgents()).toEqual([firefox]);
+    // A refresh without the header keeps what was known; a very long one is cut to 512 characters.
+    expect((await refresh()).status).toBe(200);
+    expect(await userAgents()).toEqual([firefox]);
+    expect((await refresh(`X${"y".repeat(2000)}`)).status).toBe(200);
+    expect((await userAgents())[0]).toHaveLength(512);
+
+    // Sessions a server creates for a user carry no browser.
+    const created = await server.request("/api/v1/auth/sessions", {
+      method: "POST",
+      headers: project.headers("server"),
+      body: { user_id: signUp.body.user_id },
+    });
+    expect(created.status).toBe(200);
+    expect((await userAgents()).filter((agent: string | null) => agent === null)).toHaveLength(1);
+  });
+
   it("hides impersonation sessions from the user's client, except from the impersonation session itself", async () => {
     const own = await createSignedInUser(server, project.id, { primaryEmail: "imp@example.com" });
     const impersonation = await server.request("/api/v1/auth/sessions", {

@@ -30,6 +30,8 @@ export async function completeSignIn(
     user: UserRow;
     isNewUser: boolean;
     ip: string | null;
+    /** The browser's `user-agent`, kept on the new session. */
+    userAgent?: string | null;
     /** Set by the MFA step itself, which has just checked the second factor. */
     secondFactorPassed?: boolean;
   },
@@ -43,7 +45,10 @@ export async function completeSignIn(
     });
     throw knownError("MULTI_FACTOR_AUTHENTICATION_REQUIRED", { attempt_code: code });
   }
-  const tokens = await issueTokens(deps, input.projectId, input.user, input.config, { ip: input.ip });
+  const tokens = await issueTokens(deps, input.projectId, input.user, input.config, {
+    ip: input.ip,
+    userAgent: input.userAgent ?? null,
+  });
   // Only once the whole sign-in passed, second factor included, whatever the first factor was: from now on this
   // address neither fills nor waits for the account's password-failure ceiling (rate-limit/password-checks.ts).
   await recordKnownSignInAddress(

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomUuid } from "../../crypto/index.ts";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
 import { createSignedInUser } from "../../testing/users.ts";
+import { oauthAccounts } from "../oauth/schema.ts";
 import { getRenderedConfig } from "../projects/config-store.ts";
 import { users } from "./schema.ts";
 import { createUser, type NewUser } from "./service.ts";
@@ -258,5 +259,115 @@ describe("GET /users filters", () => {
     const { user } = await createSignedInUser(server, elsewhere.id, { displayName: "Grace elsewhere" });
     expect(await ids(project, { include_anonymous: "true", query: "grace" })).toEqual([regular]);
     expect(await ids(elsewhere, { include_anonymous: "true" })).toEqual([user.id]);
+  });
+});
+
+describe("GET /users dashboard filters (Gatehouse extensions)", () => {
+  let project: TestProject;
+  let verified: string;
+  let unverified: string;
+  let restricted: string;
+  let mfa: string;
+  let otp: string;
+  let passkey: string;
+  let oauth: string;
+
+  beforeAll(async () => {
+    project = await server.createProject("Dashboard filters");
+    verified = (
+      await makeUser(project.id, {
+        primaryEmail: "v@example.com",
+        primaryEmailVerified: true,
+        passwordHash: "$2a$10$abcdefghijklmnopqrstuuJ3X4kA6YtPq1cL8mS9y0hR2bV7wZ5nK",
+      })
+    ).id;
+    unverified = (await makeUser(project.id, { primaryEmail: "u@example.com" })).id;
+    restricted = (
+      await makeUser(project.id, {
+        primaryEmail: "r@example.com",
+        primaryEmailVerified: true,
+        restrictedByAdmin: true,
+      })
+    ).id;
+    mfa = (await makeUser(project.id, { totpSecretEncrypted: "sealed" })).id;
+    otp = (await makeUser(project.id, { otpAuthEnabled: true })).id;
+    passkey = (await makeUser(project.id, { passkeyAuthEnabled: true })).id;
+    oauth = (await makeUser(project.id, { displayName: "Octocat" })).id;
+    await server.deps.db.insert(oauthAccounts).values({
+      projectId: project.id,
+      id: randomUuid(),
+      userId: oauth,
+      providerConfigId: "github",
+      providerAccountId: "42",
+    });
+    // The same kinds of users in another project never show up.
+    const other = await server.createProject("Dashboard filters elsewhere");
+    await makeUser(other.id, {
+      primaryEmail: "v@example.com",
+      primaryEmailVerified: true,
+      otpAuthEnabled: true,
+    });
+  });
+
+  const ids = async (params: Record<string, string>) => {
+    const response = await list(project, { include_restricted: "true", ...params });
+    expect(response.status, response.text).toBe(200);
+    return response.body.items.map((u: { id: string }) => u.id).sort();
+  };
+
+  it("filters by a verified primary email", async () => {
+    expect(await ids({ primary_email_verified: "true" })).toEqual([verified, restricted].sort());
+    expect(await ids({ primary_email_verified: "false" })).toEqual(
+      [unverified, mfa, otp, passkey, oauth].sort(),
+    );
+  });
+
+  it("filters by restriction by an admin, which needs restricted users included", async () => {
+    expect(await ids({ restricted_by_admin: "true" })).toEqual([restricted]);
+    expect(await ids({ restricted_by_admin: "false" })).not.toContain(restricted);
+    const refused = await list(project, { restricted_by_admin: "true" });
+    expect(refused.status).toBe(400);
+    expect(errorCode(refused)).toBe("SCHEMA_ERROR");
+    expect(refused.text).toContain("restricted_by_admin");
+  });
+
+  it("filters by MFA and by sign-in method", async () => {
+    expect(await ids({ has_mfa: "true" })).toEqual([mfa]);
+    expect(await ids({ has_mfa: "false" })).not.toContain(mfa);
+    expect(await ids({ auth_method: "password" })).toEqual([verified]);
+    expect(await ids({ auth_method: "otp" })).toEqual([otp]);
+    expect(await ids({ auth_method: "passkey" })).toEqual([passkey]);
+    expect(await ids({ auth_method: "oauth" })).toEqual([oauth]);
+  });
+
+  it("gives the total of the filter on every page with include_total, and nothing more without it", async () => {
+    const first = await list(project, { include_restricted: "true", include_total: "true", limit: "2" });
+    expect(first.status, first.text).toBe(200);
+    expect(first.body.total_count).toBe(7);
+    expect(first.body.items).toHaveLength(2);
+    const second = await list(project, {
+      include_restricted: "true",
+      include_total: "true",
+      limit: "2",
+      cursor: first.body.pagination.next_cursor,
+    });
+    expect(second.body.total_count).toBe(7);
+    const filtered = await list(project, { include_total: "true", primary_email_verified: "true" });
+    expect(filtered.body.total_count).toBe(1);
+    expect((await list(project)).body).not.toHaveProperty("total_count");
+  });
+
+  it("refuses bad filter values with a 400", async () => {
+    for (const params of <Record<string, string>[]>[
+      { auth_method: "carrier-pigeon" },
+      { has_mfa: "yes" },
+      { primary_email_verified: "1" },
+      { include_total: "" },
+      { order_by: "display_name" },
+    ]) {
+      const response = await list(project, params);
+      expect(response.status, JSON.stringify(params)).toBe(400);
+      expect(errorCode(response)).toBe("SCHEMA_ERROR");
+    }
   });
 });

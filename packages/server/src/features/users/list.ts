@@ -4,6 +4,7 @@ import type { Database } from "../../db/index.ts";
 import { isUuid } from "../../fields/ids.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { contactChannels } from "../contact-channels/schema.ts";
+import { oauthAccounts } from "../oauth/schema.ts";
 import { teamMembers } from "../teams/schema.ts";
 import { LIST_DEFAULT_LIMIT, type ListUsersQuery } from "./requests.ts";
 import { type UserRow, users } from "./schema.ts";
@@ -38,34 +39,23 @@ export async function listUsers(
   projectId: string,
   config: RenderedConfig,
   query: ListUsersQuery,
-): Promise<{ rows: UserRow[]; nextCursor: string | null }> {
+): Promise<{ rows: UserRow[]; nextCursor: string | null; totalCount?: number }> {
   const limit = query.limit ?? LIST_DEFAULT_LIMIT;
   const descending = query.desc ?? false;
   const orderColumn = query.order_by === "last_active_at" ? users.lastActiveAt : users.signedUpAt;
 
-  const conditions: SQL[] = [eq(users.projectId, projectId)];
-  if (query.only_anonymous) {
-    conditions.push(eq(users.isAnonymous, true));
-  } else if (!query.include_anonymous) {
-    // Anonymous users are always restricted too, so including them includes restricted users.
-    conditions.push(eq(users.isAnonymous, false));
-    if (!query.include_restricted) conditions.push(notRestricted(config));
-  }
-  if (query.team_id) {
-    conditions.push(
-      sql`exists (select 1 from ${teamMembers} where ${teamMembers.projectId} = ${projectId} and ${teamMembers.teamId} = ${query.team_id} and ${teamMembers.userId} = ${users.id})`,
-    );
-  }
-  const search = query.query?.trim();
-  if (search) {
-    const pattern = `%${escapeLike(search)}%`;
-    const matches: SQL[] = [
-      sql`${users.displayName} ilike ${pattern}`,
-      sql`exists (select 1 from ${contactChannels} where ${contactChannels.userId} = ${users.id} and ${contactChannels.isPrimary} and ${contactChannels.value} ilike ${pattern})`,
-    ];
-    if (isUuid(search)) matches.push(eq(users.id, search.toLowerCase()));
-    conditions.push(or(...matches)!);
-  }
+  const conditions = filterConditions(projectId, config, query);
+  // The total of the filter, without the cursor: what the dashboard shows as "N users".
+  const totalCount = query.include_total
+    ? Number(
+        (
+          await db
+            .select({ count: sql<number>`count(*)` })
+            .from(users)
+            .where(and(...conditions))
+        )[0]?.count ?? 0,
+      )
+    : undefined;
   if (query.cursor) {
     if (!(await findUser(db, projectId, query.cursor))) {
       throw new StatusError(
@@ -91,5 +81,68 @@ export async function listUsers(
     .orderBy(direction(orderColumn), direction(users.id))
     .limit(limit + 1);
   const next = rows.length > limit ? rows.pop()! : null;
-  return { rows, nextCursor: next?.id ?? null };
+  return { rows, nextCursor: next?.id ?? null, ...(totalCount === undefined ? {} : { totalCount }) };
+}
+
+/**
+ * The WHERE of a list, cursor aside. Every sub-select is scoped by project, so that it runs on the
+ * `(project_id, user_id)` indexes of contact channels and OAuth accounts.
+ */
+function filterConditions(projectId: string, config: RenderedConfig, query: ListUsersQuery): SQL[] {
+  const conditions: SQL[] = [eq(users.projectId, projectId)];
+  if (query.only_anonymous) {
+    conditions.push(eq(users.isAnonymous, true));
+  } else if (!query.include_anonymous) {
+    // Anonymous users are always restricted too, so including them includes restricted users.
+    conditions.push(eq(users.isAnonymous, false));
+    if (!query.include_restricted) conditions.push(notRestricted(config));
+  }
+  if (query.team_id) {
+    conditions.push(
+      sql`exists (select 1 from ${teamMembers} where ${teamMembers.projectId} = ${projectId} and ${teamMembers.teamId} = ${query.team_id} and ${teamMembers.userId} = ${users.id})`,
+    );
+  }
+  const search = query.query?.trim();
+  if (search) {
+    const pattern = `%${escapeLike(search)}%`;
+    const matches: SQL[] = [
+      sql`${users.displayName} ilike ${pattern}`,
+      sql`exists (select 1 from ${contactChannels} where ${contactChannels.userId} = ${users.id} and ${contactChannels.isPrimary} and ${contactChannels.value} ilike ${pattern})`,
+    ];
+    if (isUuid(search)) matches.push(eq(users.id, search.toLowerCase()));
+    conditions.push(or(...matches)!);
+  }
+  const verifiedPrimaryEmail = sql`exists (select 1 from ${contactChannels} where ${contactChannels.projectId} = ${projectId} and ${contactChannels.userId} = ${users.id} and ${contactChannels.isPrimary} and ${contactChannels.isVerified})`;
+  if (query.primary_email_verified !== undefined) {
+    conditions.push(query.primary_email_verified ? verifiedPrimaryEmail : sql`not ${verifiedPrimaryEmail}`);
+  }
+  if (query.restricted_by_admin !== undefined) {
+    conditions.push(eq(users.restrictedByAdmin, query.restricted_by_admin));
+  }
+  if (query.has_mfa !== undefined) {
+    conditions.push(
+      query.has_mfa
+        ? sql`${users.totpSecretEncrypted} is not null`
+        : sql`${users.totpSecretEncrypted} is null`,
+    );
+  }
+  switch (query.auth_method) {
+    case "password":
+      conditions.push(sql`${users.passwordHash} is not null`);
+      break;
+    case "otp":
+      conditions.push(eq(users.otpAuthEnabled, true));
+      break;
+    case "passkey":
+      conditions.push(eq(users.passkeyAuthEnabled, true));
+      break;
+    case "oauth":
+      conditions.push(
+        sql`exists (select 1 from ${oauthAccounts} where ${oauthAccounts.projectId} = ${projectId} and ${oauthAccounts.userId} = ${users.id})`,
+      );
+      break;
+    case undefined:
+      break;
+  }
+  return conditions;
 }

@@ -114,6 +114,8 @@ export type UserCreateBody = z.output<typeof serverCreateBody>;
 const booleanParam = z.enum(["true", "false"]).transform((value) => value === "true");
 
 export const LIST_DEFAULT_LIMIT = 100;
+/** How a user can sign in, for `GET /users?auth_method=`: a password, email codes, a passkey, an OAuth provider. */
+export const USER_AUTH_METHODS = ["password", "otp", "passkey", "oauth"] as const;
 export const LIST_MAX_LIMIT = 200;
 
 export const listUsersQuery = z
@@ -131,8 +133,22 @@ export const listUsersQuery = z
     include_anonymous: booleanParam.optional(),
     only_anonymous: booleanParam.optional(),
     include_restricted: booleanParam.optional(),
+    // Gatehouse extensions for the dashboard's filters (PROTOCOL-EXTRA §6.8); they narrow what the protocol's
+    // parameters above select, never widen it.
+    primary_email_verified: booleanParam.optional(),
+    restricted_by_admin: booleanParam.optional(),
+    has_mfa: booleanParam.optional(),
+    auth_method: z.enum(USER_AUTH_METHODS).optional(),
+    include_total: booleanParam.optional(),
   })
   .superRefine((query, ctx) => {
+    if (query.restricted_by_admin && !query.include_restricted && !query.include_anonymous) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["restricted_by_admin"],
+        message: "restricted_by_admin=true needs include_restricted=true",
+      });
+    }
     if (query.only_anonymous && !query.include_anonymous) {
       ctx.addIssue({
         code: "custom",

@@ -103,7 +103,10 @@ export const userRoutes = [
   defineRoute({
     method: "GET",
     path: "/users",
-    summary: "List users, paginated by cursor (default 100 per page, at most 200)",
+    summary:
+      "List users, paginated by cursor (default 100 per page, at most 200). Gatehouse extensions: the filters " +
+      "primary_email_verified, restricted_by_admin, has_mfa, auth_method (password, otp, passkey, oauth), and " +
+      "include_total=true for total_count, the number of users of the filter on every page.",
     tags,
     access: ["server", "admin"],
     request: { query: listUsersQuery },
@@ -112,16 +115,18 @@ export const userRoutes = [
         items: z.array(serverUserSchema),
         is_paginated: z.literal(true),
         pagination: z.object({ next_cursor: z.string().nullable() }),
+        total_count: z.number().int().optional(),
       }),
     },
     handler: async ({ deps, auth, query }) => {
-      const { rows, nextCursor } = await listUsers(deps.db, auth.project.id, auth.config, query);
+      const { rows, nextCursor, totalCount } = await listUsers(deps.db, auth.project.id, auth.config, query);
       const relations = await loadUserRelations(deps.db, auth.project.id, rows);
       return {
         body: {
           items: rows.map((row) => userView(row, relations, auth.config)),
           is_paginated: true,
           pagination: { next_cursor: nextCursor },
+          ...(totalCount === undefined ? {} : { total_count: totalCount }),
         },
       };
     },

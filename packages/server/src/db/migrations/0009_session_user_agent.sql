@@ -1,0 +1,1 @@
+ALTER TABLE "sessions" ADD COLUMN "last_used_user_agent" text;
