@@ -6,6 +6,7 @@
  */
 import { knownError } from "@gatehouse/shared";
 import type { RenderedConfig } from "../../config/index.ts";
+import { isUrlTrustedByProject } from "../../config/trusted-urls.ts";
 import { SECURE_TOKEN_LENGTH } from "../../crypto/index.ts";
 import type { Database } from "../../db/index.ts";
 import type { AppDeps } from "../../deps.ts";
@@ -125,4 +126,16 @@ export async function purchaseAttemptOfCode(
     quantity,
     price,
   };
+}
+
+/** NEW_PURCHASES_BLOCKED while the project blocks new purchases. */
+export function requireOpenForPurchases(config: RenderedConfig): void {
+  if (config.payments.blockNewPurchases) throw knownError("NEW_PURCHASES_BLOCKED");
+}
+
+/** REDIRECT_URL_NOT_WHITELISTED unless the project trusts the return URL (absent is fine). */
+export function checkReturnUrl(config: RenderedConfig, returnUrl: string | undefined): void {
+  if (returnUrl !== undefined && !isUrlTrustedByProject(config, returnUrl)) {
+    throw knownError("REDIRECT_URL_NOT_WHITELISTED");
+  }
 }

@@ -9,19 +9,19 @@
  */
 import { knownError } from "@gatehouse/shared";
 import { z } from "zod";
-import type { RenderedConfig } from "../../config/index.ts";
 import { CUSTOMER_TYPES } from "../../config/payments.ts";
-import { isUrlTrustedByProject } from "../../config/trusted-urls.ts";
 import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { markCodeUsed } from "../verification-codes/service.ts";
 import { type Customer, inlineProductSchema, productForCustomer } from "./catalogue.ts";
 import { checkClientCustomerAccess, customerIdField, requireCustomerExists } from "./customers.ts";
 import {
+  checkReturnUrl,
   createPurchaseUrl,
   openPurchaseCode,
   projectOfFullCode,
   purchaseAttemptOfCode,
+  requireOpenForPurchases,
 } from "./purchase-codes.ts";
 import {
   listCustomerPurchases,
@@ -34,16 +34,6 @@ import { findStripeAccountId, stripeClient } from "./stripe.ts";
 
 const tags = ["Payments"];
 const FORBIDDEN = "Clients may only buy for their own user, or for teams where they hold team_admin.";
-
-function requireOpenForPurchases(config: RenderedConfig): void {
-  if (config.payments.blockNewPurchases) throw knownError("NEW_PURCHASES_BLOCKED");
-}
-
-function checkReturnUrl(config: RenderedConfig, returnUrl: string | undefined): void {
-  if (returnUrl !== undefined && !isUrlTrustedByProject(config, returnUrl)) {
-    throw knownError("REDIRECT_URL_NOT_WHITELISTED");
-  }
-}
 
 const fullCodeField = z.string().min(1).max(300);
 const returnUrlField = z.string().max(2000).optional();

@@ -5,11 +5,15 @@
  */
 import { knownError } from "@gatehouse/shared";
 import { z } from "zod";
-import { isUrlTrustedByProject } from "../../config/trusted-urls.ts";
 import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { markCodeUsed } from "../verification-codes/service.ts";
-import { openPurchaseCode, purchaseAttemptOfCode } from "./purchase-codes.ts";
+import {
+  checkReturnUrl,
+  openPurchaseCode,
+  purchaseAttemptOfCode,
+  requireOpenForPurchases,
+} from "./purchase-codes.ts";
 import { checkPurchaseNow } from "./purchases.ts";
 import {
   ensureStripeAccount,
@@ -119,16 +123,14 @@ export const stripeRoutes = [
     handler: async ({ deps, body }) => {
       const open = await openPurchaseCode(deps, body.full_code);
       const { config, project } = open;
-      if (config.payments.blockNewPurchases) throw knownError("NEW_PURCHASES_BLOCKED");
+      requireOpenForPurchases(config);
       if (config.payments.testMode) {
         throw new StatusError(
           400,
           "This project is in payments test mode: complete the purchase without paying.",
         );
       }
-      if (body.return_url !== undefined && !isUrlTrustedByProject(config, body.return_url)) {
-        throw knownError("REDIRECT_URL_NOT_WHITELISTED");
-      }
+      checkReturnUrl(config, body.return_url);
       const attempt = await purchaseAttemptOfCode(deps.db, open, body.price_id, body.quantity);
       if (attempt.price.USD === undefined) {
         throw new StatusError(400, "Card payments are in US dollars, and this price has no USD amount.");
