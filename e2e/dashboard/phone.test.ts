@@ -61,7 +61,8 @@ async function followMenuLink(name: string, path: RegExp): Promise<void> {
   await openMenu();
   await sidebar().getByRole("link", { name, exact: true }).click();
   await page.waitForURL(path);
-  expect(await menuButton().getAttribute("aria-expanded")).toBe("false");
+  // The drawer closes on the render that follows the navigation, which can land just after the URL changes.
+  await expect.poll(() => menuButton().getAttribute("aria-expanded")).toBe("false");
   // The focus moved to the page that opened, not to a link now out of sight.
   expect(await page.evaluate(() => document.activeElement?.tagName)).toBe("MAIN");
   await page.locator('[data-testid="loading"]').first().waitFor({ state: "detached" });
