@@ -8,6 +8,7 @@ import {
   ownerWithProject,
   PASSWORD,
   startDashboard,
+  tabTo,
 } from "./test-support.ts";
 
 /**
@@ -160,20 +161,6 @@ describe("accessibility (axe-core)", () => {
 });
 
 describe("keyboard only", () => {
-  /** Presses Tab until the focused element matches, at most `limit` times. */
-  async function tabTo(target: Page, matches: (element: Element) => boolean, limit = 80): Promise<void> {
-    for (let i = 0; i < limit; i++) {
-      await target.keyboard.press("Tab");
-      const found = await target.evaluate((source) => {
-        const active = document.activeElement;
-        // biome-ignore lint/security/noGlobalEval: a predicate handed over from the test, run in the page
-        return active ? (eval(source) as (element: Element) => boolean)(active) : false;
-      }, `(${matches.toString()})`);
-      if (found) return;
-    }
-    throw new Error("Tab never reached the element");
-  }
-
   it("creates a team, opens it and deletes it with Tab, Enter and Escape", async () => {
     await page.goto(`${env.baseUrl}/projects/${projectId}/teams`);
     await settled(page);

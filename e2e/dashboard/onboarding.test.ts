@@ -1,4 +1,4 @@
-import type { Page } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   adminAppOf,
@@ -16,23 +16,32 @@ let page: Page;
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1360, height: 860 };
 
-/** `name`-light/-dark on the desktop and on a phone; the page is reloaded in each theme. */
-async function screenshotsLightDarkPhone(name: string): Promise<void> {
+/**
+ * `name`-light/-dark on the desktop and on a phone. With `reloadUntil` each theme is chosen the way a visitor's
+ * choice arrives, by a reload (then `reloadUntil` is waited for), so @gatehouse/react's components, which read the
+ * theme when they render, show it too; without it the theme is switched in place, for what a reload would lose
+ * (the keys shown once).
+ */
+async function screenshotsLightDarkPhone(name: string, reloadUntil?: Locator): Promise<void> {
+  const setTheme = async (theme: "light" | "dark") => {
+    await page.evaluate((value) => {
+      document.documentElement.dataset.theme = value;
+      localStorage.setItem("gatehouse-dashboard-theme", value);
+    }, theme);
+    if (!reloadUntil) return;
+    await page.reload();
+    await page.waitForFunction((value) => document.documentElement.dataset.theme === value, theme);
+    await reloadUntil.waitFor();
+  };
   for (const viewport of [DESKTOP, PHONE]) {
     await page.setViewportSize(viewport);
     for (const theme of ["light", "dark"] as const) {
-      await page.evaluate((value) => {
-        document.documentElement.dataset.theme = value;
-        localStorage.setItem("gatehouse-dashboard-theme", value);
-      }, theme);
+      await setTheme(theme);
       await screenshot(page, `${name}-${viewport === PHONE ? "phone" : "desktop"}-${theme}`);
     }
   }
   await page.setViewportSize(DESKTOP);
-  await page.evaluate(() => {
-    document.documentElement.dataset.theme = "light";
-    localStorage.setItem("gatehouse-dashboard-theme", "light");
-  });
+  await setTheme("light");
 }
 
 beforeAll(async () => {
@@ -49,7 +58,7 @@ describe("dashboard: first run", () => {
     await page.goto(`${env.baseUrl}/`);
     await page.waitForURL(/\/handler\/sign-up\?after_auth_return_to=/);
     await page.getByRole("heading", { name: "Create your account" }).waitFor();
-    await screenshot(page, "01-sign-up");
+    await screenshotsLightDarkPhone("01-sign-up", page.getByRole("heading", { name: "Create your account" }));
     await page.goto(`${env.baseUrl}/handler/sign-in`);
     await screenshot(page, "01-sign-in");
   });
@@ -66,8 +75,9 @@ describe("dashboard: first run", () => {
   it("goes from sign-up to the first project's keys", async () => {
     const email = "first-run@example.com";
     await signUpInBrowser(env, page, email);
-    await page.getByText("Let's create your first project").waitFor();
-    await screenshot(page, "02-onboarding");
+    const firstProject = page.getByText("Let's create your first project");
+    await firstProject.waitFor();
+    await screenshotsLightDarkPhone("02-onboarding", firstProject);
     await page.locator('input[name="displayName"]').fill("Acme web");
     await page.getByRole("button", { name: "Create project" }).click();
     await page.getByTestId("keys-once").waitFor();
@@ -148,7 +158,7 @@ describe("dashboard: first run", () => {
         .sort()
         .join(",");
     await checklist.getByText("0 of 4 done").waitFor();
-    await screenshotsLightDarkPhone("04-overview-checklist");
+    await screenshotsLightDarkPhone("04-overview-checklist", checklist.getByText("0 of 4 done"));
 
     const owner = await ownerApi(env, "first-run@example.com");
     const admin = adminAppOf(await owner.project(projectId));

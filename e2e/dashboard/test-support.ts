@@ -128,3 +128,23 @@ export async function ownerWithProject(
 export function adminAppOf(project: AdminOwnedProject): GatehouseAdminApp {
   return project.app as unknown as GatehouseAdminApp;
 }
+
+/**
+ * Presses Tab until the focused element matches, at most `limit` times: how a keyboard user reaches a control.
+ * `matches` runs in the page, so it may use only its argument and the DOM.
+ */
+export async function tabTo(page: Page, matches: (element: Element) => boolean, limit = 80): Promise<void> {
+  const passed: string[] = [];
+  for (let i = 0; i < limit; i++) {
+    await page.keyboard.press("Tab");
+    const [found, label] = await page.evaluate((source) => {
+      const active = document.activeElement;
+      const label = active ? `${active.tagName} ${active.textContent?.trim().slice(0, 30) ?? ""}` : "nothing";
+      // biome-ignore lint/security/noGlobalEval: a predicate handed over from the test, run in the page
+      return [active ? (eval(source) as (element: Element) => boolean)(active) : false, label] as const;
+    }, `(${matches.toString()})`);
+    if (found) return;
+    passed.push(label);
+  }
+  throw new Error(`Tab never reached the element; it went through: ${passed.join(" | ")}`);
+}

@@ -10,12 +10,14 @@ import {
   ownerWithProject,
   screenshot,
   startDashboard,
+  tabTo,
 } from "./test-support.ts";
 
 /**
  * The users list as an owner manages it (issue 22, item 3): filters, sortable columns, the view in the URL, the
  * total, CSV export of the filter, bulk restrict and delete after a confirmation, rows that are links.
- * Screenshots light and dark, desktop and phone, of the list with filters.
+ * Screenshots light and dark, desktop and phone, of the list with filters. A user is created, opened and deleted
+ * with the keyboard alone (item 1).
  */
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1360, height: 860 };
@@ -240,5 +242,102 @@ describe("users list", () => {
     expect(await admin.getUser(ids.mallory!)).toBeNull();
     expect(await admin.getUser(ids.octo!)).toBeNull();
     expect(await admin.getUser(ids.ada!)).not.toBeNull();
+  });
+});
+
+describe("keyboard only", () => {
+  /** What has the focus, as a keyboard user would find it: tag, name attribute and text. */
+  const focused = () =>
+    page.evaluate(() => {
+      const active = document.activeElement;
+      return {
+        tag: active?.tagName ?? null,
+        name: active?.getAttribute("name") ?? null,
+        text: active?.textContent?.trim() ?? "",
+        inDialog: !!active?.closest("[role=dialog]"),
+      };
+    });
+
+  it("creates a user, opens it and deletes it with Tab, Enter and Escape", async () => {
+    await page.goto(usersUrl());
+    await table().waitFor();
+    await page.locator("body").focus();
+
+    // The dialog opens with the focus on its first field; Escape closes it, and the focus is back on the button.
+    await tabTo(
+      page,
+      (element) => element.tagName === "BUTTON" && element.textContent?.trim() === "Create user",
+    );
+    await page.keyboard.press("Enter");
+    const dialog = page.getByRole("dialog", { name: "Create user" });
+    await dialog.waitFor();
+    await expect.poll(async () => (await focused()).name).toBe("email");
+    await page.keyboard.press("Escape");
+    await dialog.waitFor({ state: "detached" });
+    expect(await focused()).toMatchObject({ tag: "BUTTON", text: "Create user", inDialog: false });
+
+    // Tab stays inside the dialog, round and round.
+    await page.keyboard.press("Enter");
+    await dialog.waitFor();
+    await expect.poll(async () => (await focused()).name).toBe("email");
+    for (let i = 0; i < 8; i++) {
+      await page.keyboard.press("Tab");
+      expect((await focused()).inDialog).toBe(true);
+    }
+    await page.keyboard.press("Shift+Tab");
+    expect((await focused()).inDialog).toBe(true);
+
+    // Fill in email and name, Enter sends the form; the new user's page opens.
+    await dialog.locator('input[name="email"]').focus();
+    await page.keyboard.type("keys@example.com");
+    await page.keyboard.press("Tab");
+    expect((await focused()).name).toBe("displayName");
+    await page.keyboard.type("Kit Keys");
+    await page.keyboard.press("Enter");
+    await page.waitForURL(/\/users\/[^/]+$/);
+    await page.getByRole("heading", { name: /Kit Keys/ }).waitFor();
+    await expect.poll(() => page.title()).toContain("Kit Keys");
+    const id = new URL(page.url()).pathname.split("/").pop()!;
+    const created = await admin.getUser(id);
+    expect(created?.primaryEmail).toBe("keys@example.com");
+    expect(created?.displayName).toBe("Kit Keys");
+
+    // Back to the list by its breadcrumb, then the new row's link opens the user.
+    await tabTo(page, (element) => element.tagName === "A" && element.textContent?.trim() === "← Users");
+    await page.keyboard.press("Enter");
+    await page.waitForURL(usersUrl());
+    await table().getByRole("link", { name: "Kit Keys" }).waitFor();
+    await tabTo(page, (element) => element.tagName === "A" && element.textContent?.trim() === "Kit Keys");
+    await page.keyboard.press("Enter");
+    await page.waitForURL(usersUrl(`/${id}`));
+    await page.getByRole("heading", { name: /Kit Keys/ }).waitFor();
+
+    // Delete: the confirmation takes the focus; Escape cancels and nothing is deleted.
+    await page.locator("body").focus();
+    await tabTo(
+      page,
+      (element) => element.tagName === "BUTTON" && element.textContent?.trim() === "Delete user",
+    );
+    await page.keyboard.press("Enter");
+    const confirm = page.getByRole("dialog", { name: "Delete this user?" });
+    await confirm.waitFor();
+    await expect.poll(async () => (await focused()).inDialog).toBe(true);
+    await page.keyboard.press("Escape");
+    await confirm.waitFor({ state: "detached" });
+    expect(await focused()).toMatchObject({ tag: "BUTTON", text: "Delete user", inDialog: false });
+    expect(await admin.getUser(id)).not.toBeNull();
+
+    await page.keyboard.press("Enter");
+    await confirm.waitFor();
+    await tabTo(
+      page,
+      (element) => element.textContent?.trim() === "Delete user" && !!element.closest("[role=dialog]"),
+      10,
+    );
+    await page.keyboard.press("Enter");
+    await page.waitForURL(usersUrl());
+    await table().waitFor();
+    await expect.poll(() => admin.getUser(id)).toBeNull();
+    expect(await table().getByRole("link", { name: "Kit Keys" }).count()).toBe(0);
   });
 });

@@ -58,6 +58,47 @@ describe("handler pages in the browser", () => {
     await context.close();
   });
 
+  it("names each page in the document title and gives the app's own title back on leaving", async () => {
+    const email = uniqueEmail("titles");
+    await demo.createUser(email, "titles password 1");
+    const { context, page, errors } = await demo.newPage();
+    await page.goto(`${demo.url}/`);
+    await page.getByRole("button", { name: "Create an account" }).waitFor();
+    // apps/demo/index.html's title, which the handler must not leave behind.
+    const appTitle = await page.title();
+    expect(appTitle).toBe("Gatehouse demo");
+    const titleOf = async (path: string) => {
+      // A full load: the title starts again as index.html's, so a match is this page's.
+      await page.goto(`${demo.url}/handler/${path}`);
+      await expect.poll(() => page.title()).toMatch(/ · Acme Notes$/);
+      return page.title();
+    };
+    expect(await titleOf("sign-in")).toBe("Sign in · Acme Notes");
+    expect(await titleOf("sign-up")).toBe("Create your account · Acme Notes");
+    expect(await titleOf("forgot-password")).toBe("Reset your password · Acme Notes");
+    expect(await titleOf("no-such-page")).toBe("Page not found · Acme Notes");
+
+    // Moving between handler pages inside the app, then out of the handler, leaves the app's title.
+    await page.goto(`${demo.url}/handler/sign-in`);
+    await expect.poll(() => page.title()).toBe("Sign in · Acme Notes");
+    await page.getByRole("link", { name: "Sign up" }).click();
+    await page.waitForURL(/\/handler\/sign-up/);
+    await expect.poll(() => page.title()).toBe("Create your account · Acme Notes");
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Home" }).click();
+    await page.waitForURL(`${demo.url}/`);
+    await expect.poll(() => page.title()).toBe(appTitle);
+
+    await page.goto(`${demo.url}/handler/sign-in`);
+    await page.getByLabel("E-mail", { exact: true }).fill(email);
+    await page.getByRole("textbox", { name: "Password", exact: true }).fill("titles password 1");
+    await page.locator(".gh-card").getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.waitForURL(`${demo.url}/`);
+    await expect.poll(() => page.title()).toBe(appTitle);
+    expect(await titleOf("account-settings")).toBe("Account settings · Acme Notes");
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it("shows the sign-in pages on a phone", async () => {
     const { context, page, errors } = await demo.newPage({ viewport: { width: 390, height: 844 } });
     await page.goto(`${demo.url}/handler/sign-in`);

@@ -28,6 +28,8 @@ export const defaultStrings = {
   copy: "Copy",
   copied: "Copied",
   poweredBy: "Secured by Gatehouse",
+  /** `document.title` of a handler page: the page's name (its heading), then the project's. */
+  documentTitle: (page: string, project: string) => `${page} · ${project}`,
 
   // --- Validation and known errors ---
   required: "This field is required.",
@@ -315,6 +317,7 @@ export const defaultStrings = {
 
   // --- Error page ---
   errorTitle: "Something went wrong",
+  notFoundTitle: "Page not found",
   errorNotFound: "This page does not exist.",
   errorDefault: "An unexpected error happened. Please try again.",
   errorCode: (code: string) => `Error code: ${code}`,

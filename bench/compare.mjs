@@ -1,0 +1,267 @@
+#!/usr/bin/env node
+// Gatehouse next to Better Auth (the library people would pick instead) and next to what the machine allows, in one
+// run on one PostgreSQL (issue 21): sign-up, password sign-in, session read and refresh rates with a fixed number
+// of keep-alive clients for a fixed time each, the Argon2id verify rate with Gatehouse's parameters on the thread
+// pool a server uses, a raw primary-key select rate, and each server's start time to /health and memory at ready.
+// Prints figures, never asserts: on a shared 2-core machine absolute numbers move from run to run, the ratios
+// within one run are what to read.
+//
+//   npm install --prefix bench     (once: Better Auth and pg, for this bench only)
+//   node bench/compare.mjs [--seconds 5] [--warmup 1] [--concurrency 16]
+//                          [--postgres postgres://postgres@127.0.0.1:5432]
+//
+// Builds what is stale (node scripts/build.mjs), then makes scratch databases gatehouse_bench_cmp,
+// betterauth_bench_cmp and select_bench_cmp on that server, and drops them at the end.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import http from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const { values: options } = parseArgs({
+  options: {
+    seconds: { type: "string", default: "5" },
+    warmup: { type: "string", default: "1" },
+    concurrency: { type: "string", default: "16" },
+    postgres: { type: "string", default: "postgres://postgres@127.0.0.1:5432" },
+  },
+});
+const timing = {
+  seconds: Number(options.seconds),
+  warmupSeconds: Number(options.warmup),
+  concurrency: Number(options.concurrency),
+};
+
+for (const name of ["better-auth", "pg"]) {
+  if (!existsSync(join(root, "bench/node_modules", name, "package.json"))) {
+    console.error(
+      `bench/compare.mjs needs its own dependencies (Better Auth and pg, kept out of the workspace): run\n\n` +
+        `  npm install --prefix bench\n`,
+    );
+    process.exit(1);
+  }
+}
+// Imported only now: they load pg and Better Auth from bench/node_modules.
+const { default: pg } = await import("pg");
+const { measureHttp } = await import("./compare/load.mjs");
+const { freePort } = await import("./compare/processes.mjs");
+const { argon2Limit, scryptLimit, rawSelectLimit, seedRawSelectTable } = await import("./compare/limits.mjs");
+const { gatehouseEnv, gatehousePaths, startGatehouse } = await import("./compare/gatehouse.mjs");
+const { betterAuthEnv, betterAuthPaths, startBetterAuth } = await import("./compare/better-auth.mjs");
+
+const databases = {
+  gatehouse: "gatehouse_bench_cmp",
+  betterAuth: "betterauth_bench_cmp",
+  select: "select_bench_cmp",
+};
+const databaseUrl = (name) => `${options.postgres.replace(/\/+$/, "")}/${name}`;
+const admin = new pg.Client({ connectionString: databaseUrl("postgres") });
+const running = new Set();
+const dataDir = mkdtempSync(join(tmpdir(), "gatehouse-compare-"));
+const threads = Number(process.env.UV_THREADPOOL_SIZE) || 4;
+const log = (line) => process.stderr.write(`${line}\n`);
+
+async function dropDatabases() {
+  for (const name of Object.values(databases))
+    await admin.query(`drop database if exists ${name} with (force)`);
+}
+
+/** Starts a server and keeps it in `running`, so that a failure anywhere still stops it. */
+async function started(start) {
+  const server = await start();
+  running.add(server);
+  return server;
+}
+
+async function stopped(server) {
+  await server.stop();
+  running.delete(server);
+}
+
+/** The first start on an empty database (migrations), then a second start: the server measured further. */
+async function bootTwice(label, start) {
+  log(`${label}: first start`);
+  const first = await started(start);
+  await stopped(first);
+  log(`${label}: second start`);
+  const second = await started(start);
+  return { first, second };
+}
+
+const measurePath = (label, paths, name) => {
+  log(`${label}: ${name}`);
+  return measureHttp({ ...timing, step: (_worker, agent) => paths[name](agent) });
+};
+
+/**
+ * Both servers stay up and each path is measured on one right after the other, with the limit it is compared
+ * with next to it: load from outside (the machine is shared) drifts within a run, and what sits side by side in
+ * the table should have been measured side by side in time.
+ */
+async function run() {
+  const ghPort = await freePort();
+  const ghEnv = gatehouseEnv({ port: ghPort, databaseUrl: databaseUrl(databases.gatehouse), dataDir });
+  const gh = await bootTwice("Gatehouse", () => startGatehouse(root, ghEnv));
+  const baPort = await freePort();
+  const baEnv = betterAuthEnv({ port: baPort, databaseUrl: databaseUrl(databases.betterAuth) });
+  const ba = await bootTwice("Better Auth", () => startBetterAuth(root, baEnv));
+
+  const setupAgent = new http.Agent({ keepAlive: true });
+  const ghPaths = await gatehousePaths(setupAgent, ghEnv.GATEHOUSE_BASE_URL, ghEnv);
+  setupAgent.destroy();
+  const baPaths = betterAuthPaths(`http://127.0.0.1:${baPort}`);
+  await seedRawSelectTable(databaseUrl(databases.select));
+  gh.rates = {};
+  ba.rates = {};
+
+  gh.rates.signUp = await measurePath("Gatehouse", ghPaths, "signUp");
+  ba.rates.signUp = await measurePath("Better Auth", baPaths, "signUp");
+  gh.rates.signIn = await measurePath("Gatehouse", ghPaths, "signIn");
+  ba.rates.signIn = await measurePath("Better Auth", baPaths, "signIn");
+  log(`argon2id verify limit (${threads} threads)`);
+  const argon2 = await argon2Limit(root, timing);
+  log(`scrypt verify limit (${threads} threads)`);
+  const scrypt = await scryptLimit(timing);
+  gh.rates.sessionRead = await measurePath("Gatehouse", ghPaths, "sessionRead");
+  ba.rates.sessionRead = await measurePath("Better Auth", baPaths, "sessionRead");
+  log("raw primary-key select limit");
+  const select = await rawSelectLimit(databaseUrl(databases.select), timing);
+  gh.rates.refresh = await measurePath("Gatehouse", ghPaths, "refresh");
+
+  gh.rssAfter = gh.second.rss();
+  ba.rssAfter = ba.second.rss();
+  return { argon2, scrypt, select, gatehouse: gh, betterAuth: ba };
+}
+
+async function cleanUp() {
+  for (const server of running) await server.stop().catch(() => {});
+  running.clear();
+  await dropDatabases().catch((error) => log(`could not drop the scratch databases: ${error.message}`));
+  await admin.end().catch(() => {});
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+process.once("SIGINT", () => {
+  log("interrupted: stopping the servers and dropping the scratch databases");
+  cleanUp().finally(() => process.exit(130));
+});
+
+let report;
+try {
+  log("building what is stale (node scripts/build.mjs)");
+  const build = spawnSync(process.execPath, ["scripts/build.mjs"], { cwd: root, stdio: "inherit" });
+  if (build.status !== 0) throw new Error("node scripts/build.mjs failed");
+  await admin.connect();
+  await dropDatabases();
+  for (const name of Object.values(databases)) await admin.query(`create database ${name}`);
+
+  report = await run();
+} finally {
+  await cleanUp();
+}
+print(report);
+
+function print({ argon2, scrypt, select, gatehouse: gh, betterAuth: ba }) {
+  const rate = (result) => (result ? result.rate.toFixed(result.rate < 100 ? 1 : 0) : "n/a");
+  const ratio = (a, b) => (a && b ? `${(a.rate / b.rate).toFixed(a.rate / b.rate < 1 ? 3 : 2)} ×` : "");
+  const { memoryCost, timeCost, parallelism } = argon2.parameters;
+  const rows = [
+    ["requests/s", "Gatehouse", "Better Auth", "GH / BA", "GH / limit", "BA / limit"],
+    null,
+    [
+      "sign-up",
+      rate(gh.rates.signUp),
+      rate(ba.rates.signUp),
+      ratio(gh.rates.signUp, ba.rates.signUp),
+      ratio(gh.rates.signUp, argon2),
+      ratio(ba.rates.signUp, scrypt),
+    ],
+    [
+      "password sign-in",
+      rate(gh.rates.signIn),
+      rate(ba.rates.signIn),
+      ratio(gh.rates.signIn, ba.rates.signIn),
+      ratio(gh.rates.signIn, argon2),
+      ratio(ba.rates.signIn, scrypt),
+    ],
+    [
+      "session read",
+      rate(gh.rates.sessionRead),
+      rate(ba.rates.sessionRead),
+      ratio(gh.rates.sessionRead, ba.rates.sessionRead),
+      ratio(gh.rates.sessionRead, select),
+      ratio(ba.rates.sessionRead, select),
+    ],
+    ["refresh", rate(gh.rates.refresh), "n/a", "", ratio(gh.rates.refresh, select), ""],
+    null,
+    [`argon2id verify, m=${memoryCost} KiB t=${timeCost} p=${parallelism}`, rate(argon2), "", "", "", ""],
+    ["scrypt verify, N=16384 r=16 p=1", rate(scrypt), "", "", "", ""],
+    [`raw primary-key select`, rate(select), "", "", "", ""],
+    null,
+    [
+      "first start to /health (s)",
+      gh.first.readySeconds.toFixed(2),
+      ba.first.readySeconds.toFixed(2),
+      "",
+      "",
+      "",
+    ],
+    [
+      "second start to /health (s)",
+      gh.second.readySeconds.toFixed(2),
+      ba.second.readySeconds.toFixed(2),
+      "",
+      "",
+      "",
+    ],
+    ["RSS at ready (MiB)", gh.second.rssAtReady.toFixed(0), ba.second.rssAtReady.toFixed(0), "", "", ""],
+    ["RSS after the run (MiB)", gh.rssAfter.toFixed(0), ba.rssAfter.toFixed(0), "", "", ""],
+  ];
+  const widths = rows[0].map((_, column) =>
+    Math.max(...rows.filter(Boolean).map((row) => String(row[column]).length)),
+  );
+  const line = (row) =>
+    row
+      .map((cell, column) => (column === 0 ? cell.padEnd(widths[0]) : cell.padStart(widths[column])))
+      .join("  ");
+  console.log();
+  console.log(
+    `${timing.concurrency} keep-alive clients, ${timing.seconds} s per path after ${timing.warmupSeconds} s of ` +
+      `warm-up; hashes on ${threads} libuv threads; PostgreSQL at ${options.postgres}`,
+  );
+  console.log();
+  for (const row of rows) console.log(row ? line(row) : "-".repeat(line(rows[0]).length));
+  console.log();
+  console.log(
+    [
+      "GH / limit: sign-up and sign-in against the argon2id verify rate (Gatehouse's hash and parameters, the",
+      "  @node-rs/argon2 the server loads), session read and refresh against the raw select. BA / limit: against the",
+      "  scrypt verify rate (Better Auth's own hash on Node) and the raw select.",
+      "Gatehouse: the built server (NODE_ENV=production), an ordinary project; session read is GET /api/v1/users/me",
+      "  with an access token, refresh the refresh grant at /api/v1/auth/oauth/token. Its rate limits are raised for",
+      "  the project and still counted in PostgreSQL.",
+      "Better Auth: email and password, pg Pool, node:http; session read is GET /api/auth/get-session with the",
+      "  session cookie. It has no refresh: the cookie is the session, extended by get-session once a day. Its rate",
+      "  limits are raised and counted in memory (its default store).",
+      "Raw select: one row of 10,000 by primary key, a prepared statement over a pg Pool, one connection per client.",
+      "Start: `node` to /health answering 200, on an empty database (first, migrations included) and again.",
+      "Order: both servers up, each path on one then the other, its limit measured next to it (load from outside",
+      "  drifts within a run).",
+    ].join("\n"),
+  );
+  const failures = [];
+  for (const [server, result] of [
+    ["Gatehouse", gh],
+    ["Better Auth", ba],
+  ]) {
+    for (const [path, phase] of Object.entries(result.rates)) {
+      if (phase.failed > 0)
+        failures.push(`${server} ${path}: ${phase.failed} failed, e.g. ${phase.firstError}`);
+    }
+  }
+  if (failures.length > 0)
+    console.log(`\nFailed requests (not counted in the rates):\n${failures.join("\n")}`);
+}
