@@ -7,6 +7,8 @@ import type { AppDeps } from "./deps.ts";
 import type { ServerEnv } from "./env.ts";
 import { startEmailWorker } from "./features/emails/worker.ts";
 import { ActivityWriter } from "./features/events/analytics.ts";
+import { ProjectCache } from "./features/projects/project-cache.ts";
+import { onProjectChangeInProcess, PROJECT_CHANGES_CHANNEL } from "./features/projects/project-changes.ts";
 import { type SeedResult, seedAdminUser, seedInternalProject } from "./features/projects/seed.ts";
 import { featureHooks } from "./features/routes.ts";
 import { startWebhookWorker } from "./features/webhooks/worker.ts";
@@ -26,14 +28,32 @@ export type Gatehouse = {
 export async function bootGatehouse(
   env: ServerEnv,
   database?: DatabaseHandle,
-  options: { emailWorker?: boolean; webhookWorker?: boolean } = {},
+  options: {
+    emailWorker?: boolean;
+    webhookWorker?: boolean;
+    /**
+     * False makes this instance hear project changes only through the database's notifications, as a second
+     * process would: tests of several instances in one process set it on all but the first.
+     */
+    hearsChangesInProcess?: boolean;
+  } = {},
 ): Promise<Gatehouse> {
   const handle =
     database ??
     (await openDatabase({ databaseUrl: env.databaseUrl, dataDir: path.join(env.dataDir, "pglite") }));
   const keyring = createTokenKeyring({ masterSecret: env.secret, issuerBaseUrl: env.baseUrl });
   const activity = new ActivityWriter(handle.db);
-  const deps: AppDeps = { env, db: handle.db, keyring, hooks: featureHooks, activity };
+  const projectCache = new ProjectCache({ db: handle.db, env });
+  const stopHearingInProcess =
+    options.hearsChangesInProcess === false
+      ? () => {}
+      : onProjectChangeInProcess((projectId) => projectCache.invalidate(projectId));
+  const stopListening = await handle.listen(
+    PROJECT_CHANGES_CHANNEL,
+    (projectId) => projectCache.invalidate(projectId),
+    () => projectCache.clear(),
+  );
+  const deps: AppDeps = { env, db: handle.db, keyring, hooks: featureHooks, activity, projectCache };
   const seed = await seedInternalProject(deps, {
     publishableClientKey: env.seed.publishableClientKey,
     secretServerKey: env.seed.secretServerKey,
@@ -57,6 +77,8 @@ export async function bootGatehouse(
       await webhookWorker?.stop();
       // The last buffered activity events, while the database is still open.
       await activity.stop();
+      stopHearingInProcess();
+      await stopListening();
       await handle.close();
     },
   };

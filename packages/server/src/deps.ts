@@ -3,6 +3,7 @@ import type { Database } from "./db/index.ts";
 import type { ServerEnv } from "./env.ts";
 import type { ActivityWriter } from "./features/events/analytics.ts";
 import type { FeatureHooks } from "./features/hooks.ts";
+import type { ProjectCache } from "./features/projects/project-cache.ts";
 
 /** What every route handler and service can reach. Built once per process by `createApp`. */
 export type AppDeps = {
@@ -11,6 +12,8 @@ export type AppDeps = {
   keyring: TokenKeyring;
   /** Every feature's hooks (features/routes.ts), for the services that run them, e.g. user creation. */
   hooks: FeatureHooks;
+  /** Each project's row, rendered config and key sets, kept per process and dropped when they change. */
+  projectCache: ProjectCache;
   /** Buffers activity events (token refreshes, sign-ins, page views) and writes them in batches. */
   activity: ActivityWriter;
   /** Delivers queued emails; `wake()` asks it to look at the outbox now. Absent in tests that do not deliver. */

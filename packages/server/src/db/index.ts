@@ -1,6 +1,8 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
+import { btree_gin } from "@electric-sql/pglite/contrib/btree_gin";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { sql } from "drizzle-orm";
 import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
 import { migrate as migratePg } from "drizzle-orm/node-postgres/migrator";
@@ -17,6 +19,16 @@ export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
 export type DatabaseHandle = {
   db: Database;
   kind: "pglite" | "postgres";
+  /**
+   * Subscribes to a NOTIFY channel (`pg_notify` in any transaction, delivered after it commits). `onGap` runs when
+   * notifications may have been missed (the listening connection dropped and came back), so callers can drop what
+   * they cached. Returns the unsubscribe function.
+   */
+  listen: (
+    channel: string,
+    onNotify: (payload: string) => void,
+    onGap: () => void,
+  ) => Promise<() => Promise<void>>;
   close: () => Promise<void>;
 };
 
@@ -52,13 +64,30 @@ export async function openDatabase(options: {
       await client.query("select pg_advisory_unlock($1)", [MIGRATION_LOCK_ID]).catch(() => {});
       client.release();
     }
-    return { db, kind: "postgres", close: () => pool.end() };
+    const listeners = new Set<ListenConnection>();
+    return {
+      db,
+      kind: "postgres",
+      listen: async (channel, onNotify, onGap) => {
+        const connection = await listenOnPostgres(options.databaseUrl!, channel, onNotify, onGap);
+        listeners.add(connection);
+        return async () => {
+          listeners.delete(connection);
+          await connection.stop();
+        };
+      },
+      close: async () => {
+        await Promise.all([...listeners].map((connection) => connection.stop()));
+        await pool.end();
+      },
+    };
   }
   // PGlite creates its own directory but not missing parents, and a fresh GATEHOUSE_DATA_DIR may not exist yet.
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const unlock = options.dataDir ? lockDataDir(options.dataDir) : () => {};
   try {
-    const client = options.dataDir ? new PGlite(options.dataDir) : new PGlite();
+    // The trigram search indexes of migration 0010 need both extensions (about 21 kB of bundles, loaded at start).
+    const client = new PGlite({ dataDir: options.dataDir, extensions: { pg_trgm, btree_gin } });
     const db = drizzlePglite(client, { schema }) as unknown as Database;
     await migratePglite(drizzlePglite(client, { schema }), { migrationsFolder });
     const close = async () => {
@@ -68,11 +97,85 @@ export async function openDatabase(options: {
         unlock();
       }
     };
-    return { db, kind: "pglite", close };
+    // One engine in this process: its notifications reach its own listeners, after the sending transaction commits.
+    const listen = async (channel: string, onNotify: (payload: string) => void) => {
+      const unlisten = await client.listen(channel, onNotify);
+      return () => unlisten();
+    };
+    return { db, kind: "pglite", listen, close };
   } catch (error) {
     unlock();
     throw error;
   }
+}
+
+type ListenConnection = { stop: () => Promise<void> };
+
+/**
+ * A dedicated connection for LISTEN (a pooled one would be handed to queries and lose the subscription). When it
+ * drops it reconnects after 1 s, then 2, 4… up to 30 s, and reports the gap: notifications sent meanwhile are lost.
+ */
+async function listenOnPostgres(
+  connectionString: string,
+  channel: string,
+  onNotify: (payload: string) => void,
+  onGap: () => void,
+): Promise<ListenConnection> {
+  let stopped = false;
+  let client: pg.Client | null = null;
+  let retryTimer: NodeJS.Timeout | null = null;
+  let retryDelayMs = 1000;
+
+  const connect = async () => {
+    const next = new pg.Client({ connectionString });
+    next.on("notification", (message) => {
+      if (message.channel === channel) onNotify(message.payload ?? "");
+    });
+    next.on("error", () => {
+      // 'end' follows and schedules the reconnect; without a listener the error would crash the process.
+    });
+    next.on("end", () => {
+      if (stopped || client !== next) return;
+      client = null;
+      onGap();
+      scheduleReconnect();
+    });
+    try {
+      await next.connect();
+      await next.query(`listen ${pg.escapeIdentifier(channel)}`);
+    } catch (error) {
+      await next.end().catch(() => {});
+      throw error;
+    }
+    client = next;
+    retryDelayMs = 1000;
+  };
+  const scheduleReconnect = () => {
+    retryTimer = setTimeout(() => {
+      retryTimer = null;
+      if (stopped) return;
+      connect().then(
+        // Whatever was sent while we were away is lost: say so once more, now that we hear again.
+        () => onGap(),
+        () => {
+          retryDelayMs = Math.min(retryDelayMs * 2, 30_000);
+          scheduleReconnect();
+        },
+      );
+    }, retryDelayMs);
+    retryTimer.unref();
+  };
+
+  await connect();
+  return {
+    stop: async () => {
+      stopped = true;
+      if (retryTimer) clearTimeout(retryTimer);
+      const current = client;
+      client = null;
+      await current?.end().catch(() => {});
+    },
+  };
 }
 
 /** A cheap round trip, for `/health`-style checks. */

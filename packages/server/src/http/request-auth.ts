@@ -2,13 +2,14 @@ import { knownError } from "@gatehouse/shared";
 import type { RenderedConfig } from "../config/index.ts";
 import type { AccessTokenClaims } from "../crypto/index.ts";
 import type { AppDeps } from "../deps.ts";
-import { isValidProjectKey, type ProjectKeyKind } from "../features/project-keys/keys.ts";
-import { getRenderedConfig } from "../features/projects/config-store.ts";
+import { hasLiveKey, type ProjectKeyKind } from "../features/project-keys/keys.ts";
+import type { ProjectApiKeySetRow } from "../features/project-keys/schema.ts";
 import { userManagesProject } from "../features/projects/ownership.ts";
 import type { ProjectRow } from "../features/projects/schema.ts";
-import { findProject } from "../features/projects/service.ts";
 import type { UserRow } from "../features/users/schema.ts";
 import { findUser } from "../features/users/service.ts";
+import { findUserWithRelations } from "../features/users/user-with-relations.ts";
+import type { UserRelations } from "../features/users/views.ts";
 import { type AccessType, isAccessType } from "./access-type.ts";
 import { readProtocolHeader } from "./protocol-headers.ts";
 import { StatusError } from "./status-error.ts";
@@ -21,6 +22,8 @@ export type RequestAuth = {
   accessType: AccessType;
   /** The end user of the access token; null without a token or when that user was deleted. */
   user: UserRow | null;
+  /** What the user's view needs beyond the row (read with it, in one statement), so `/users/me` reads nothing more. */
+  userRelations: UserRelations | null;
   /** The verified access token claims, when one was sent. */
   accessToken: AccessTokenClaims | null;
   /** The internal-project user acting through an admin access token (PROTOCOL.md §6), if any. */
@@ -91,32 +94,42 @@ export async function resolveRequestAuth(deps: AppDeps, headers: Headers): Promi
     accessToken = result.claims;
   }
 
-  // 4. The project.
-  const project = await findProject(deps.db, projectId);
-  if (!project) throw knownError("CURRENT_PROJECT_NOT_FOUND", { project_id: projectId });
-  const config = await getRenderedConfig(deps, project.id);
+  // 4. The project, from the process's cache (features/projects/project-cache.ts).
+  const cached = await deps.projectCache.get(projectId);
+  if (!cached) throw knownError("CURRENT_PROJECT_NOT_FOUND", { project_id: projectId });
+  const { project, config } = cached;
 
   // 5. Keys, or an admin access token instead of keys.
   let projectOwner: UserRow | null = null;
   const adminAccessToken = header("admin-access-token");
   const developmentOverrideKey = header("development-override-key");
   if (developmentOverrideKey && deps.env.isDevelopment) {
-    if (!(await isValidProjectKey(deps.db, "internal", "super_secret_admin_key", developmentOverrideKey))) {
+    const internal = await deps.projectCache.get("internal");
+    if (!internal || !hasLiveKey(internal.keySets, "super_secret_admin_key", developmentOverrideKey)) {
       throw knownError("INVALID_SUPER_SECRET_ADMIN_KEY", { project_id: "internal" });
     }
   } else if (adminAccessToken) {
     projectOwner = await checkAdminAccessToken(deps, adminAccessToken, project);
   } else {
-    await checkProjectKey(deps, project, config, accessType, headers);
+    checkProjectKey(project, config, cached.keySets, accessType, headers);
   }
 
   // 6. Branches: only `main` exists. Checked after the keys so that branch names cannot be probed.
   if (branchId !== "main") throw knownError("BRANCH_DOES_NOT_EXIST", { branch_id: branchId });
 
   // 7. The user behind the access token; a deleted user simply leaves `user` empty.
-  const user = accessToken ? await findUser(deps.db, project.id, accessToken.sub) : null;
+  const found = accessToken ? await findUserWithRelations(deps.db, project.id, accessToken.sub) : null;
 
-  return { project, config, branchId, accessType, user, accessToken, projectOwner };
+  return {
+    project,
+    config,
+    branchId,
+    accessType,
+    user: found?.user ?? null,
+    userRelations: found?.relations ?? null,
+    accessToken,
+    projectOwner,
+  };
 }
 
 const keyRules: Record<
@@ -143,13 +156,13 @@ const keyRules: Record<
 /** The value the official SDK sends for "no publishable key". */
 export const NO_PUBLISHABLE_KEY_SENTINEL = "__stack_public_client__";
 
-async function checkProjectKey(
-  deps: AppDeps,
+function checkProjectKey(
   project: ProjectRow,
   config: RenderedConfig,
+  keySets: readonly ProjectApiKeySetRow[],
   accessType: AccessType,
   headers: Headers,
-): Promise<void> {
+): void {
   const rule = keyRules[accessType];
   const key = readProtocolHeader(headers, rule.header.replaceAll("_", "-") as "secret-server-key");
   if (accessType === "client") {
@@ -163,7 +176,7 @@ async function checkProjectKey(
   } else if (!key) {
     throw rule.missing();
   }
-  if (!(await isValidProjectKey(deps.db, project.id, rule.header, key!))) throw rule.invalid(project.id);
+  if (!hasLiveKey(keySets, rule.header, key!)) throw rule.invalid(project.id);
 }
 
 /** PROTOCOL.md §6: an internal-project user's access token stands in for the project's keys. */

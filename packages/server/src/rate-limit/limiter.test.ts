@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createTestServer, type TestProject, type TestServer } from "../testing/harness.ts";
 import { setClock, useRealClock } from "../testing/time.ts";
+import { consumeRateLimits, countAttempts, rateLimitScope } from "./limiter.ts";
 import { RATE_LIMITS } from "./rules.ts";
 
 /**
@@ -124,5 +125,41 @@ describe("loopback callers of a development server", () => {
       "gatehouse.developmentLoopbackRateLimitFactor": 1,
     });
     expect(await burst(development, project, "127.0.0.1", 3)).toEqual({ passed: 2, held: 1 });
+  });
+});
+
+describe("several counters in one statement", () => {
+  it("counts each in its own window and answers with the first full one", async () => {
+    const project = await development.createProject("Counters at once");
+    const scope = rateLimitScope(
+      production.deps,
+      { project, config: { gatehouse: { rateLimits: {}, developmentLoopbackRateLimitFactor: 1 } } },
+      "203.0.113.9",
+    );
+    const short = { id: "signInPerIp", name: "test:short", limit: 2, windowSeconds: 60 } as const;
+    const long = { id: "signInPerAccount", name: "test:long", limit: 3, windowSeconds: 3600 } as const;
+    const both = () =>
+      countAttempts(scope, [
+        { rule: short, subject: "a" },
+        { rule: long, subject: "a" },
+      ]);
+    expect((await both()).map((a) => a.count)).toEqual([1, 1]);
+    expect((await both()).map((a) => a.count)).toEqual([2, 2]);
+    // The short window ends; the long one goes on counting.
+    advance(61_000);
+    const third = await both();
+    expect(third.map((a) => a.count)).toEqual([1, 3]);
+    expect(third[0]!.windowEndsAt.getTime()).toBe(now + 60_000);
+    expect(third[1]!.windowEndsAt.getTime() - third[1]!.windowStart.getTime()).toBe(3_600_000);
+
+    // The long limit (3) is full at the next attempt, the short one (2) is not: the long one's Retry-After answers.
+    const refused = await consumeRateLimits(scope, [
+      { rule: short, subject: "a" },
+      { rule: long, subject: "a" },
+    ]).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ status: 429 });
+    expect(Number((refused as { headers: Record<string, string> }).headers["retry-after"])).toBeGreaterThan(
+      60,
+    );
   });
 });

@@ -63,6 +63,9 @@ export function counterKey(scope: RateLimitScope, rule: CounterRule, subject: st
   return `${scope.projectId}:${rule.name}:${subject.toLowerCase()}`;
 }
 
+/** One attempt to count: a rule (its name and window) and who or what it is about. */
+export type AttemptToCount = { rule: CounterRule; subject: string };
+
 /**
  * Counts one attempt in the counter of `rule` and `subject`. One upsert, so parallel attempts are counted exactly,
  * across instances too: when the stored window has ended, the same statement starts a new one at this attempt
@@ -73,15 +76,35 @@ export async function countAttempt(
   rule: CounterRule,
   subject: string,
 ): Promise<CountedAttempt> {
+  const [attempt] = await countAttempts(scope, [{ rule, subject }]);
+  return attempt!;
+}
+
+/**
+ * `countAttempt` for several counters in one statement (a sign-in's per-address and per-account-and-address limits),
+ * in the order given. The counters must be distinct: one statement cannot update a row twice.
+ */
+export async function countAttempts(
+  scope: RateLimitScope,
+  attempts: readonly AttemptToCount[],
+): Promise<CountedAttempt[]> {
   const now = new Date();
-  const windowMs = rule.windowSeconds * 1000;
-  const key = counterKey(scope, rule, subject);
-  // A stored window that started at or before this instant has ended.
-  const endedIfBefore = new Date(now.getTime() - windowMs).toISOString();
-  const ended = sql`${rateLimitCounters.windowStart} <= ${endedIfBefore}::timestamptz`;
-  const [row] = await scope.db
+  const counted = attempts.map(({ rule, subject }) => ({
+    key: counterKey(scope, rule, subject),
+    windowMs: rule.windowSeconds * 1000,
+  }));
+  // A stored window that started at or before this instant has ended; each counter's rule has its own window.
+  const endedIfBefore = sql`case ${rateLimitCounters.key} ${sql.join(
+    counted.map(
+      ({ key, windowMs }) =>
+        sql`when ${key} then ${new Date(now.getTime() - windowMs).toISOString()}::timestamptz`,
+    ),
+    sql` `,
+  )} end`;
+  const ended = sql`${rateLimitCounters.windowStart} <= ${endedIfBefore}`;
+  const rows = await scope.db
     .insert(rateLimitCounters)
-    .values({ key, windowStart: now, count: 1 })
+    .values(counted.map(({ key }) => ({ key, windowStart: now, count: 1 })))
     .onConflictDoUpdate({
       target: rateLimitCounters.key,
       set: {
@@ -91,21 +114,29 @@ export async function countAttempt(
         slowNextAt: sql`case when ${ended} then null else ${rateLimitCounters.slowNextAt} end`,
       },
     })
-    .returning({ count: rateLimitCounters.count, windowStart: rateLimitCounters.windowStart });
+    .returning({
+      key: rateLimitCounters.key,
+      count: rateLimitCounters.count,
+      windowStart: rateLimitCounters.windowStart,
+    });
   // Ended windows are useless; sweep now and then instead of running a job. No window lasts over a day.
   if (Math.random() < 0.01) {
     await scope.db
       .delete(rateLimitCounters)
       .where(lt(rateLimitCounters.windowStart, new Date(now.getTime() - MAX_WINDOW_SECONDS * 1000)));
   }
-  const windowStart = row?.windowStart ?? now;
-  return {
-    key,
-    count: row?.count ?? 1,
-    windowStart,
-    windowEndsAt: new Date(windowStart.getTime() + windowMs),
-    now,
-  };
+  const byKey = new Map(rows.map((row) => [row.key, row]));
+  return counted.map(({ key, windowMs }) => {
+    const row = byKey.get(key);
+    const windowStart = row?.windowStart ?? now;
+    return {
+      key,
+      count: row?.count ?? 1,
+      windowStart,
+      windowEndsAt: new Date(windowStart.getTime() + windowMs),
+      now,
+    };
+  });
 }
 
 /**
@@ -128,8 +159,24 @@ export async function consumeRateLimit(
   rule: RateLimitRule,
   subject: string | null | undefined,
 ): Promise<void> {
-  if (!subject) return;
-  const effective = effectiveRule(scope, rule);
-  const attempt = await countAttempt(scope, effective, subject);
-  if (attempt.count > effective.limit) throw tooManyAttempts(attempt.now, attempt.windowEndsAt);
+  await consumeRateLimits(scope, [{ rule, subject }]);
+}
+
+/**
+ * `consumeRateLimit` for several rules in one statement; the first full window (in the order given) answers. The
+ * attempt counts in every listed counter, also in those after a full one.
+ */
+export async function consumeRateLimits(
+  scope: RateLimitScope,
+  limits: readonly { rule: RateLimitRule; subject: string | null | undefined }[],
+): Promise<void> {
+  const effective = limits.flatMap(({ rule, subject }) =>
+    subject ? [{ rule: effectiveRule(scope, rule), subject }] : [],
+  );
+  if (effective.length === 0) return;
+  const attempts = await countAttempts(scope, effective);
+  for (const [index, attempt] of attempts.entries()) {
+    if (attempt.count > effective[index]!.rule.limit)
+      throw tooManyAttempts(attempt.now, attempt.windowEndsAt);
+  }
 }

@@ -1,7 +1,7 @@
 import { and, eq, gt, isNull, lt, lte, or, sql } from "drizzle-orm";
 import { sessions } from "../features/sessions/schema.ts";
 import {
-  consumeRateLimit,
+  consumeRateLimits,
   countAttempt,
   effectiveRule,
   type RateLimitScope,
@@ -36,6 +36,8 @@ export type PasswordCheckAccount = {
   userId: string | null;
   /** Tells the owner that the ceiling (its numbers as they apply here) was reached; at most once a day. */
   onCeilingReached?: (ceiling: RateLimitRule) => Promise<void>;
+  /** The caller's own limits for this attempt (sign-in's per-address one), counted in the same statement. */
+  alongWith?: readonly { rule: RateLimitRule; subject: string | null | undefined }[];
 };
 
 /**
@@ -49,11 +51,10 @@ export async function consumePasswordCheckLimits(
   input: PasswordCheckAccount,
 ): Promise<void> {
   const ip = scope.clientIp;
-  await consumeRateLimit(
-    scope,
-    RATE_LIMITS.signInPerAccountFromIp,
-    ip ? `${input.account}|${ip}` : input.account,
-  );
+  await consumeRateLimits(scope, [
+    ...(input.alongWith ?? []),
+    { rule: RATE_LIMITS.signInPerAccountFromIp, subject: ip ? `${input.account}|${ip}` : input.account },
+  ]);
   if (ip) {
     // Looked up for emails without an account too (as a user no one has), so the time taken does not tell them apart.
     const known = await isKnownSignInAddress(scope, input.userId ?? NO_USER, ip);
@@ -105,8 +106,8 @@ export async function isKnownSignInAddress(
   address: string,
 ): Promise<boolean> {
   const now = new Date();
-  const [recorded] = await scope.db
-    .select({ address: knownSignInAddresses.address })
+  const recordedHere = scope.db
+    .select({ one: sql`1` })
     .from(knownSignInAddresses)
     .where(
       and(
@@ -115,11 +116,9 @@ export async function isKnownSignInAddress(
         eq(knownSignInAddresses.address, address),
         gt(knownSignInAddresses.lastSignInAt, new Date(now.getTime() - KNOWN_ADDRESS_DAYS * DAY_MS)),
       ),
-    )
-    .limit(1);
-  if (recorded) return true;
-  const [session] = await scope.db
-    .select({ id: sessions.id })
+    );
+  const sessionFromHere = scope.db
+    .select({ one: sql`1` })
     .from(sessions)
     .where(
       and(
@@ -129,11 +128,14 @@ export async function isKnownSignInAddress(
         eq(sessions.isImpersonation, false),
         or(isNull(sessions.expiresAt), gt(sessions.expiresAt, now)),
       ),
-    )
-    .limit(1);
-  return session !== undefined;
+    );
+  // Both questions in one round trip; each `exists` stops at its first row.
+  const result = await scope.db.execute(
+    sql`select (exists (${recordedHere}) or exists (${sessionFromHere})) as known`,
+  );
+  const [row] = (result as unknown as { rows: { known: boolean }[] }).rows;
+  return row?.known === true;
 }
-
 /** Remembers that the user signed in from the caller's address (nothing without one). */
 export async function recordKnownSignInAddress(
   scope: Pick<RateLimitScope, "db" | "projectId" | "clientIp">,

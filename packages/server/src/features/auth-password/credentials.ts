@@ -28,7 +28,17 @@ export async function verifyEmailAndPassword(
   password: string,
   verifier: PasswordVerifier = defaultVerifier,
 ): Promise<UserRow | null> {
-  const found = await findUserByAuthEmail(db, projectId, email);
+  return verifyPasswordOf(db, projectId, await findUserByAuthEmail(db, projectId, email), password, verifier);
+}
+
+/** `verifyEmailAndPassword` for a caller that has looked the email's owner up already (null: nobody). */
+export async function verifyPasswordOf(
+  db: Database,
+  projectId: string,
+  found: { user: UserRow } | null,
+  password: string,
+  verifier: PasswordVerifier = defaultVerifier,
+): Promise<UserRow | null> {
   if (!found || found.user.passwordHash === null) {
     await verifier.verifyDummy(password);
     return null;

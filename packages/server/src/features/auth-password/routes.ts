@@ -17,7 +17,7 @@ import { deleteOtherSessions, findSessionByRefreshToken } from "../sessions/serv
 import { completeSignIn } from "../sessions/sign-in.ts";
 import { findUserByAuthEmail } from "../users/service.ts";
 import { setFirstPasswordHash, storePasswordHash } from "../users/store.ts";
-import { defaultVerifier, verifyEmailAndPassword } from "./credentials.ts";
+import { defaultVerifier, verifyPasswordOf } from "./credentials.ts";
 import { assertPasswordAuthEnabled, assertPasswordRequirements } from "./policy.ts";
 import { checkPasswordResetCode, resetPassword, sendPasswordResetCode } from "./reset.ts";
 import { createPasswordAccount, sendVerificationEmail } from "./sign-up.ts";
@@ -109,12 +109,13 @@ export const passwordRoutes: AnyRoute[] = [
       const { project, config } = auth;
       assertPasswordAuthEnabled(config);
       const limits = rateLimitScope(deps, auth, clientIp);
-      // Before any hashing: a blocked attacker must not be able to make the server do the expensive part.
-      await consumeRateLimit(limits, RATE_LIMITS.signInPerIp, clientIp);
       const owner = await findUserByAuthEmail(deps.db, project.id, body.email);
+      // Before any hashing: a blocked attacker must not be able to make the server do the expensive part. The
+      // per-address limit is counted with the per-account ones, in one statement.
       await consumePasswordCheckLimits(limits, {
         account: normalizeEmail(body.email),
         userId: owner?.user.id ?? null,
+        alongWith: [{ rule: RATE_LIMITS.signInPerIp, subject: clientIp }],
         onCeilingReached: owner
           ? (ceiling) =>
               sendSignInAttemptsEmail(deps, project, {
@@ -125,12 +126,14 @@ export const passwordRoutes: AnyRoute[] = [
               }).then(() => undefined)
           : undefined,
       });
-      const user = await verifyEmailAndPassword(deps.db, project.id, body.email, body.password);
+      const user = await verifyPasswordOf(deps.db, project.id, owner, body.password);
       if (!user) throw knownError("EMAIL_PASSWORD_MISMATCH");
       const result = await completeSignIn(deps, {
         projectId: project.id,
         config,
         user,
+        // The email signed in with is usually the primary one, which the access token names: no second read.
+        primaryChannel: owner!.channel.isPrimary ? owner!.channel : undefined,
         isNewUser: false,
         ip: clientIp,
         userAgent: request.headers.get("user-agent"),

@@ -6,9 +6,12 @@
  * refreshes never queues more than one insert on the pool. Losing what a crash leaves in the buffer (a second of
  * activity) costs nothing that matters, which is why these events skip the transactional outbox that webhook
  * events go through (record.ts); they are written with `dispatched_at` set, so the webhook worker never sees them.
+ * The same batch moves the refreshing users' `last_active_at` (one UPDATE), so the refresh grant writes only its
+ * session.
  */
 import { randomUuid } from "../../crypto/index.ts";
 import type { Database } from "../../db/index.ts";
+import { touchUsersActivity } from "../users/store.ts";
 import { countryOfIp } from "./ip-info.ts";
 import { events } from "./schema.ts";
 
@@ -137,6 +140,25 @@ export class ActivityWriter {
         // project's events on their own, so only that project's are lost.
         await this.#writePerProject(batch);
       }
+      await this.#touchUsers(batch);
+    }
+  }
+
+  /** A token refresh is what makes a user active (`last_active_at`): written here, so the refresh itself need not. */
+  async #touchUsers(batch: readonly (typeof events.$inferInsert)[]): Promise<void> {
+    const touches = batch.flatMap((row) =>
+      row.type === "$token-refresh" && row.userId
+        ? [{ projectId: row.projectId, userId: row.userId, at: row.occurredAt ?? new Date() }]
+        : [],
+    );
+    try {
+      await touchUsersActivity(this.#db, touches);
+    } catch (error) {
+      // A deleted user or project is simply not there to touch; anything else is worth a line, not a retry.
+      console.error(
+        `Last-active times of ${touches.length} refreshes not written:`,
+        (error as Error).message,
+      );
     }
   }
 

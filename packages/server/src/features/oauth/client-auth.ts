@@ -2,10 +2,8 @@ import { knownError } from "@gatehouse/shared";
 import type { RenderedConfig } from "../../config/index.ts";
 import type { AppDeps } from "../../deps.ts";
 import { NO_PUBLISHABLE_KEY_SENTINEL } from "../../http/request-auth.ts";
-import { isValidProjectKey } from "../project-keys/keys.ts";
-import { getRenderedConfig } from "../projects/config-store.ts";
+import { hasLiveKey } from "../project-keys/keys.ts";
 import type { ProjectRow } from "../projects/schema.ts";
-import { findProject } from "../projects/service.ts";
 import type { UserRow } from "../users/schema.ts";
 import { findUser } from "../users/service.ts";
 
@@ -24,15 +22,15 @@ export async function authenticateOAuthClient(
   wrongSecret: "oauth-client" | "publishable-key" = "oauth-client",
 ): Promise<{ project: ProjectRow; config: RenderedConfig }> {
   const [projectId, branchId = "main"] = clientId.split("#");
-  const project = projectId ? await findProject(deps.db, projectId) : null;
-  if (!project || branchId !== "main")
+  const cached = projectId ? await deps.projectCache.get(projectId) : null;
+  if (!cached || branchId !== "main")
     throw knownError("INVALID_OAUTH_CLIENT_ID_OR_SECRET", { client_id: clientId });
-  const config = await getRenderedConfig(deps, project.id);
+  const { project, config } = cached;
   if (!clientSecret || clientSecret === NO_PUBLISHABLE_KEY_SENTINEL) {
     if (config.project.requirePublishableClientKey) {
       throw knownError("PUBLISHABLE_CLIENT_KEY_REQUIRED_FOR_PROJECT", { project_id: project.id });
     }
-  } else if (!(await isValidProjectKey(deps.db, project.id, "publishable_client_key", clientSecret))) {
+  } else if (!hasLiveKey(cached.keySets, "publishable_client_key", clientSecret)) {
     if (wrongSecret === "publishable-key") {
       throw knownError("INVALID_PUBLISHABLE_CLIENT_KEY", { project_id: project.id });
     }

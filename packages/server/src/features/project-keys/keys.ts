@@ -1,15 +1,13 @@
-import { and, eq } from "drizzle-orm";
-import { sha256Hex } from "../../crypto/index.ts";
-import type { Database } from "../../db/index.ts";
-import { type ProjectApiKeySetRow, projectApiKeySets } from "./schema.ts";
+import { constantTimeEqual, sha256Hex } from "../../crypto/index.ts";
+import type { ProjectApiKeySetRow } from "./schema.ts";
 
 export type ProjectKeyKind = "publishable_client_key" | "secret_server_key" | "super_secret_admin_key";
 
-const hashColumn = {
-  publishable_client_key: projectApiKeySets.publishableClientKeyHash,
-  secret_server_key: projectApiKeySets.secretServerKeyHash,
-  super_secret_admin_key: projectApiKeySets.superSecretAdminKeyHash,
-} as const;
+const hashField = {
+  publishable_client_key: "publishableClientKeyHash",
+  secret_server_key: "secretServerKeyHash",
+  super_secret_admin_key: "superSecretAdminKeyHash",
+} as const satisfies Record<ProjectKeyKind, keyof ProjectApiKeySetRow>;
 
 export function isKeySetActive(row: ProjectApiKeySetRow, now = new Date()): boolean {
   if (row.manuallyRevokedAt) return false;
@@ -18,19 +16,21 @@ export function isKeySetActive(row: ProjectApiKeySetRow, now = new Date()): bool
 }
 
 /**
- * True when `key` is a live key of that kind for the project. Keys are looked up by their SHA-256: the hash of a
- * 225-bit random key reveals nothing, and an index lookup on it leaks no more than a constant-time compare would.
+ * True when `key` is a live key of that kind in one of the key sets (the project cache's). Keys are matched by their
+ * SHA-256: the hash of a 225-bit random key reveals nothing about the key.
  */
-export async function isValidProjectKey(
-  db: Database,
-  projectId: string,
+export function hasLiveKey(
+  keySets: readonly ProjectApiKeySetRow[],
   kind: ProjectKeyKind,
   key: string,
-): Promise<boolean> {
-  const rows = await db
-    .select()
-    .from(projectApiKeySets)
-    .where(and(eq(projectApiKeySets.projectId, projectId), eq(hashColumn[kind], sha256Hex(key))))
-    .limit(5);
-  return rows.some((row) => isKeySetActive(row));
+  now = new Date(),
+): boolean {
+  const hash = sha256Hex(key);
+  // Every set is compared, in constant time per hash, so the answer's timing does not depend on which one matched.
+  let found = false;
+  for (const row of keySets) {
+    const stored = row[hashField[kind]];
+    if (stored !== null && constantTimeEqual(stored, hash) && isKeySetActive(row, now)) found = true;
+  }
+  return found;
 }

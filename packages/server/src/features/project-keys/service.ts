@@ -1,6 +1,7 @@
 import { and, desc, eq } from "drizzle-orm";
 import { apiKeyLastFour, generateProjectApiKey, hashApiKey, randomUuid } from "../../crypto/index.ts";
 import type { Database } from "../../db/index.ts";
+import { announceProjectChange } from "../projects/project-changes.ts";
 import { type ProjectApiKeySetRow, projectApiKeySets } from "./schema.ts";
 
 export type NewKeySet = {
@@ -57,6 +58,7 @@ export async function createKeySet(
       superSecretAdminKeyLastFour: keys.superSecretAdminKey ? apiKeyLastFour(keys.superSecretAdminKey) : null,
     })
     .returning();
+  await announceProjectChange(db, projectId);
   return { row: row!, keys };
 }
 
@@ -99,6 +101,7 @@ export async function updateKeySet(
     .set(set)
     .where(and(eq(projectApiKeySets.projectId, projectId), eq(projectApiKeySets.id, id)))
     .returning();
+  await announceProjectChange(db, projectId);
   return row ?? null;
 }
 
@@ -118,5 +121,10 @@ export async function replaceKeys(db: Database, keySetId: string, keys: CreatedK
     set.superSecretAdminKeyLastFour = apiKeyLastFour(keys.superSecretAdminKey);
   }
   if (Object.keys(set).length === 0) return;
-  await db.update(projectApiKeySets).set(set).where(eq(projectApiKeySets.id, keySetId));
+  const changed = await db
+    .update(projectApiKeySets)
+    .set(set)
+    .where(eq(projectApiKeySets.id, keySetId))
+    .returning({ projectId: projectApiKeySets.projectId });
+  for (const { projectId } of changed) await announceProjectChange(db, projectId);
 }

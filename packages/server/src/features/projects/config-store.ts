@@ -16,6 +16,7 @@ import {
 import { decryptSecret, encryptSecret, isEncryptedSecret } from "../../crypto/index.ts";
 import type { Database } from "../../db/index.ts";
 import { StatusError } from "../../http/status-error.ts";
+import { announceProjectChange } from "./project-changes.ts";
 import { projectConfigOverrides } from "./schema.ts";
 
 export const CONFIG_LEVELS = ["project", "branch", "environment"] as const satisfies readonly ConfigLevel[];
@@ -177,6 +178,7 @@ export async function updateConfigOverride(
         ],
         set: { override: stored, updatedAt: sql`now()` },
       });
+    await announceProjectChange(tx as Database, projectId);
     return rendered.config;
   });
 }

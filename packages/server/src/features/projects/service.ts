@@ -13,6 +13,7 @@ import type { Database } from "../../db/index.ts";
 import { isStorableText } from "../../fields/text.ts";
 import { teamMembers, teams } from "../teams/schema.ts";
 import { type ConfigStoreDeps, createConfigRows, updateConfigOverride } from "./config-store.ts";
+import { announceProjectChange } from "./project-changes.ts";
 import { type ProjectRow, projects } from "./schema.ts";
 
 /** Owner teams and their members live in the `internal` project (PROTOCOL.md §6). */
@@ -106,14 +107,17 @@ export async function updateProject(
 ): Promise<ProjectRow> {
   if (fields.config) await writeLegacyConfig(store, projectId, fields.config);
   const columns = toColumns(fields);
-  if (Object.keys(columns).length > 0)
+  if (Object.keys(columns).length > 0) {
     await store.db.update(projects).set(columns).where(eq(projects.id, projectId));
+    await announceProjectChange(store.db, projectId);
+  }
   return (await findProject(store.db, projectId))!;
 }
 
 export async function deleteProject(db: Database, projectId: string): Promise<void> {
   // Every other table references projects with ON DELETE CASCADE, so this removes the tenant's data too.
   await db.delete(projects).where(eq(projects.id, projectId));
+  await announceProjectChange(db, projectId);
 }
 
 /**
@@ -132,6 +136,7 @@ export async function transferProject(
   await db.transaction(async (tx) => {
     await requireInternalTeamMember(tx as Database, newOwnerTeamId, internalUserId, { lockTeam: true });
     await tx.update(projects).set({ ownerTeamId: newOwnerTeamId }).where(eq(projects.id, projectId));
+    await announceProjectChange(tx as Database, projectId);
   });
 }
 

@@ -1,13 +1,14 @@
-import { and, desc, eq, gt, isNull, ne, or } from "drizzle-orm";
+import { and, desc, eq, gt, isNull, ne, or, sql } from "drizzle-orm";
 import type { RenderedConfig } from "../../config/index.ts";
 import { generateSecureToken, randomUuid, sha256Hex } from "../../crypto/index.ts";
 import type { Database } from "../../db/index.ts";
+import { jsonRowOf, parseJsonRow } from "../../db/json-rows.ts";
 import type { AppDeps } from "../../deps.ts";
 import { isUuid } from "../../fields/ids.ts";
+import { type ContactChannelRow, contactChannels } from "../contact-channels/schema.ts";
 import { tokenRefreshEvent } from "../events/analytics.ts";
 import { type UserRow, users } from "../users/schema.ts";
 import { findPrimaryChannel } from "../users/service.ts";
-import { touchUserActivity } from "../users/store.ts";
 import { restrictedReasonOf } from "../users/views.ts";
 import { type SessionRow, sessions } from "./schema.ts";
 
@@ -62,8 +63,11 @@ export async function mintAccessToken(
   user: UserRow,
   sessionId: string,
   config: RenderedConfig,
+  /** The user's primary email channel when the caller read it already (null: none); looked up otherwise. */
+  knownPrimary?: ContactChannelRow | null,
 ): Promise<string> {
-  const primary = await findPrimaryChannel(deps.db, projectId, user.id);
+  const primary =
+    knownPrimary === undefined ? await findPrimaryChannel(deps.db, projectId, user.id) : knownPrimary;
   const reason = restrictedReasonOf(user, primary, config);
   return deps.keyring.signAccessToken({
     projectId,
@@ -94,11 +98,18 @@ export async function issueTokens(
     expiresInMillis?: number;
     ip?: string | null;
     userAgent?: string | null;
+    /** The user's primary email channel when the caller has it (undefined: looked up). */
+    primaryChannel?: ContactChannelRow | null | undefined;
   } = {},
 ): Promise<TokenPair> {
-  const { session, refreshToken } = await createSession(deps.db, { projectId, userId: user.id, ...options });
+  const { primaryChannel, ...sessionOptions } = options;
+  const { session, refreshToken } = await createSession(deps.db, {
+    projectId,
+    userId: user.id,
+    ...sessionOptions,
+  });
   return {
-    access_token: await mintAccessToken(deps, projectId, user, session.id, config),
+    access_token: await mintAccessToken(deps, projectId, user, session.id, config, primaryChannel),
     refresh_token: refreshToken,
   };
 }
@@ -125,9 +136,16 @@ export async function findSessionByRefreshToken(
   return row ?? null;
 }
 
+// The session, its user and the user's primary email (what the token's claims need), as JSON rows of one statement.
+const SESSION_JSON = jsonRowOf(sessions, "touched");
+const USER_JSON = jsonRowOf(users, "u");
+const PRIMARY_JSON = jsonRowOf(contactChannels, "c");
+
 /**
- * A fresh access token for a refresh token (both the OAuth refresh grant and `/auth/sessions/current/refresh`),
- * recording when and from where the session was used, and a `$token-refresh` activity event for the metrics.
+ * A fresh access token for a refresh token (both the OAuth refresh grant and `/auth/sessions/current/refresh`), in
+ * one statement: the live session is found by its token's hash and touched (when and from where it was used), and
+ * its user and primary email come back with it. The user's `last_active_at` and the `$token-refresh` event for the
+ * metrics are buffered and written in batches (events/analytics.ts), so nothing else waits on the database.
  */
 export async function refreshSession(
   deps: AppDeps,
@@ -137,22 +155,32 @@ export async function refreshSession(
   ip: string | null,
   userAgent: string | null = null,
 ): Promise<{ accessToken: string; session: SessionRow; user: UserRow } | null> {
-  const found = await findSessionByRefreshToken(deps.db, projectId, refreshToken);
-  if (!found) return null;
+  if (refreshToken.length === 0 || refreshToken.length > 200) return null;
   const now = new Date();
-  await deps.db
-    .update(sessions)
-    .set({
-      lastUsedAt: now,
-      ...(ip ? { lastUsedIp: ip } : {}),
-      ...(userAgent ? { lastUsedUserAgent: storedUserAgent(userAgent) } : {}),
-    })
-    .where(eq(sessions.id, found.session.id));
-  await touchUserActivity(deps.db, projectId, found.user.id, now);
-  // Buffered, written in a batch later (events/analytics.ts): no database work on this path.
-  deps.activity.record(tokenRefreshEvent({ projectId, sessionId: found.session.id, user: found.user, ip }));
-  const accessToken = await mintAccessToken(deps, projectId, found.user, found.session.id, config);
-  return { accessToken, ...found };
+  const result = await deps.db.execute(sql`
+    with touched as (
+      update ${sessions} set
+        last_used_at = ${now.toISOString()}::timestamptz,
+        last_used_ip = coalesce(${ip}, ${sessions.lastUsedIp}),
+        last_used_user_agent = coalesce(${storedUserAgent(userAgent)}, ${sessions.lastUsedUserAgent})
+      where ${sessions.projectId} = ${projectId}
+        and ${sessions.refreshTokenHash} = ${sha256Hex(refreshToken)}
+        and (${sessions.expiresAt} is null or ${sessions.expiresAt} > ${now.toISOString()}::timestamptz)
+      returning *
+    )
+    select ${SESSION_JSON} as session, ${USER_JSON} as user,
+      (select ${PRIMARY_JSON} from ${contactChannels} c
+        where c.project_id = u.project_id and c.user_id = u.id and c.is_primary limit 1) as primary
+    from touched join ${users} u on u.project_id = touched.project_id and u.id = touched.user_id`);
+  const [row] = (result as unknown as { rows: { session: unknown; user: unknown; primary: unknown }[] }).rows;
+  const session = row ? parseJsonRow(sessions, row.session) : null;
+  const user = row ? parseJsonRow(users, row.user) : null;
+  if (!session || !user) return null;
+  // Buffered, written in a batch later (events/analytics.ts), with the user's last_active_at.
+  deps.activity.record(tokenRefreshEvent({ projectId, sessionId: session.id, user, ip }));
+  const primary = parseJsonRow(contactChannels, row!.primary);
+  const accessToken = await mintAccessToken(deps, projectId, user, session.id, config, primary);
+  return { accessToken, session, user };
 }
 
 export async function listSessions(db: Database, projectId: string, userId: string): Promise<SessionRow[]> {

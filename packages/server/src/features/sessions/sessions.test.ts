@@ -129,6 +129,44 @@ describe("POST /auth/oauth/token (refresh grant)", () => {
     expect(json.status).toBe(200);
   });
 
+  it("carries the current name and email, and moves the user's last activity forward with the next activity batch", async () => {
+    const { refreshToken, user } = await createSignedInUser(server, project.id, {
+      primaryEmail: "refresh@example.com",
+      primaryEmailVerified: true,
+    });
+    const lastActive = async () =>
+      (await server.request(`/api/v1/users/${user.id}`, { headers: project.headers("server") })).body
+        .last_active_at_millis as number;
+    const before = await lastActive();
+    await server.request(`/api/v1/users/${user.id}`, {
+      method: "PATCH",
+      headers: project.headers("server"),
+      body: { display_name: "Renamed" },
+    });
+    const refreshed = await tokenRequest(
+      `grant_type=refresh_token&refresh_token=${refreshToken}&client_id=${project.id}&client_secret=${project.keys.publishableClientKey}`,
+    );
+    expect(decodeJwt(refreshed.body.access_token)).toMatchObject({
+      name: "Renamed",
+      email: "refresh@example.com",
+      email_verified: true,
+    });
+    await server.deps.activity.flush();
+    expect(await lastActive()).toBeGreaterThan(before);
+
+    // A batch that arrives late never moves it back.
+    const latest = await lastActive();
+    server.deps.activity.record({
+      projectId: project.id,
+      type: "$token-refresh",
+      data: {},
+      userId: user.id,
+      occurredAt: new Date(latest - 60_000),
+    });
+    await server.deps.activity.flush();
+    expect(await lastActive()).toBe(latest);
+  });
+
   it("refuses unknown refresh tokens, bad clients and unknown grants", async () => {
     const { refreshToken } = await createSignedInUser(server, project.id);
     const unknown = await tokenRequest(`grant_type=refresh_token&refresh_token=nope&client_id=${project.id}`);

@@ -2,6 +2,7 @@ import { knownError } from "@gatehouse/shared";
 import type { RenderedConfig } from "../../config/index.ts";
 import type { AppDeps } from "../../deps.ts";
 import { recordKnownSignInAddress } from "../../rate-limit/password-checks.ts";
+import type { ContactChannelRow } from "../contact-channels/schema.ts";
 import { signInEvent } from "../events/analytics.ts";
 import type { UserRow } from "../users/schema.ts";
 import { createVerificationCode } from "../verification-codes/service.ts";
@@ -28,6 +29,8 @@ export async function completeSignIn(
     projectId: string;
     config: RenderedConfig;
     user: UserRow;
+    /** The user's primary email channel, when the caller has it (saves the token a read). */
+    primaryChannel?: ContactChannelRow | undefined;
     isNewUser: boolean;
     ip: string | null;
     /** The browser's `user-agent`, kept on the new session. */
@@ -48,6 +51,7 @@ export async function completeSignIn(
   const tokens = await issueTokens(deps, input.projectId, input.user, input.config, {
     ip: input.ip,
     userAgent: input.userAgent ?? null,
+    primaryChannel: input.primaryChannel,
   });
   // Only once the whole sign-in passed, second factor included, whatever the first factor was: from now on this
   // address neither fills nor waits for the account's password-failure ceiling (rate-limit/password-checks.ts).

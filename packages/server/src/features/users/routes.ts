@@ -67,9 +67,11 @@ export const userRoutes = [
     tags,
     access: ["client", "server", "admin"],
     response: userResponse,
-    handler: async ({ deps, auth }) => ({
-      body: await loadUserView(deps.db, auth.project.id, await currentUser(deps, auth), auth.config),
-    }),
+    handler: async ({ auth }) => {
+      // Read with its relations when the request was authenticated, a moment ago, in the same statement.
+      if (!auth.user || !auth.userRelations) throw knownError("CANNOT_GET_OWN_USER_WITHOUT_USER");
+      return { body: userView(auth.user, auth.userRelations, auth.config) };
+    },
   }),
   defineRoute({
     method: "PATCH",

@@ -3,7 +3,7 @@
  * so the columns other features may touch, and how, are listed in one place: sign-in methods turned on, password
  * hashes, the selected team, activity. Creation, updates, upgrades and deletion live beside it in users/.
  */
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Database } from "../../db/index.ts";
 import { type UserRow, users } from "./schema.ts";
 
@@ -72,12 +72,27 @@ export async function clearSelectedTeam(
     );
 }
 
-/** When the user last did something (a token refresh, a sign-in). */
-export async function touchUserActivity(
+/**
+ * When users last did something, for a batch of token refreshes (events/analytics.ts writes them with the activity
+ * events, a second at most after they happened): one UPDATE for the batch, each user's latest time, and never
+ * backwards, so a batch that arrives late cannot undo a newer one.
+ */
+export async function touchUsersActivity(
   db: Database,
-  projectId: string,
-  userId: string,
-  at: Date = new Date(),
+  touches: readonly { projectId: string; userId: string; at: Date }[],
 ): Promise<void> {
-  await db.update(users).set({ lastActiveAt: at }).where(byId(projectId, userId));
+  const latest = new Map<string, { projectId: string; userId: string; at: Date }>();
+  for (const touch of touches) {
+    const key = `${touch.projectId}\u0000${touch.userId}`;
+    const seen = latest.get(key);
+    if (!seen || seen.at < touch.at) latest.set(key, touch);
+  }
+  if (latest.size === 0) return;
+  const rows = [...latest.values()].map(
+    (touch) => sql`(${touch.projectId}, ${touch.userId}::uuid, ${touch.at.toISOString()}::timestamptz)`,
+  );
+  await db.execute(sql`
+    update ${users} set last_active_at = greatest(${users.lastActiveAt}, touched.at)
+    from (values ${sql.join(rows, sql`, `)}) as touched(project_id, id, at)
+    where ${users.projectId} = touched.project_id and ${users.id} = touched.id`);
 }

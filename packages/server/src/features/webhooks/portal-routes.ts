@@ -10,8 +10,6 @@ import type { RequestAuth } from "../../http/request-auth.ts";
 import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { WEBHOOK_EVENT_TYPES } from "../events/record.ts";
-import { getRenderedConfig } from "../projects/config-store.ts";
-import { findProject } from "../projects/service.ts";
 import {
   createEndpoint,
   deleteEndpoint,
@@ -32,15 +30,15 @@ const access = ["admin"] as const;
 /** The portal token as a caller: admin access to this project's webhook routes, and only to those. */
 async function portalAuth(deps: AppDeps, token: string): Promise<RequestAuth> {
   const projectId = verifyPortalToken(deps.env, token);
-  const project = projectId === null ? null : await findProject(deps.db, projectId);
-  if (!project) throw new StatusError(401, "The webhook portal token is invalid or has expired.");
-  const config = await getRenderedConfig(deps, project.id);
+  const cached = projectId === null ? null : await deps.projectCache.get(projectId);
+  if (!cached) throw new StatusError(401, "The webhook portal token is invalid or has expired.");
   return {
-    project,
-    config,
+    project: cached.project,
+    config: cached.config,
     branchId: "main",
     accessType: "admin",
     user: null,
+    userRelations: null,
     accessToken: null,
     projectOwner: null,
   };

@@ -1,0 +1,111 @@
+/**
+ * Every request names a project, and authenticating it needs the project's row, its rendered config and its key
+ * sets: three reads and a config render (about a third of a `/users/me` before this cache). They change rarely, so
+ * each process keeps them, dropped when they change (project-changes.ts: at once within this process, by
+ * LISTEN/NOTIFY across processes) and re-read at most every TTL_MS anyway, in case a notification was lost.
+ */
+import type { RenderedConfig } from "../../config/index.ts";
+import type { Database } from "../../db/index.ts";
+import type { ProjectApiKeySetRow } from "../project-keys/schema.ts";
+import { listKeySets } from "../project-keys/service.ts";
+import { type ConfigStoreDeps, getRenderedConfig } from "./config-store.ts";
+import type { ProjectRow } from "./schema.ts";
+import { findProject } from "./service.ts";
+
+export type CachedProject = {
+  readonly project: ProjectRow;
+  readonly config: RenderedConfig;
+  readonly keySets: readonly ProjectApiKeySetRow[];
+};
+
+/** The backstop for a lost notification (a listening connection that dropped reports its gap, so this is rare). */
+const TTL_MS = 30_000;
+/**
+ * A rendered config is a few tens of kilobytes; 1,000 of them bound the cache to tens of megabytes however many
+ * projects a database holds. The least recently used goes first.
+ */
+const MAX_ENTRIES = 1_000;
+
+type Entry = { value: CachedProject; loadedAt: number };
+type Load = { promise: Promise<CachedProject | null>; superseded: boolean };
+
+export class ProjectCache {
+  readonly #store: ConfigStoreDeps;
+  readonly #entries = new Map<string, Entry>();
+  /** Reads in flight, shared by the requests that ask meanwhile; `superseded` when a change arrived during one. */
+  readonly #loads = new Map<string, Load>();
+  readonly #now: () => number;
+
+  constructor(store: ConfigStoreDeps, options: { now?: () => number } = {}) {
+    this.#store = store;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** The project with its config and key sets, or null when no such project exists (never cached). */
+  async get(projectId: string): Promise<CachedProject | null> {
+    const entry = this.#entries.get(projectId);
+    if (entry && this.#now() - entry.loadedAt < TTL_MS) {
+      // Re-inserting keeps the Map in least-recently-used order.
+      this.#entries.delete(projectId);
+      this.#entries.set(projectId, entry);
+      return entry.value;
+    }
+    const running = this.#loads.get(projectId);
+    if (running) return running.promise;
+    return this.#load(projectId);
+  }
+
+  /** Drops a project: its next request reads it again. */
+  invalidate(projectId: string): void {
+    this.#entries.delete(projectId);
+    const running = this.#loads.get(projectId);
+    if (running) {
+      // The read may have seen the old rows; whoever already waits on it gets them, nobody else.
+      running.superseded = true;
+      this.#loads.delete(projectId);
+    }
+  }
+
+  /** Drops everything (notifications may have been missed). */
+  clear(): void {
+    this.#entries.clear();
+    for (const load of this.#loads.values()) load.superseded = true;
+    this.#loads.clear();
+  }
+
+  async #load(projectId: string): Promise<CachedProject | null> {
+    const load: Load = { promise: readProject(this.#store, projectId), superseded: false };
+    this.#loads.set(projectId, load);
+    try {
+      const value = await load.promise;
+      if (value && !load.superseded) {
+        this.#entries.set(projectId, { value, loadedAt: this.#now() });
+        if (this.#entries.size > MAX_ENTRIES) {
+          this.#entries.delete(this.#entries.keys().next().value!);
+        }
+      }
+      return value;
+    } finally {
+      if (this.#loads.get(projectId) === load) this.#loads.delete(projectId);
+    }
+  }
+}
+
+async function readProject(store: ConfigStoreDeps, projectId: string): Promise<CachedProject | null> {
+  const project = await findProject(store.db, projectId);
+  if (!project) return null;
+  const [config, keySets] = await Promise.all([
+    getRenderedConfig(store, project.id),
+    listKeySets(store.db as Database, project.id),
+  ]);
+  // Shared by every request of the next 30 s: a handler that changed it would change it for all of them.
+  return deepFreeze({ project, config, keySets });
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
