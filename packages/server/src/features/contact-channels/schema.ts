@@ -35,6 +35,10 @@ export const contactChannels = pgTable(
       .where(sql`${t.usedForAuth} = true`),
     uniqueIndex("contact_channels_one_primary_unique").on(t.userId).where(sql`${t.isPrimary} = true`),
     uniqueIndex("contact_channels_user_value_unique").on(t.userId, t.type, t.value),
+    // Substring search of primary emails in `GET /users?query=` (users/list.ts), scoped by project like the name's.
+    index("contact_channels_project_primary_value_trgm_idx")
+      .using("gin", t.projectId, t.value.op("gin_trgm_ops"))
+      .where(sql`${t.isPrimary} = true`),
   ],
 );
 

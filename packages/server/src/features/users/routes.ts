@@ -18,6 +18,7 @@ import {
 import type { UserRow } from "./schema.ts";
 import { deleteUser, findUser } from "./service.ts";
 import { updateUser } from "./update.ts";
+import { findUserWithRelations } from "./user-with-relations.ts";
 import { clientUserSchema, loadUserRelations, loadUserView, serverUserSchema, userView } from "./views.ts";
 
 const tags = ["Users"];
@@ -154,14 +155,16 @@ export const userRoutes = [
     access: ["server", "admin"],
     request: { params: userIdParams },
     response: { body: serverUserSchema },
-    handler: async ({ deps, auth, params }) => ({
-      body: await loadUserView(
+    handler: async ({ deps, auth, params }) => {
+      // One statement: the user with its view's relations (user-with-relations.ts).
+      const found = await findUserWithRelations(
         deps.db,
         auth.project.id,
-        await pathUser(deps, auth, params.user_id),
-        auth.config,
-      ),
-    }),
+        resolveUserId(auth, params.user_id),
+      );
+      if (!found) throw knownError("USER_NOT_FOUND");
+      return { body: userView(found.user, found.relations, auth.config) };
+    },
   }),
   defineRoute({
     method: "PATCH",

@@ -40,6 +40,9 @@ export const users = pgTable(
     // Keyset pagination of `GET /users` (list.ts), one index per sort order.
     index("users_project_signed_up_idx").on(t.projectId, t.signedUpAt, t.id),
     index("users_project_last_active_idx").on(t.projectId, t.lastActiveAt, t.id),
+    // Substring search of `query` (list.ts): trigrams of the name (pg_trgm), with the project in the same GIN index
+    // (btree_gin), so a search in a small project never reads the matches of a big one.
+    index("users_project_display_name_trgm_idx").using("gin", t.projectId, t.displayName.op("gin_trgm_ops")),
   ],
 );
 
