@@ -1,10 +1,50 @@
-// Times `npm start` the way a newcomer meets it (first start on a fresh data dir, then a second start) and prints
-// how much memory the idle server holds, next to a process that only opens the same embedded database: the
-// difference is what the server itself costs. With DATABASE_URL set, the server runs on that PostgreSQL instead.
+// Times `npm start` the way a newcomer meets it (a first start on a fresh data dir, then second starts) and says
+// where a second start's time and the idle server's memory go. With DATABASE_URL set, the server runs on that
+// PostgreSQL instead. Figures, not assertions; second starts are repeated (--runs, default 5) and medians printed.
 //
 //   node bench/start.mjs            embedded PGlite
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/gatehouse_bench node bench/start.mjs   (an existing, scratch database)
-import { spawn } from "node:child_process";
+//
+// What it found (issue 21; medians of 7 runs on a 2-core machine shared with other work, so noisy):
+//
+//                              second npm start        direct start   RSS at ready
+//   PGlite       before        3.42 s                  2.71 s         410 MiB
+//                after         1.45-1.64 s             1.07 s         256-260 MiB
+//   PostgreSQL   before        2.09 s                  2.05 s         187 MiB
+//                after         1.00 s                  0.60 s         106-108 MiB
+//
+// Time.
+// - npm's own process costs ~0.2-0.25 s and the build's staleness check ~0.1-0.15 s, most of it Node starting; the
+//   Deploy command, `node --enable-source-maps packages/server/dist/main.js`, skips both.
+// - Loading the bundle took 1.4-1.5 s, nearly all of it 31 npm packages imported at start. The ones few requests
+//   need are imported at first use now; each costs, on top of what the server loads anyway: @react-email/components ~0.6 s
+//   and ~40 MiB (its code block sets up Prism's grammars), @simplewebauthn/server ~0.25 s and ~13 MiB (X.509
+//   parsers), stripe, the AI SDK with its provider, @react-email/render, nodemailer and esbuild ~0.02-0.1 s and
+//   4-6 MiB each. Node's ESM loader also costs ~0.5 ms a file, so four plain-ESM packages only the server
+//   imports (drizzle-orm, hono, @hono/node-server, jose: ~240 files) are in the bundle now (scripts/build.mjs),
+//   ~0.13 s. 11 packages are left at start: ~0.2 s and ~35 MiB.
+// - PGlite opens in ~0.5 s: its engine starting (wasm compile, 6 MB file-system image, PostgreSQL's own start),
+//   then ~0.1 s checking migrations. Zeroing PostgreSQL's default 128 MB of shared buffers was ~0.1 s of it.
+// - On PGlite the listening socket was not served for another 0.5-1.2 s: while the wasm compiled, the event loop
+//   had nothing to wait for, so Node ran the rest of the boot from NodePlatform::DrainTasks, which afterwards
+//   waited for every background task, V8's recompilation of the hot wasm functions included. main.ts keeps the
+//   loop alive until the server listens.
+// - The email and webhook workers' first polls (~0.1 s on PGlite) run before the first request is answered.
+//
+// Memory at ready. An empty Node process is ~40 MiB.
+// - npm packages imported at start: ~94 MiB before, ~35 MiB now.
+// - `--enable-source-maps` keeps the bundle's map: ~20 MiB with the sources' text in it, ~6 MiB without
+//   (esbuild's sourcesContent: false; Node reads a stack frame's line from the source file itself).
+// - PGlite: ~245 MiB before, ~120 MiB now. PostgreSQL's default shared_buffers (128 MB) were allocated and
+//   touched inside PGlite's wasm memory at every start; db/index.ts starts it with 16 MB. What is left is its
+//   optimised wasm code (~35 MiB), its wasm memory in use (~30 MiB), its file-system image, and a busier JS heap
+//   in the server (the "rest" is ~30 MiB more on PGlite than on PostgreSQL). A first start runs the migrations,
+//   which grow the wasm memory (~700 MiB), and it is never given back.
+// - The dashboard's files are read per request (features/dashboard/static.ts), never held; the GeoLite2 country
+//   data (~20 MiB once read) is read on the first IP lookup; QuickJS and its worker threads start with the first
+//   sandboxed render; oidc-provider and @aws-sdk/client-s3 load on first use. Left at start, for a few MiB and
+//   tens of ms each: pg on PGlite (and PGlite's JS on PostgreSQL), @marcbachmann/cel-js, @node-rs/argon2.
+import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
@@ -12,7 +52,13 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
+const serverDir = join(root, "packages/server");
+const bundle = join(serverDir, "dist/main.js");
 const dataDir = mkdtempSync(join(tmpdir(), "gatehouse-start-bench-"));
+const runsArg = process.argv.indexOf("--runs");
+const RUNS = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 5;
+const onPostgres = Boolean(process.env.DATABASE_URL);
+const MiB = 2 ** 20;
 
 async function freePort() {
   const probe = net.createServer();
@@ -22,7 +68,7 @@ async function freePort() {
   return port;
 }
 
-/** Resident memory of a process and everything below it, in MiB, read from /proc. */
+/** Resident memory of one process, in MiB, read from /proc. */
 function rssMiB(pid) {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024;
@@ -41,71 +87,239 @@ function descendants(pid) {
   return children;
 }
 
-function serverPid(npmPid) {
-  for (const pid of descendants(npmPid)) {
+function serverPid(child, viaNpm) {
+  if (!viaNpm) return child.pid;
+  for (const pid of descendants(child.pid)) {
     const [program, ...args] = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
     if (program.endsWith("node") && args.some((arg) => arg.endsWith("dist/main.js"))) return pid;
   }
   throw new Error("no server process found below npm");
 }
 
-async function start(label) {
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+
+// Preloaded into direct starts: prints the marks main.ts sets (modules loaded, booted, listening) once it listens.
+const MARKS_HOOK = `data:text/javascript,${encodeURIComponent(`
+  const timer = setInterval(() => {
+    const at = (name) => performance.getEntriesByName(name)[0]?.startTime;
+    if (at("gatehouse:listening") === undefined) return;
+    clearInterval(timer);
+    process.stderr.write("gatehouse-start-marks " + JSON.stringify({
+      loaded: at("gatehouse:modules-loaded"), booted: at("gatehouse:booted"), listening: at("gatehouse:listening"),
+    }) + "\\n");
+  }, 2);
+  timer.unref();
+`)}`;
+
+/**
+ * One start, `npm start` or the Deploy command (node on the built bundle), timed from spawn to the first answer
+ * of /health; memory after a few requests, so the figure is of a server that has served, not one that only booted.
+ */
+async function start({ viaNpm }) {
   const port = await freePort();
   const env = { ...process.env, PORT: String(port), GATEHOUSE_DATA_DIR: dataDir };
   delete env.NODE_ENV;
+  const command = viaNpm
+    ? ["npm", ["start"]]
+    : [process.execPath, ["--import", MARKS_HOOK, "--enable-source-maps", bundle]];
   const began = performance.now();
-  const child = spawn("npm", ["start"], { cwd: root, env, detached: true, stdio: "ignore" });
+  const child = spawn(command[0], command[1], {
+    cwd: root,
+    env,
+    detached: true,
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.on("data", (chunk) => (stderr += chunk));
   while (
     !(await fetch(`http://127.0.0.1:${port}/health`).then(
       (r) => r.ok,
       () => false,
     ))
   ) {
-    if (child.exitCode !== null) throw new Error("npm start exited");
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    if (child.exitCode !== null) throw new Error(`the server exited:\n${stderr}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
   }
   const readyMs = performance.now() - began;
-  // A few requests, so the figure is of a server that has served, not one that only booted.
   for (let i = 0; i < 20; i++)
     await fetch(`http://127.0.0.1:${port}/api/v1/projects/current`, {
       headers: { "x-stack-project-id": "internal", "x-stack-access-type": "client" },
     });
-  const rss = rssMiB(serverPid(child.pid));
+  const rss = rssMiB(serverPid(child, viaNpm));
   process.kill(-child.pid, "SIGTERM");
   await new Promise((resolve) => child.once("exit", resolve));
-  console.log(
-    `${label.padEnd(14)} ready in ${(readyMs / 1000).toFixed(2)} s   server RSS ${rss.toFixed(0)} MiB`,
+  const marks = /gatehouse-start-marks (.*)/.exec(stderr);
+  return { readyMs, rss, marks: marks ? JSON.parse(marks[1]) : null };
+}
+
+/** Runs a short Node script in its own process and returns what it printed as JSON. */
+function nodeJson(args, cwd = root, { quiet = false } = {}) {
+  const out = execFileSync(process.execPath, ["--no-warnings", ...args], {
+    cwd,
+    env: { ...process.env, GATEHOUSE_BENCH_DATA_DIR: dataDir },
+    encoding: "utf8",
+    // Some packages print runtime notices when imported; the server silences them, this figure need not show them.
+    stdio: ["ignore", "pipe", quiet ? "pipe" : "inherit"],
+  });
+  return JSON.parse(out.trim().split("\n").at(-1));
+}
+
+function timeMs(command, args) {
+  const began = performance.now();
+  execFileSync(command, args, { cwd: root, stdio: "ignore" });
+  return performance.now() - began;
+}
+
+/** The database as the server opens it (db/index.ts run from source, so with its settings): time and memory. */
+function databaseAlone() {
+  const script = `
+    const { openDatabase } = await import(${JSON.stringify(join(serverDir, "src/db/index.ts"))});
+    const { sql } = await import("drizzle-orm");
+    const before = process.memoryUsage().rss;
+    const began = performance.now();
+    const handle = await openDatabase({
+      databaseUrl: process.env.DATABASE_URL,
+      dataDir: process.env.GATEHOUSE_BENCH_DATA_DIR + "/pglite",
+    });
+    const openMs = performance.now() - began;
+    await handle.db.execute(sql\`select count(*) from users\`);
+    const rss = process.memoryUsage().rss - before;
+    await handle.close();
+    console.log(JSON.stringify({ openMs, rss }));`;
+  return nodeJson(
+    ["--conditions=gatehouse-source", "--import", "tsx", "--input-type=module", "-e", script],
+    serverDir,
   );
 }
 
-/** A process that only opens the embedded database the server used, for the memory the database alone takes. */
-async function databaseOnly() {
+/** The npm packages the bundle imports at start (its static imports) and those it imports on first use. */
+function bundleImports() {
   const script = `
-    const { PGlite } = await import("@electric-sql/pglite");
-    const db = new PGlite(${JSON.stringify(join(dataDir, "pglite"))});
-    await db.query("select count(*) from users");
-    const m = process.memoryUsage();
-    console.log(JSON.stringify({ rss: m.rss, external: m.external }));
-    await db.close();`;
-  const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
-    cwd: join(root, "packages/server"),
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  let out = "";
-  child.stdout.on("data", (chunk) => (out += chunk));
-  await new Promise((resolve) => child.once("exit", resolve));
-  const { rss, external } = JSON.parse(out);
-  console.log(
-    `PGlite alone   RSS ${(rss / 2 ** 20).toFixed(0)} MiB (of which ${(external / 2 ** 20).toFixed(0)} MiB is its WebAssembly memory)`,
-  );
+    import { readFileSync } from "node:fs";
+    import vm from "node:vm";
+    const source = readFileSync(${JSON.stringify(bundle)}, "utf8");
+    const atStart = new vm.SourceTextModule(source).dependencySpecifiers.filter((s) => !s.startsWith("node:"));
+    // import("x") at first use, and createRequire(import.meta.url)("x") for CommonJS packages loaded the same way.
+    const lazy = /\\bimport\\("([^".][^"]*)"\\)|createRequire\\d*\\(import\\.meta\\.url\\)\\(\\s*"([^"]+)"/g;
+    const onUse = [...new Set([...source.matchAll(lazy)].map((m) => m[1] ?? m[2]))]
+      .filter((s) => !s.startsWith("node:") && !atStart.includes(s));
+    console.log(JSON.stringify({ atStart, onUse }));`;
+  return nodeJson(["--experimental-vm-modules", "--input-type=module", "-e", script]);
 }
+
+/** Imports packages in a fresh process (resolved as the server resolves them): time and memory they add. */
+function importCost(specifiers) {
+  const script = `
+    const before = process.memoryUsage().rss;
+    const began = performance.now();
+    for (const specifier of ${JSON.stringify(specifiers)}) await import(specifier);
+    console.log(JSON.stringify({ ms: performance.now() - began, rss: process.memoryUsage().rss - before }));
+    process.exit(0);`;
+  return nodeJson(["--input-type=module", "-e", script], serverDir, { quiet: true });
+}
+
+function medianOf(runs, pick) {
+  return median(runs.map(pick));
+}
+
+const s = (ms) => `${(ms / 1000).toFixed(2)} s`;
+const mib = (bytes) => `${(bytes / MiB).toFixed(0)} MiB`;
+const line = (label, value, note = "") => console.log(`  ${label.padEnd(44)} ${value.padStart(8)}   ${note}`);
 
 try {
-  console.log(`npm start, ${process.env.DATABASE_URL ? "PostgreSQL (DATABASE_URL)" : "embedded PGlite"}`);
-  await start("first start");
-  await start("second start");
-  await start("third start");
-  if (!process.env.DATABASE_URL) await databaseOnly();
+  console.log(`npm start, ${onPostgres ? "PostgreSQL (DATABASE_URL)" : "embedded PGlite"}, ${RUNS} runs`);
+  const first = await start({ viaNpm: true });
+  console.log(
+    `  first start                 ready in ${s(first.readyMs)}   server RSS ${first.rss.toFixed(0)} MiB`,
+  );
+  const npmStarts = [];
+  for (let i = 0; i < RUNS; i++) npmStarts.push(await start({ viaNpm: true }));
+  const npmReady = medianOf(npmStarts, (run) => run.readyMs);
+  const npmRss = medianOf(npmStarts, (run) => run.rss);
+  console.log(
+    `  second start (median)       ready in ${s(npmReady)}   server RSS ${npmRss.toFixed(0)} MiB   ` +
+      `(targets: 1.50 s, ${onPostgres ? 150 : 250} MiB)`,
+  );
+
+  const direct = [];
+  for (let i = 0; i < RUNS; i++) direct.push(await start({ viaNpm: false }));
+  const npmOwn = median(Array.from({ length: RUNS }, () => timeMs("npm", ["run", "--silent", "env"])));
+  const buildCheck = median(
+    Array.from({ length: RUNS }, () => timeMs(process.execPath, ["scripts/build.mjs"])),
+  );
+  const nodeAlone = median(Array.from({ length: RUNS }, () => timeMs(process.execPath, ["-e", "0"])));
+  const databases = Array.from({ length: Math.min(RUNS, 3) }, () => databaseAlone());
+  // A server built before main.ts set its marks times as a whole only.
+  const marked = direct.every((run) => run.marks);
+  const phase = (pick) => (marked ? s(medianOf(direct, pick)) : "n/a");
+  const databaseOpen = medianOf(databases, (run) => run.openMs);
+
+  console.log("\nWhere a second start's time goes (medians)");
+  line("npm's own process (npm run env)", s(npmOwn), "skipped by the Deploy command");
+  line("build staleness check (scripts/build.mjs)", s(buildCheck), `of which Node starting ${s(nodeAlone)}`);
+  line(
+    "Node starting and loading the bundle",
+    phase((run) => run.marks.loaded),
+    "until main.ts runs",
+  );
+  line(
+    "boot: env, database, seed, workers, app",
+    phase((run) => run.marks.booted - run.marks.loaded),
+    "",
+  );
+  line(
+    `  of which ${onPostgres ? "PostgreSQL" : "PGlite"} + migrations check`,
+    s(databaseOpen),
+    "measured alone",
+  );
+  line(
+    "listen",
+    phase((run) => run.marks.listening - run.marks.booted),
+    "",
+  );
+  line(
+    "until /health answers",
+    phase((run) => run.readyMs - run.marks.listening),
+    "first polls of the workers, the request",
+  );
+  line("= direct start (node dist/main.js)", s(medianOf(direct, (run) => run.readyMs)), "");
+
+  const { atStart, onUse } = bundleImports();
+  const empty = nodeJson(["-e", "console.log(JSON.stringify({ rss: process.memoryUsage().rss }))"]).rss;
+  const packages = median(Array.from({ length: 3 }, () => importCost(atStart).rss));
+  const packagesMs = median(Array.from({ length: 3 }, () => importCost(atStart).ms));
+  const databaseRss = medianOf(databases, (run) => run.rss);
+  const serverRss = medianOf(direct, (run) => run.rss) * MiB;
+  console.log("\nWhere the memory at ready goes (RSS, medians)");
+  line("Node itself (an empty process)", mib(empty), "");
+  line(
+    `npm packages imported at start (${atStart.length})`,
+    `+${mib(packages)}`,
+    `${s(packagesMs)} to import alone`,
+  );
+  line(
+    onPostgres ? "the connection pool" : "PGlite (db/index.ts's settings)",
+    `+${mib(databaseRss)}`,
+    "opened alone, after one query",
+  );
+  line(
+    "the rest",
+    `+${mib(serverRss - empty - packages - databaseRss)}`,
+    "the server's code and heap, its source map, the database in use",
+  );
+  line("= server at ready (direct start)", mib(serverRss), "");
+  console.log("  the dashboard's files: none held (read per request)");
+  console.log(
+    "\nImported on first use, not at start (each alone in a fresh process, so with ~3 MiB of loader)",
+  );
+  for (const specifier of onUse) {
+    const cost = importCost([specifier]);
+    line(specifier, s(cost.ms), `+${mib(cost.rss)}`);
+  }
 } finally {
   rmSync(dataDir, { recursive: true, force: true });
 }

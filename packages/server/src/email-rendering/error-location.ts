@@ -3,12 +3,14 @@
  * script (`email.js`), mapped through the bundle's source map, as long as it lands in `template.tsx` or
  * `theme.tsx` (frames inside React or React Email say nothing useful to the author).
  */
-import { originalPositionFor, TraceMap } from "@jridgewell/trace-mapping";
+import type { TraceMap } from "@jridgewell/trace-mapping";
 
 const FRAME = /email\.js:(\d+):(\d+)/g;
 const OWNER_FILE = /(?:^|[:/])(template|theme)\.tsx$/;
 
-export function ownerLocation(sourceMap: string, stack: string): string | undefined {
+export async function ownerLocation(sourceMap: string, stack: string): Promise<string | undefined> {
+  // Only failed renders need it, so the server does not load it at start.
+  const { originalPositionFor, TraceMap } = await import("@jridgewell/trace-mapping");
   let map: TraceMap;
   try {
     map = new TraceMap(sourceMap);

@@ -6,7 +6,6 @@
  * Every failure (compile, render, limits, a missing marker where one is required) is an `EmailRenderError` whose
  * message is meant for the template's author; routes answer it as EMAIL_RENDERING_ERROR.
  */
-import { toPlainText } from "@react-email/render";
 import type { RenderedConfig } from "../config/index.ts";
 import { NO_THEME_SOURCE, PLACEHOLDER_THEME_SOURCE } from "./built-in-themes.ts";
 import { type CompiledEmail, compileEmail, EmailCompileError } from "./compile.ts";
@@ -100,23 +99,28 @@ export async function renderEmailBatch(
   const outcomes = isTrustedEmail({ template: shared.templateSource, theme })
     ? runTrusted(compiled.code, inputs)
     : await runBatchInSandbox(compiled.code, inputs, shared.limits ?? DEFAULT_SANDBOX_LIMITS);
-  return outcomes.map((outcome) => {
-    try {
-      return checkedResult(outcome, compiled, shared.requireMarkers ?? false);
-    } catch (error) {
-      if (error instanceof EmailRenderError) return error;
-      throw error;
-    }
-  });
+  // Loaded with the first render rather than at start (~0.06 s, ~6 MiB): many servers never send an email.
+  const { toPlainText } = await import("@react-email/render");
+  return Promise.all(
+    outcomes.map(async (outcome) => {
+      try {
+        return await checkedResult(outcome, compiled, shared.requireMarkers ?? false, toPlainText);
+      } catch (error) {
+        if (error instanceof EmailRenderError) return error;
+        throw error;
+      }
+    }),
+  );
 }
 
-function checkedResult(
+async function checkedResult(
   outcome: SandboxOutcome,
   compiled: CompiledEmail,
   requireMarkers: boolean,
-): RenderedEmail {
+  toPlainText: (html: string) => string,
+): Promise<RenderedEmail> {
   if (!outcome.ok) {
-    const where = outcome.stack ? ownerLocation(compiled.sourceMap, outcome.stack) : undefined;
+    const where = outcome.stack ? await ownerLocation(compiled.sourceMap, outcome.stack) : undefined;
     throw new EmailRenderError(`Render error: ${outcome.message}${where ? ` (at ${where})` : ""}`);
   }
   const result = JSON.parse(outcome.value) as {

@@ -3,7 +3,6 @@
  * SDK's OpenAI-compatible provider. Without configuration every AI route answers how to turn it on; there is no
  * canned answer anywhere.
  */
-import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModel } from "ai";
 import type { AiSettings } from "../../env.ts";
 import { StatusError } from "../../http/status-error.ts";
@@ -16,10 +15,14 @@ export const AI_NOT_CONFIGURED_MESSAGE =
 const models = new WeakMap<AiSettings, LanguageModel>();
 
 /** The configured model, or a plain 400 saying how to configure one. */
-export function aiModelOrThrow(settings: AiSettings | undefined): { model: LanguageModel; name: string } {
+export async function aiModelOrThrow(
+  settings: AiSettings | undefined,
+): Promise<{ model: LanguageModel; name: string }> {
   if (!settings) throw new StatusError(400, AI_NOT_CONFIGURED_MESSAGE);
   let model = models.get(settings);
   if (!model) {
+    // Loaded with the first AI request rather than at start, like the AI SDK (query.ts).
+    const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
     const provider = createOpenAICompatible({
       name: "gatehouse-ai",
       baseURL: settings.baseUrl,

@@ -182,7 +182,7 @@ export const aiRoutes = [
       const answer = await generateAnswer(deps, auth, clientIp, {
         route: "chat",
         ...context,
-        messages: toModelMessages(body.messages),
+        messages: await toModelMessages(body.messages),
       });
       return { body: { content: answer.content } };
     },
@@ -204,7 +204,7 @@ export const aiRoutes = [
     handler: async ({ deps, auth, body, clientIp }) => {
       checkProjectId(auth, body.projectId);
       const tools = parseToolNames(body.tools);
-      const messages = toModelMessages(body.messages);
+      const messages = await toModelMessages(body.messages);
       const answer = await generateAnswer(deps, auth, clientIp, {
         route: "generate",
         systemPrompt: body.systemPrompt,
@@ -229,7 +229,7 @@ export const aiRoutes = [
     handler: async ({ deps, auth, body, clientIp }) => {
       checkProjectId(auth, body.projectId);
       const tools = parseToolNames(body.tools);
-      const messages = toModelMessages(body.messages);
+      const messages = await toModelMessages(body.messages);
       return streamAnswer(deps, auth, clientIp, {
         route: "stream",
         systemPrompt: body.systemPrompt,

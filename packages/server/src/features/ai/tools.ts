@@ -6,7 +6,7 @@
  * What a tool returns goes to the model wrapped in a `<tool-data>` block (`asData`); the system prompt says the
  * content of such blocks is untrusted data, never instructions. The dashboard gets the plain object.
  */
-import { type ToolSet, tool } from "ai";
+import type { ToolSet, tool } from "ai";
 import { z } from "zod";
 import type { RenderedConfig } from "../../config/index.ts";
 import { isValidCustomPermissionId } from "../../config/index.ts";
@@ -111,7 +111,9 @@ const permissionDraft = z.object({
 });
 
 /** The tools for one request: project tools run against `ctx`; client tools have no `execute`. */
-export function buildTools(ctx: ToolContext, names: readonly RequestToolName[]): ToolSet {
+export async function buildTools(ctx: ToolContext, names: readonly RequestToolName[]): Promise<ToolSet> {
+  // The AI SDK is loaded with the first AI request rather than at start (query.ts).
+  const { tool } = await import("ai");
   const tools: ToolSet = {};
   const wanted = new Set(names);
   const dataTool = <I, O>(name: string, definition: Parameters<typeof tool<I, O>>[0]) => {

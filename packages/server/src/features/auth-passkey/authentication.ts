@@ -1,11 +1,8 @@
-import {
-  type AuthenticationResponseJSON,
-  generateAuthenticationOptions,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type VerifiedAuthenticationResponse,
-  verifyAuthenticationResponse,
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  VerifiedAuthenticationResponse,
 } from "@simplewebauthn/server";
-import { isoBase64URL } from "@simplewebauthn/server/helpers";
 import { and, eq, lt, sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { AppDeps } from "../../deps.ts";
@@ -24,6 +21,7 @@ import {
   CEREMONY_TIMEOUT_MS,
   CHALLENGE_LIFETIME_MS,
   CHALLENGES_PER_IP,
+  loadWebAuthn,
   RP_ID_PLACEHOLDER,
   trustedCeremonyOrigin,
   userHandleOf,
@@ -40,7 +38,8 @@ export async function initiateAuthentication(
 ): Promise<{ options_json: PublicKeyCredentialRequestOptionsJSON; code: string }> {
   assertPasskeyEnabled(auth.config);
   await consumeRateLimit(rateLimitScope(deps, auth, ip), CHALLENGES_PER_IP, ip);
-  const options = await generateAuthenticationOptions({
+  const { server } = await loadWebAuthn();
+  const options = await server.generateAuthenticationOptions({
     rpID: RP_ID_PLACEHOLDER,
     allowCredentials: [],
     userVerification: "preferred",
@@ -93,11 +92,13 @@ export async function signInWithPasskey(
     .limit(1);
   if (!found) throw authenticationFailed("Passkey not found");
   const { credential, user } = found;
+  const webAuthn = await loadWebAuthn();
   const { userHandle } = input.response.response;
-  if (userHandle && userHandle !== userHandleOf(user.id)) {
+  if (userHandle && userHandle !== userHandleOf(webAuthn, user.id)) {
     throw authenticationFailed("The passkey's user handle does not match its owner.");
   }
   const { origin, rpId } = trustedCeremonyOrigin(
+    webAuthn,
     auth.config,
     input.response.response.clientDataJSON,
     authenticationFailed,
@@ -105,21 +106,21 @@ export async function signInWithPasskey(
 
   let verification: VerifiedAuthenticationResponse;
   try {
-    verification = await verifyAuthenticationResponse({
+    verification = await webAuthn.server.verifyAuthenticationResponse({
       response: input.response as unknown as AuthenticationResponseJSON,
       expectedChallenge: challenge,
       expectedOrigin: origin,
       expectedRPID: rpId,
       credential: {
         id: credential.credentialId,
-        publicKey: isoBase64URL.toBuffer(credential.publicKey),
+        publicKey: webAuthn.helpers.isoBase64URL.toBuffer(credential.publicKey),
         counter: credential.counter,
         transports: credential.transports,
       },
       requireUserVerification: false,
     });
   } catch (error) {
-    throw asCeremonyError(error, authenticationFailed);
+    throw asCeremonyError(webAuthn, error, authenticationFailed);
   }
   if (!verification.verified) throw authenticationFailed("The passkey's signature could not be verified.");
 

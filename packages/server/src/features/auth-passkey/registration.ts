@@ -1,11 +1,8 @@
-import {
-  generateRegistrationOptions,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type RegistrationResponseJSON,
-  type VerifiedRegistrationResponse,
-  verifyRegistrationResponse,
+import type {
+  PublicKeyCredentialCreationOptionsJSON,
+  RegistrationResponseJSON,
+  VerifiedRegistrationResponse,
 } from "@simplewebauthn/server";
-import { isoBase64URL } from "@simplewebauthn/server/helpers";
 import { and, eq } from "drizzle-orm";
 import type { z } from "zod";
 import { randomUuid } from "../../crypto/index.ts";
@@ -25,6 +22,7 @@ import {
   CEREMONY_TIMEOUT_MS,
   CHALLENGE_LIFETIME_MS,
   CHALLENGES_PER_IP,
+  loadWebAuthn,
   RP_ID_PLACEHOLDER,
   registrationFailed,
   type registrationResponseSchema,
@@ -51,7 +49,8 @@ export async function initiateRegistration(
       .where(and(eq(passkeyCredentials.projectId, projectId), eq(passkeyCredentials.userId, user.id))),
   ]);
   const name = channel?.value ?? user.displayName ?? user.id;
-  const options = await generateRegistrationOptions({
+  const { server } = await loadWebAuthn();
+  const options = await server.generateRegistrationOptions({
     rpName: auth.project.displayName,
     rpID: RP_ID_PLACEHOLDER,
     userID: new TextEncoder().encode(user.id),
@@ -95,7 +94,9 @@ export async function registerPasskey(
   if (data.user_id !== user.id || typeof data.challenge !== "string") {
     throw registrationFailed("This registration was started by another user.");
   }
+  const webAuthn = await loadWebAuthn();
   const { origin, rpId } = trustedCeremonyOrigin(
+    webAuthn,
     auth.config,
     input.credential.response.clientDataJSON,
     registrationFailed,
@@ -103,7 +104,7 @@ export async function registerPasskey(
 
   let verification: VerifiedRegistrationResponse;
   try {
-    verification = await verifyRegistrationResponse({
+    verification = await webAuthn.server.verifyRegistrationResponse({
       response: input.credential as unknown as RegistrationResponseJSON,
       expectedChallenge: data.challenge,
       expectedOrigin: origin,
@@ -113,7 +114,7 @@ export async function registerPasskey(
       supportedAlgorithmIDs: SUPPORTED_ALGORITHMS,
     });
   } catch (error) {
-    throw asCeremonyError(error, registrationFailed);
+    throw asCeremonyError(webAuthn, error, registrationFailed);
   }
   if (!verification.verified) throw registrationFailed("The passkey's attestation could not be verified.");
 
@@ -126,7 +127,7 @@ export async function registerPasskey(
         id: randomUuid(),
         userId: user.id,
         credentialId: credential.id,
-        publicKey: isoBase64URL.fromBuffer(credential.publicKey),
+        publicKey: webAuthn.helpers.isoBase64URL.fromBuffer(credential.publicKey),
         counter: credential.counter,
         transports: credential.transports ?? input.credential.response.transports ?? [],
       });
@@ -136,5 +137,5 @@ export async function registerPasskey(
     if (isUniqueViolation(error)) throw registrationFailed("This passkey is already registered.");
     throw error;
   }
-  return { user_handle: userHandleOf(user.id) };
+  return { user_handle: userHandleOf(webAuthn, user.id) };
 }

@@ -1,9 +1,25 @@
 import { isRedirectUrlTrusted, type KnownError, knownError } from "@gatehouse/shared";
-import { SimpleWebAuthnError } from "@simplewebauthn/server";
-import { decodeClientDataJSON, isoBase64URL } from "@simplewebauthn/server/helpers";
 import { z } from "zod";
 import type { RenderedConfig } from "../../config/index.ts";
 import { RATE_LIMITS } from "../../rate-limit/rules.ts";
+
+/**
+ * @simplewebauthn/server, loaded with the first passkey request rather than at start: with the certificate parsers
+ * it brings (@peculiar/asn1-*) it takes ~0.25 s and ~13 MiB to load.
+ */
+export type WebAuthn = {
+  server: typeof import("@simplewebauthn/server");
+  helpers: typeof import("@simplewebauthn/server/helpers");
+};
+
+let loaded: Promise<WebAuthn> | undefined;
+
+export function loadWebAuthn(): Promise<WebAuthn> {
+  loaded ??= Promise.all([import("@simplewebauthn/server"), import("@simplewebauthn/server/helpers")]).then(
+    ([server, helpers]) => ({ server, helpers }),
+  );
+  return loaded;
+}
 
 /** The relying-party id the options carry; the SDK puts the page's hostname in its place (PROTOCOL.md §4.8). */
 export const RP_ID_PLACEHOLDER = "THIS_VALUE_WILL_BE_REPLACED.example.com";
@@ -24,8 +40,8 @@ export function assertPasskeyEnabled(config: RenderedConfig): void {
  * The user handle an authenticator stores for a user: the UTF-8 bytes of the user id, base64url-encoded. It comes
  * back in every assertion, so it must name the user and nothing more.
  */
-export function userHandleOf(userId: string): string {
-  return isoBase64URL.fromUTF8String(userId);
+export function userHandleOf(webAuthn: WebAuthn, userId: string): string {
+  return webAuthn.helpers.isoBase64URL.fromUTF8String(userId);
 }
 
 export type Failure = (message: string) => KnownError;
@@ -38,8 +54,8 @@ export const authenticationFailed: Failure = (message) =>
  * Turns anything the WebAuthn library throws into a 400. Its own coded errors keep their code; the rest (bad
  * encoding, wrong challenge, origin or signature) are a failed ceremony. Never a 5xx: all of it is caller input.
  */
-export function asCeremonyError(error: unknown, fail: Failure): KnownError {
-  if (error instanceof SimpleWebAuthnError) {
+export function asCeremonyError(webAuthn: WebAuthn, error: unknown, fail: Failure): KnownError {
+  if (error instanceof webAuthn.server.SimpleWebAuthnError) {
     return knownError("PASSKEY_WEBAUTHN_ERROR", { message: error.message, code: error.code });
   }
   // A TypeError or RangeError is the library tripping over malformed bytes; its text would only confuse.
@@ -53,13 +69,14 @@ export function asCeremonyError(error: unknown, fail: Failure): KnownError {
  * let a page use any other.
  */
 export function trustedCeremonyOrigin(
+  webAuthn: WebAuthn,
   config: RenderedConfig,
   clientDataJSON: string,
   fail: Failure,
 ): { origin: string; rpId: string } {
   let origin: string;
   try {
-    origin = decodeClientDataJSON(clientDataJSON).origin;
+    origin = webAuthn.helpers.decodeClientDataJSON(clientDataJSON).origin;
   } catch {
     throw fail("The client data is not valid base64url JSON.");
   }

@@ -191,7 +191,7 @@ export function startEmailWorker(deps: AppDeps, options: EmailWorkerOptions = {}
       return;
     }
     try {
-      await sendWith(transports.get(delivery.options), {
+      await sendWith(await transports.get(delivery.options), {
         from: delivery.from,
         to: row.to,
         ...message,

@@ -151,10 +151,11 @@ export const purchaseRoutes = [
           ]
         : [];
       const accountId = await findStripeAccountId(deps.db, open.project.id);
-      const chargesEnabled =
-        accountId !== null && !open.config.payments.testMode
-          ? (await stripeClient(deps.env).accounts.retrieve(accountId)).charges_enabled === true
-          : false;
+      let chargesEnabled = false;
+      if (accountId !== null && !open.config.payments.testMode) {
+        const stripe = await stripeClient(deps.env);
+        chargesEnabled = (await stripe.accounts.retrieve(accountId)).charges_enabled === true;
+      }
       // Prices only a server may sell (by granting) stay off the end user's page.
       const prices = Object.fromEntries(
         Object.entries(product.prices).filter(([, price]) => !price.server_only),

@@ -44,7 +44,8 @@ export const stripeRoutes = [
     handler: async ({ deps, auth }) => {
       const accountId = await ensureStripeAccount(deps, auth.project.id);
       const back = `${deps.env.baseUrl}/projects/${encodeURIComponent(auth.project.id)}/payments`;
-      const link = await stripeClient(deps.env).accountLinks.create({
+      const stripe = await stripeClient(deps.env);
+      const link = await stripe.accountLinks.create({
         account: accountId,
         refresh_url: back,
         return_url: back,
@@ -70,7 +71,8 @@ export const stripeRoutes = [
     handler: async ({ deps, auth }) => {
       const accountId = await findStripeAccountId(deps.db, auth.project.id);
       if (!accountId) throw knownError("STRIPE_ACCOUNT_INFO_NOT_FOUND");
-      const account = await stripeClient(deps.env).accounts.retrieve(accountId);
+      const stripe = await stripeClient(deps.env);
+      const account = await stripe.accounts.retrieve(accountId);
       return {
         body: {
           account_id: account.id,
@@ -91,7 +93,8 @@ export const stripeRoutes = [
     handler: async ({ deps, auth }) => {
       const accountId = await findStripeAccountId(deps.db, auth.project.id);
       if (!accountId) throw new StatusError(400, "No Stripe account is connected: set up payments first.");
-      const session = await stripeClient(deps.env).accountSessions.create({
+      const stripe = await stripeClient(deps.env);
+      const session = await stripe.accountSessions.create({
         account: accountId,
         components: {
           payments: {
@@ -147,7 +150,8 @@ export const stripeRoutes = [
         quantity: String(body.quantity),
       };
       const done = body.return_url ?? `${deps.env.baseUrl}/purchase/done`;
-      const session = await stripeClient(deps.env).checkout.sessions.create(
+      const stripe = await stripeClient(deps.env);
+      const session = await stripe.checkout.sessions.create(
         {
           mode: interval ? "subscription" : "payment",
           customer: stripeCustomerId,

@@ -31,11 +31,8 @@ async function syncSubscription(
   accountId: string,
   subscriptionId: string,
 ): Promise<Stripe.Subscription> {
-  const subscription = await stripeClient(deps.env).subscriptions.retrieve(
-    subscriptionId,
-    {},
-    { stripeAccount: accountId },
-  );
+  const stripe = await stripeClient(deps.env);
+  const subscription = await stripe.subscriptions.retrieve(subscriptionId, {}, { stripeAccount: accountId });
   await syncSubscriptionEnd(deps.db, projectId, subscription.id, subscriptionEnd(subscription));
   return subscription;
 }
@@ -79,7 +76,8 @@ async function completeCheckout(
   const subscriptionId = idOf(session.subscription);
   let endsAt: Date | null = null;
   if (subscriptionId) {
-    const subscription = await stripeClient(deps.env).subscriptions.retrieve(
+    const stripe = await stripeClient(deps.env);
+    const subscription = await stripe.subscriptions.retrieve(
       subscriptionId,
       {},
       { stripeAccount: accountId },
@@ -207,7 +205,8 @@ export const stripeWebhookRoutes = [
       if (!signature) throw new StatusError(400, "The stripe-signature header is missing.");
       let event: Stripe.Event;
       try {
-        event = stripeClient(deps.env).webhooks.constructEvent(rawBody ?? "", signature, secret);
+        const stripe = await stripeClient(deps.env);
+        event = stripe.webhooks.constructEvent(rawBody ?? "", signature, secret);
       } catch {
         throw new StatusError(400, "The stripe-signature header does not match the body.");
       }

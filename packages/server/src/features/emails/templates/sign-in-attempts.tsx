@@ -1,20 +1,22 @@
-import { Text } from "@react-email/components";
-import { bodyTextStyle, EmailLayout, type TemplateOutput } from "./layout.tsx";
+import { bodyTextStyle, EmailLayout, loadEmailComponents, type TemplateOutput } from "./layout.tsx";
 
 /**
  * Sent once when password attempts on an account reach the per-account ceiling. It has no button: the person should
  * act in the app they know (change the password there), not on a link in an email that an attacker caused.
  */
-export function signInAttemptsEmail(props: {
+export async function signInAttemptsEmail(props: {
   projectName: string;
   attempts: number;
   windowMinutes: number;
-}): TemplateOutput {
+}): Promise<TemplateOutput> {
   const { projectName, attempts, windowMinutes } = props;
+  const components = await loadEmailComponents();
+  const { Text } = components;
   return {
     subject: `Many failed sign-ins to your ${projectName} account`,
     element: (
       <EmailLayout
+        components={components}
         projectName={projectName}
         preview={`${attempts} password attempts on your ${projectName} account`}
         heading="Many failed sign-ins"
