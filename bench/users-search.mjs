@@ -16,9 +16,6 @@ import { createServer } from "node:http";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { sql } from "drizzle-orm";
-import { createKeySet } from "../packages/server/src/features/project-keys/service.ts";
-import { createProject } from "../packages/server/src/features/projects/service.ts";
-import { protocolHeaders } from "../packages/server/src/testing/harness.ts";
 import { startListeningServer } from "../packages/server/src/testing/listening-server.ts";
 import { COMMON_SEARCH, seedUsers } from "./users-paging-seed.mjs";
 
@@ -84,7 +81,7 @@ async function startRawServer(client) {
   return { server: rawServer, baseUrl: `http://127.0.0.1:${rawServer.address().port}` };
 }
 
-async function run({ baseUrl, gatehouse }) {
+async function run({ baseUrl, gatehouse, createProject }) {
   const { db } = gatehouse.deps;
   const [{ name: databaseName }] = (await db.execute(sql`select current_database() as name`)).rows;
   const databaseLabel =
@@ -104,22 +101,9 @@ async function run({ baseUrl, gatehouse }) {
 
   const projects = [];
   for (const size of sizes) {
-    const project = await createProject(gatehouse.deps, {
-      display_name: `Users search bench (${size})`,
-      owner_team_id: null,
-    });
-    const { keys } = await createKeySet(db, project.id, {
-      description: "users search bench",
-      expiresAt: null,
-      hasPublishableClientKey: false,
-      hasSecretServerKey: true,
-      hasSuperSecretAdminKey: false,
-    });
-    const headers = protocolHeaders({
-      projectId: project.id,
-      accessType: "server",
-      secretServerKey: keys.secretServerKey,
-    });
+    // The test kit's project: a full key set, and the protocol headers of each access type.
+    const project = await createProject(`Users search bench (${size})`);
+    const headers = project.headers("server");
     const seedStart = performance.now();
     const samples = await seedUsers(db, project.id, size, (done) => {
       if (process.stderr.isTTY) process.stderr.write(`\rseeding users: ${done}/${size}`);
