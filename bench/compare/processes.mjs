@@ -54,6 +54,7 @@ export async function startServer({ args, env, port, cwd }) {
   }
   const readySeconds = (performance.now() - began) / 1000;
   return {
+    pid: child.pid,
     readySeconds,
     rssAtReady: rssMiB(child.pid),
     rss: () => rssMiB(child.pid),

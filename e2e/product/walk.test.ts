@@ -409,6 +409,37 @@ describe(`the product as users run it (${mode})`, () => {
     const served = await fetch(stored);
     expect(served.headers.get("content-type")).toBe("image/png");
     expect(Buffer.from(await served.arrayBuffer()).equals(png)).toBe(true);
+
+    // A body over the 2 MiB limit is refused with a 413, whether its length is declared or it comes in chunks,
+    // and the user keeps the picture it had.
+    const oversized = JSON.stringify({ profile_image_url: `data:image/png;base64,${"A".repeat(3 << 20)}` });
+    const userUrl = `${product.baseUrl}/api/v1/users/${user!.id}`;
+    const serverHeaders = {
+      "x-stack-project-id": app.projectId,
+      "x-stack-access-type": "server",
+      "x-stack-secret-server-key": app.secretServerKey,
+      "content-type": "application/json",
+    };
+    const declared = await fetch(userUrl, { method: "PATCH", headers: serverHeaders, body: oversized });
+    expect(declared.status).toBe(413);
+    expect(await declared.text()).toMatch(/too large/);
+    const bytes = new TextEncoder().encode(oversized);
+    const inChunks = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let offset = 0; offset < bytes.length; offset += 64 << 10) {
+          controller.enqueue(bytes.subarray(offset, offset + (64 << 10)));
+        }
+        controller.close();
+      },
+    });
+    const chunked = await fetch(userUrl, {
+      method: "PATCH",
+      headers: serverHeaders,
+      body: inChunks,
+      duplex: "half",
+    } as RequestInit);
+    expect(chunked.status).toBe(413);
+    expect((await server.getUser(user!.id))!.profileImageUrl).toBe(stored);
   });
 
   it("sells a product in test mode: the purchase page grants the credits it includes, once", async () => {

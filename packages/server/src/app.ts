@@ -1,10 +1,9 @@
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import type { AppDeps } from "./deps.ts";
 import { mountDashboard } from "./features/dashboard/static.ts";
 import { mountStoredFiles } from "./features/images/files-route.ts";
 import { apiRoutes } from "./features/routes.ts";
-import { apiResponseHeaders } from "./http/api-middleware.ts";
+import { apiResponseHeaders, requestBodyLimit } from "./http/api-middleware.ts";
 import { clientIpMiddleware } from "./http/client-ip.ts";
 import { jsonResponse, serverErrorHandler, textResponse } from "./http/responses.ts";
 import { mountRoutes } from "./http/router.ts";
@@ -31,7 +30,7 @@ export function createApp(deps: AppDeps): Hono {
   // The largest legitimate body is a profile image as a data URL (1 MB); anything far beyond is refused unread.
   app.use(
     "/api/*",
-    bodyLimit({
+    requestBodyLimit({
       maxSize: 2 * 1024 * 1024,
       onError: () => textResponse("The request body is too large (the limit is 2 MiB).", 413),
     }),

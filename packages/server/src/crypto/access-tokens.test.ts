@@ -1,4 +1,4 @@
-import { createHmac } from "node:crypto";
+import { createHmac, sign } from "node:crypto";
 import {
   calculateJwkThumbprint,
   createLocalJWKSet,
@@ -413,6 +413,116 @@ describe("verifyAccessToken", () => {
         reason: "unparsable",
         decoded: nothing,
       });
+    }
+  });
+});
+
+describe("verified tokens remembered per process", () => {
+  /** One keyring (hence one cache of verified tokens) whose clock the test moves. */
+  function keyringWithClock(options: { maxVerifiedTokens?: number } = {}) {
+    const clock = { millis: T0 };
+    const keyring = createTokenKeyring({
+      masterSecret: SECRET,
+      issuerBaseUrl: BASE,
+      now: () => clock.millis,
+      ...options,
+    });
+    return { clock, keyring };
+  }
+
+  it("still expires a token it has verified before", async () => {
+    const { clock, keyring } = keyringWithClock();
+    const token = await keyring.signAccessToken(normalUser);
+    expect((await keyring.verifyAccessToken(token, allowNone)).ok).toBe(true);
+    clock.millis = T0 + 600_000;
+    expect(await keyring.verifyAccessToken(token, allowNone)).toEqual({
+      ok: false,
+      reason: "expired",
+      expiredAtMillis: T0 + 600_000,
+      decoded: { projectId: PROJECT, userId: USER, refreshTokenId: SESSION },
+    });
+  });
+
+  it("asks again, per request, whether anonymous and restricted users are welcome", async () => {
+    const { keyring } = keyringWithClock();
+    const anonymous = await keyring.signAccessToken(anonymousUser);
+    const restricted = await keyring.signAccessToken(restrictedUser);
+    expect((await keyring.verifyAccessToken(anonymous, allowAll)).ok).toBe(true);
+    expect((await keyring.verifyAccessToken(restricted, allowAll)).ok).toBe(true);
+    expect(await keyring.verifyAccessToken(anonymous, allowNone)).toMatchObject({
+      reason: "anonymous_not_allowed",
+    });
+    expect(await keyring.verifyAccessToken(restricted, allowNone)).toMatchObject({
+      reason: "restricted_not_allowed",
+    });
+  });
+
+  it("checks the nbf of a remembered token against the clock of each use", async () => {
+    const { clock, keyring } = keyringWithClock();
+    const token = await forge({ ...(await validClaims()), nbf: T0 / 1000 + 120 });
+    expect(await keyring.verifyAccessToken(token, allowNone)).toMatchObject({ reason: "unparsable" });
+    clock.millis = T0 + 100_000;
+    expect((await keyring.verifyAccessToken(token, allowNone)).ok).toBe(true);
+    clock.millis = T0;
+    expect(await keyring.verifyAccessToken(token, allowNone)).toMatchObject({ reason: "unparsable" });
+  });
+
+  it("does not take a token that differs from a remembered one in any part", async () => {
+    const { keyring } = keyringWithClock();
+    const token = await keyring.signAccessToken(normalUser);
+    expect((await keyring.verifyAccessToken(token, allowNone)).ok).toBe(true);
+    const [header, payload, signature] = token.split(".") as [string, string, string];
+    const flipped = (part: string) => {
+      const bytes = Buffer.from(part, "base64url");
+      bytes[bytes.length - 1]! ^= 1;
+      return bytes.toString("base64url");
+    };
+    const variants = [
+      `${header}.${payload}.${flipped(signature)}`,
+      `${header}.${b64({ ...decodeJwt(token), name: "Mallory" })}.${signature}`,
+      `${b64({ ...decodeProtectedHeader(token), typ: "JWT" })}.${payload}.${signature}`,
+      `${header}.${payload}.${signature.slice(0, -2)}`,
+    ];
+    for (const variant of variants) {
+      expect(await keyring.verifyAccessToken(variant, allowNone)).toMatchObject({ reason: "unparsable" });
+    }
+  });
+
+  it("refuses header parameters it does not write, even with a valid signature", async () => {
+    const key = deriveSigningKey(SECRET, PROJECT, "default", "current");
+    const claims = await validClaims();
+    // Signed by hand: jose will not write a `crit` or `b64` it does not understand.
+    const withHeader = async (header: Record<string, unknown>) => {
+      const input = `${b64({ alg: "ES256", kid: key.kid, ...header })}.${b64(claims)}`;
+      const signature = sign("sha256", Buffer.from(input), {
+        key: key.privateKey,
+        dsaEncoding: "ieee-p1363",
+      });
+      return `${input}.${signature.toString("base64url")}`;
+    };
+    const { keyring } = keyringWithClock();
+    expect((await keyring.verifyAccessToken(await withHeader({ typ: "JWT" }), allowNone)).ok).toBe(true);
+    for (const extra of [
+      { crit: ["exp"], exp: 1 },
+      { jku: "https://attacker.example/jwks" },
+      { b64: false },
+    ]) {
+      expect(await keyring.verifyAccessToken(await withHeader(extra), allowNone)).toMatchObject({
+        reason: "unparsable",
+      });
+    }
+  });
+
+  it("keeps verifying when more tokens pass than it remembers", async () => {
+    const { keyring } = keyringWithClock({ maxVerifiedTokens: 2 });
+    const tokens = await Promise.all(
+      ["a", "b", "c"].map((name) => keyring.signAccessToken({ ...normalUser, name })),
+    );
+    for (let round = 0; round < 2; round++) {
+      for (const token of tokens) {
+        const result = await keyring.verifyAccessToken(token, allowNone);
+        expect(result.ok && result.claims.name).toBe(decodeJwt(token).name);
+      }
     }
   });
 });

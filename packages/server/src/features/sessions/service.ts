@@ -3,6 +3,7 @@ import type { RenderedConfig } from "../../config/index.ts";
 import { generateSecureToken, randomUuid, sha256Hex } from "../../crypto/index.ts";
 import type { Database } from "../../db/index.ts";
 import { jsonRowOf, parseJsonRow } from "../../db/json-rows.ts";
+import { preparedSql } from "../../db/prepared-sql.ts";
 import type { AppDeps } from "../../deps.ts";
 import { isUuid } from "../../fields/ids.ts";
 import { type ContactChannelRow, contactChannels } from "../contact-channels/schema.ts";
@@ -136,16 +137,40 @@ export async function findSessionByRefreshToken(
   return row ?? null;
 }
 
+type RefreshValues = {
+  projectId: string;
+  refreshTokenHash: string;
+  now: string;
+  ip: string | null;
+  userAgent: string | null;
+};
+
 // The session, its user and the user's primary email (what the token's claims need), as JSON rows of one statement.
-const SESSION_JSON = jsonRowOf(sessions, "touched");
-const USER_JSON = jsonRowOf(users, "u");
-const PRIMARY_JSON = jsonRowOf(contactChannels, "c");
+const refreshStatement = preparedSql<RefreshValues, { session: unknown; user: unknown; primary: unknown }>(
+  "refresh_session",
+  sql`
+    with touched as (
+      update ${sessions} set
+        last_used_at = ${sql.placeholder("now")}::timestamptz,
+        last_used_ip = coalesce(${sql.placeholder("ip")}::text, ${sessions.lastUsedIp}),
+        last_used_user_agent = coalesce(${sql.placeholder("userAgent")}::text, ${sessions.lastUsedUserAgent})
+      where ${sessions.projectId} = ${sql.placeholder("projectId")}
+        and ${sessions.refreshTokenHash} = ${sql.placeholder("refreshTokenHash")}
+        and (${sessions.expiresAt} is null or ${sessions.expiresAt} > ${sql.placeholder("now")}::timestamptz)
+      returning *
+    )
+    select ${jsonRowOf(sessions, "touched")} as session, ${jsonRowOf(users, "u")} as user,
+      (select ${jsonRowOf(contactChannels, "c")} from ${contactChannels} c
+        where c.project_id = u.project_id and c.user_id = u.id and c.is_primary limit 1) as primary
+    from touched join ${users} u on u.project_id = touched.project_id and u.id = touched.user_id`,
+);
 
 /**
  * A fresh access token for a refresh token (both the OAuth refresh grant and `/auth/sessions/current/refresh`), in
- * one statement: the live session is found by its token's hash and touched (when and from where it was used), and
- * its user and primary email come back with it. The user's `last_active_at` and the `$token-refresh` event for the
- * metrics are buffered and written in batches (events/analytics.ts), so nothing else waits on the database.
+ * one prepared statement: the live session is found by its token's hash and touched (when and from where it was
+ * used), and its user and primary email come back with it. The user's `last_active_at` and the `$token-refresh`
+ * event for the metrics are buffered and written in batches (events/analytics.ts), so nothing else waits on the
+ * database.
  */
 export async function refreshSession(
   deps: AppDeps,
@@ -156,23 +181,13 @@ export async function refreshSession(
   userAgent: string | null = null,
 ): Promise<{ accessToken: string; session: SessionRow; user: UserRow } | null> {
   if (refreshToken.length === 0 || refreshToken.length > 200) return null;
-  const now = new Date();
-  const result = await deps.db.execute(sql`
-    with touched as (
-      update ${sessions} set
-        last_used_at = ${now.toISOString()}::timestamptz,
-        last_used_ip = coalesce(${ip}, ${sessions.lastUsedIp}),
-        last_used_user_agent = coalesce(${storedUserAgent(userAgent)}, ${sessions.lastUsedUserAgent})
-      where ${sessions.projectId} = ${projectId}
-        and ${sessions.refreshTokenHash} = ${sha256Hex(refreshToken)}
-        and (${sessions.expiresAt} is null or ${sessions.expiresAt} > ${now.toISOString()}::timestamptz)
-      returning *
-    )
-    select ${SESSION_JSON} as session, ${USER_JSON} as user,
-      (select ${PRIMARY_JSON} from ${contactChannels} c
-        where c.project_id = u.project_id and c.user_id = u.id and c.is_primary limit 1) as primary
-    from touched join ${users} u on u.project_id = touched.project_id and u.id = touched.user_id`);
-  const [row] = (result as unknown as { rows: { session: unknown; user: unknown; primary: unknown }[] }).rows;
+  const [row] = await refreshStatement(deps.db, {
+    projectId,
+    refreshTokenHash: sha256Hex(refreshToken),
+    now: new Date().toISOString(),
+    ip,
+    userAgent: storedUserAgent(userAgent),
+  });
   const session = row ? parseJsonRow(sessions, row.session) : null;
   const user = row ? parseJsonRow(users, row.user) : null;
   if (!session || !user) return null;
