@@ -10,9 +10,6 @@
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { sql } from "drizzle-orm";
-import { createKeySet } from "../packages/server/src/features/project-keys/service.ts";
-import { createProject } from "../packages/server/src/features/projects/service.ts";
-import { protocolHeaders } from "../packages/server/src/testing/harness.ts";
 import { startListeningServer } from "../packages/server/src/testing/listening-server.ts";
 import { COMMON_SEARCH, seedUsers } from "./users-paging-seed.mjs";
 
@@ -63,7 +60,7 @@ try {
   await close();
 }
 
-async function run({ baseUrl, gatehouse }) {
+async function run({ baseUrl, gatehouse, createProject }) {
   const { db } = gatehouse.deps;
   const [{ name: databaseName }] = (await db.execute(sql`select current_database() as name`)).rows;
   const databaseLabel =
@@ -71,22 +68,9 @@ async function run({ baseUrl, gatehouse }) {
       ? `PostgreSQL (fresh database ${databaseName}, dropped at the end)`
       : "PGlite (embedded, in memory)";
 
-  const project = await createProject(gatehouse.deps, {
-    display_name: "Users paging bench",
-    owner_team_id: null,
-  });
-  const { keys } = await createKeySet(db, project.id, {
-    description: "users paging bench",
-    expiresAt: null,
-    hasPublishableClientKey: false,
-    hasSecretServerKey: true,
-    hasSuperSecretAdminKey: false,
-  });
-  const headers = protocolHeaders({
-    projectId: project.id,
-    accessType: "server",
-    secretServerKey: keys.secretServerKey,
-  });
+  // The test kit's project: a full key set, and the protocol headers of each access type.
+  const project = await createProject("Users paging bench");
+  const headers = project.headers("server");
 
   const seedStart = performance.now();
   const samples = await seedUsers(db, project.id, userCount, (done) => {

@@ -13,7 +13,7 @@ import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { findCategoryById, type NotificationCategory } from "../notifications/categories.ts";
 import { setNotificationPreference } from "../notifications/service.ts";
-import { createVerificationCode, findCodeAnyProject, markCodeUsed } from "../verification-codes/service.ts";
+import { createVerificationCode, markCodeUsed, openCode } from "../verification-codes/service.ts";
 
 const UNSUBSCRIBE_LINK_LIFETIME_MS = 30 * 24 * 3600 * 1000;
 
@@ -49,9 +49,8 @@ async function unsubscribe(deps: AppDeps, code: string): Promise<Response> {
   if (code.length !== SECURE_TOKEN_LENGTH) {
     throw new StatusError(400, `An unsubscribe code has ${SECURE_TOKEN_LENGTH} characters.`);
   }
-  const row = await findCodeAnyProject(deps.db, "unsubscribe", code);
-  if (!row) throw knownError("VERIFICATION_CODE_NOT_FOUND");
-  if (row.expiresAt.getTime() <= Date.now()) throw knownError("VERIFICATION_CODE_EXPIRED");
+  // The link carries only the code: its project is the code's. A used link says so on the page.
+  const row = await openCode(deps.db, { projectId: null, purpose: "unsubscribe", code, acceptUsed: true });
   const data = row.data as { user_id?: unknown; notification_category_id?: unknown };
   const category =
     typeof data.notification_category_id === "string"

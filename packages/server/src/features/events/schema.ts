@@ -37,6 +37,8 @@ export const events = pgTable(
   (t) => [
     // Metrics read bounded windows of one type (daily active users: `$token-refresh` of the last 31 days).
     index("events_project_type_time_idx").on(t.projectId, t.type, t.occurredAt),
+    // One user's latest events, newest first (recent.ts: what the AI helper reads to explain a sign-in).
+    index("events_project_user_seq_idx").on(t.projectId, t.userId, t.seq),
     // The webhook worker's claim: events not yet fanned out to endpoints.
     index("events_undispatched_idx").on(t.seq).where(sql`${t.dispatchedAt} is null`),
   ],

@@ -15,7 +15,7 @@ import { getRenderedConfig } from "../projects/config-store.ts";
 import type { ProjectRow } from "../projects/schema.ts";
 import { findProject } from "../projects/service.ts";
 import type { VerificationCodeRow } from "../verification-codes/schema.ts";
-import { createVerificationCode, findCodeAnyProject } from "../verification-codes/service.ts";
+import { createVerificationCode, openCode } from "../verification-codes/service.ts";
 import type { Customer, InlineProduct } from "./catalogue.ts";
 import { listCustomerPurchases, ownedQuantity, type PurchaseAttempt } from "./purchases.ts";
 
@@ -87,10 +87,7 @@ export async function openPurchaseCode(
   value: string,
 ): Promise<OpenPurchase> {
   const { project, config, code } = await projectOfFullCode(deps, value);
-  const codeRow = await findCodeAnyProject(deps.db, "purchase", code);
-  if (!codeRow || codeRow.projectId !== project.id) throw knownError("VERIFICATION_CODE_NOT_FOUND");
-  if (codeRow.expiresAt.getTime() <= Date.now()) throw knownError("VERIFICATION_CODE_EXPIRED");
-  if (codeRow.usedAt) throw knownError("VERIFICATION_CODE_ALREADY_USED");
+  const codeRow = await openCode(deps.db, { projectId: project.id, purpose: "purchase", code });
   return { project, config, codeRow, data: codeRow.data as PurchaseCodeData };
 }
 

@@ -142,26 +142,32 @@ export async function markCodeUsed(db: Database, projectId: string, codeId: stri
 }
 
 /**
- * The code of `purpose` with this value, in whichever project it was made: for links that carry nothing but the
- * code (unsubscribe links, PROTOCOL-EXTRA §1.11). The code is 45 random characters, so it names one row; the
- * caller checks expiry and use, and nothing is counted, since a wrong guess reveals nothing of any code.
+ * Reads a code of `purpose` without spending it or counting an attempt: for links that are their own credential
+ * (unsubscribe links, PROTOCOL-EXTRA §1.11; purchase codes, §2.4), opened as often as a page loads. The code is 45
+ * random characters, so it names one row and a wrong guess reveals nothing of any code. Errors come in the order of
+ * consumeVerificationCode: VERIFICATION_CODE_NOT_FOUND (none of this purpose, or of another project than
+ * `projectId`; null looks in every project, for links that carry nothing but the code), _EXPIRED, then
+ * _ALREADY_USED, unless `acceptUsed`: the caller then reads `usedAt` and says what a used code means.
  */
-export async function findCodeAnyProject(
+export async function openCode(
   db: Database,
-  purpose: CodePurpose,
-  code: string,
-): Promise<VerificationCodeRow | null> {
+  input: { projectId: string | null; purpose: CodePurpose; code: string; acceptUsed?: boolean },
+): Promise<VerificationCodeRow> {
   const [row] = await db
     .select()
     .from(verificationCodes)
     .where(
       and(
-        eq(verificationCodes.codeHash, sha256Hex(code.trim().toLowerCase())),
-        eq(verificationCodes.purpose, purpose),
+        input.projectId === null ? undefined : eq(verificationCodes.projectId, input.projectId),
+        eq(verificationCodes.codeHash, sha256Hex(input.code.trim().toLowerCase())),
+        eq(verificationCodes.purpose, input.purpose),
       ),
     )
     .limit(1);
-  return row ?? null;
+  if (!row) throw knownError("VERIFICATION_CODE_NOT_FOUND");
+  if (row.expiresAt.getTime() <= Date.now()) throw knownError("VERIFICATION_CODE_EXPIRED");
+  if (row.usedAt && !input.acceptUsed) throw knownError("VERIFICATION_CODE_ALREADY_USED");
+  return row;
 }
 
 /**

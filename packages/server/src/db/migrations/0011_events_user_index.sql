@@ -1,0 +1,2 @@
+-- One user's latest events, newest first (events/recent.ts, read by the AI helper to explain a sign-in).
+CREATE INDEX "events_project_user_seq_idx" ON "events" USING btree ("project_id","user_id","seq");
