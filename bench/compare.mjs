@@ -46,8 +46,8 @@ for (const name of ["better-auth", "pg"]) {
 }
 // Imported only now: they load pg and Better Auth from bench/node_modules.
 const { default: pg } = await import("pg");
-const { measureHttp } = await import("./compare/load.mjs");
-const { freePort } = await import("./compare/processes.mjs");
+const { measureHttp, sendOk } = await import("./compare/load.mjs");
+const { freePort, startServer } = await import("./compare/processes.mjs");
 const { argon2Limit, scryptLimit, rawSelectLimit, seedRawSelectTable } = await import("./compare/limits.mjs");
 const { gatehouseEnv, gatehousePaths, startGatehouse } = await import("./compare/gatehouse.mjs");
 const { betterAuthEnv, betterAuthPaths, startBetterAuth } = await import("./compare/better-auth.mjs");
@@ -129,11 +129,33 @@ async function run() {
   ba.rates.sessionRead = await measurePath("Better Auth", baPaths, "sessionRead");
   log("raw primary-key select limit");
   const select = await rawSelectLimit(databaseUrl(databases.select), timing);
+  const httpSelect = await httpSelectFloor();
   gh.rates.refresh = await measurePath("Gatehouse", ghPaths, "refresh");
 
   gh.rssAfter = gh.second.rss();
   ba.rssAfter = ba.second.rss();
-  return { argon2, scrypt, select, gatehouse: gh, betterAuth: ba };
+  return { argon2, scrypt, select, httpSelect, gatehouse: gh, betterAuth: ba };
+}
+
+/** The same select behind a bare node:http server in its own process (compare/select-server.mjs). */
+async function httpSelectFloor() {
+  log("node:http + one select");
+  const port = await freePort();
+  const server = await started(() =>
+    startServer({
+      cwd: root,
+      port,
+      env: { ...process.env, PORT: String(port), DATABASE_URL: databaseUrl(databases.select) },
+      args: [join(root, "bench/compare/select-server.mjs")],
+    }),
+  );
+  let next = 0;
+  const result = await measureHttp({
+    ...timing,
+    step: (_worker, agent) => sendOk(agent, `http://127.0.0.1:${port}`, { path: `/users/${next++}` }),
+  });
+  await stopped(server);
+  return result;
 }
 
 async function cleanUp() {
@@ -164,7 +186,7 @@ try {
 }
 print(report);
 
-function print({ argon2, scrypt, select, gatehouse: gh, betterAuth: ba }) {
+function print({ argon2, scrypt, select, httpSelect, gatehouse: gh, betterAuth: ba }) {
   const rate = (result) => (result ? result.rate.toFixed(result.rate < 100 ? 1 : 0) : "n/a");
   const ratio = (a, b) => (a && b ? `${(a.rate / b.rate).toFixed(a.rate / b.rate < 1 ? 3 : 2)} ×` : "");
   const { memoryCost, timeCost, parallelism } = argon2.parameters;
@@ -200,6 +222,7 @@ function print({ argon2, scrypt, select, gatehouse: gh, betterAuth: ba }) {
     [`argon2id verify, m=${memoryCost} KiB t=${timeCost} p=${parallelism}`, rate(argon2), "", "", "", ""],
     ["scrypt verify, N=16384 r=16 p=1", rate(scrypt), "", "", "", ""],
     [`raw primary-key select`, rate(select), "", "", "", ""],
+    ["node:http + that select (the HTTP floor)", rate(httpSelect), "", "", ratio(httpSelect, select), ""],
     null,
     [
       "first start to /health (s)",
@@ -247,6 +270,9 @@ function print({ argon2, scrypt, select, gatehouse: gh, betterAuth: ba }) {
       "  session cookie. It has no refresh: the cookie is the session, extended by get-session once a day. Its rate",
       "  limits are raised and counted in memory (its default store).",
       "Raw select: one row of 10,000 by primary key, a prepared statement over a pg Pool, one connection per client.",
+      "HTTP floor: that select behind a bare node:http server (its own process, no framework, auth or validation,",
+      `  a pool of 10 as Gatehouse's): session read ${ratio(gh.rates.sessionRead, httpSelect)} and refresh ` +
+        `${ratio(gh.rates.refresh, httpSelect)} of it.`,
       "Start: `node` to /health answering 200, on an empty database (first, migrations included) and again.",
       "Order: both servers up, each path on one then the other, its limit measured next to it (load from outside",
       "  drifts within a run).",

@@ -1,12 +1,28 @@
 /**
- * A hand-written statement (one Drizzle's builders cannot express, such as an UPDATE inside a CTE) prepared once:
- * Drizzle turns the SQL into text once instead of on every call, and PostgreSQL plans it once per connection under
- * its name. Values are `sql.placeholder(name)`s in the SQL and are given at each call. Rows come back as PostgreSQL
- * sent them (JSON columns as parsed by the driver), as from `db.execute`.
+ * Prepared statements for hot paths. Drizzle turns a query into SQL text on every call, and PostgreSQL parses and
+ * plans an unnamed statement every time; a statement prepared once skips both, which is a visible share of a cheap
+ * request's cost. The statement's name must be unique in the process: PostgreSQL keeps it per connection.
  */
 import type { SQL } from "drizzle-orm";
 import { PgDialect, type PgPreparedQuery, type PreparedQueryConfig } from "drizzle-orm/pg-core";
 import type { Database } from "./index.ts";
+
+/**
+ * One prepared query per database handle, built by `build` on first use (a Drizzle query ending in
+ * `.prepare(name)`, with `sql.placeholder`s for its values).
+ */
+export function preparedPerDatabase<Prepared>(build: (db: Database) => Prepared): (db: Database) => Prepared {
+  // Per handle (a transaction is one too); the driver keeps the named statement per connection.
+  const perDatabase = new WeakMap<Database, Prepared>();
+  return (db) => {
+    let prepared = perDatabase.get(db);
+    if (prepared === undefined) {
+      prepared = build(db);
+      perDatabase.set(db, prepared);
+    }
+    return prepared;
+  };
+}
 
 const dialect = new PgDialect();
 
@@ -15,20 +31,21 @@ export type PreparedSql<Values extends Record<string, unknown>, Row> = (
   values: Values,
 ) => Promise<Row[]>;
 
+/**
+ * A hand-written statement (one Drizzle's builders cannot express, such as an UPDATE inside a CTE), prepared the
+ * same way. Values are `sql.placeholder(name)`s in the SQL, given at each call. Rows come back as PostgreSQL sent
+ * them (JSON columns as parsed by the driver), as from `db.execute`.
+ */
 export function preparedSql<Values extends Record<string, unknown>, Row>(
   name: string,
   statement: SQL,
 ): PreparedSql<Values, Row> {
   const query = dialect.sqlToQuery(statement);
-  // Per database handle (a transaction is one too): the driver keeps named statements per connection.
-  const perDatabase = new WeakMap<Database, PgPreparedQuery<PreparedQueryConfig>>();
+  const preparedFor = preparedPerDatabase(
+    (db): PgPreparedQuery<PreparedQueryConfig> => db._.session.prepareQuery(query, undefined, name, false),
+  );
   return async (db, values) => {
-    let prepared = perDatabase.get(db);
-    if (!prepared) {
-      prepared = db._.session.prepareQuery(query, undefined, name, false);
-      perDatabase.set(db, prepared);
-    }
-    const result = (await prepared.execute(values)) as { rows: Row[] };
+    const result = (await preparedFor(db).execute(values)) as { rows: Row[] };
     return result.rows;
   };
 }

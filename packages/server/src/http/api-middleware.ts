@@ -31,13 +31,14 @@ export function apiResponseHeaders(): MiddlewareHandler {
     } else {
       await next();
     }
-    let response = c.res;
+    const original = c.res;
+    let response = original;
     if (readProtocolHeader(c.req.raw.headers, "override-error-status") !== undefined) {
       response = applyOverrideErrorStatus(response);
     }
-    // The headers are set in place: copying the response would turn its body into a stream, which the Node
-    // adapter then pipes instead of writing the text at once. Responses with immutable headers (a fetched or
-    // redirect response) are copied.
+    // The headers are set in place: a new response would need the body as a stream, which the Node adapter then
+    // pipes instead of writing the text at once. Responses with immutable headers (a fetched or redirect response)
+    // are copied.
     const setProtocolHeaders = (headers: Headers) => {
       headers.set("x-stack-request-id", requestId);
       if (!headers.has("cache-control")) headers.set("cache-control", "no-store, max-age=0");
@@ -50,7 +51,9 @@ export function apiResponseHeaders(): MiddlewareHandler {
       setProtocolHeaders(headers);
       response = new Response(response.body, { status: response.status, headers });
     }
-    c.res = response;
+    // Assigning `c.res` copies the response into a new one (Hono merges the old one's headers), so only a
+    // replaced response is assigned.
+    if (response !== original) c.res = response;
   };
 }
 

@@ -1,6 +1,7 @@
 import { lt, sql } from "drizzle-orm";
 import type { RenderedConfig } from "../config/index.ts";
 import type { Database } from "../db/index.ts";
+import { preparedSql } from "../db/prepared-sql.ts";
 import { isLoopbackAddress } from "../http/client-ip.ts";
 import { StatusError } from "../http/status-error.ts";
 import { MAX_WINDOW_SECONDS, type RateLimitRule } from "./rules.ts";
@@ -81,6 +82,31 @@ export async function countAttempt(
 }
 
 /**
+ * The upsert of `countAttempts`, prepared once: one row per key, the keys and their windows as arrays. When the
+ * stored window has ended (it started at or before `ended_if_before`), the attempt starts a new one at count 1 and
+ * clears the slow lane of password-checks.ts; otherwise it adds one.
+ */
+const countStatement = preparedSql<
+  { keys: string[]; endedIfBefore: string[]; now: string },
+  { key: string; count: number; window_start: Date | string }
+>(
+  "count_attempts",
+  sql`with counted as (
+      select * from unnest(${sql.placeholder("keys")}::text[], ${sql.placeholder("endedIfBefore")}::timestamptz[])
+        as counted(key, ended_if_before))
+    insert into ${rateLimitCounters} as c (key, window_start, count)
+    select key, ${sql.placeholder("now")}::timestamptz, 1 from counted
+    on conflict (key) do update set (count, window_start, slow_passes, slow_next_at) = (
+      select case when ended then 1 else c.count + 1 end,
+        case when ended then excluded.window_start else c.window_start end,
+        case when ended then 0 else c.slow_passes end,
+        case when ended then null else c.slow_next_at end
+      from (select c.window_start <= counted.ended_if_before as ended
+        from counted where counted.key = excluded.key) as window_state)
+    returning c.key, c.count, c.window_start`,
+);
+
+/**
  * `countAttempt` for several counters in one statement (a sign-in's per-address and per-account-and-address limits),
  * in the order given. The counters must be distinct: one statement cannot update a row twice.
  */
@@ -93,32 +119,12 @@ export async function countAttempts(
     key: counterKey(scope, rule, subject),
     windowMs: rule.windowSeconds * 1000,
   }));
-  // A stored window that started at or before this instant has ended; each counter's rule has its own window.
-  const endedIfBefore = sql`case ${rateLimitCounters.key} ${sql.join(
-    counted.map(
-      ({ key, windowMs }) =>
-        sql`when ${key} then ${new Date(now.getTime() - windowMs).toISOString()}::timestamptz`,
-    ),
-    sql` `,
-  )} end`;
-  const ended = sql`${rateLimitCounters.windowStart} <= ${endedIfBefore}`;
-  const rows = await scope.db
-    .insert(rateLimitCounters)
-    .values(counted.map(({ key }) => ({ key, windowStart: now, count: 1 })))
-    .onConflictDoUpdate({
-      target: rateLimitCounters.key,
-      set: {
-        count: sql`case when ${ended} then 1 else ${rateLimitCounters.count} + 1 end`,
-        windowStart: sql`case when ${ended} then ${now.toISOString()}::timestamptz else ${rateLimitCounters.windowStart} end`,
-        slowPasses: sql`case when ${ended} then 0 else ${rateLimitCounters.slowPasses} end`,
-        slowNextAt: sql`case when ${ended} then null else ${rateLimitCounters.slowNextAt} end`,
-      },
-    })
-    .returning({
-      key: rateLimitCounters.key,
-      count: rateLimitCounters.count,
-      windowStart: rateLimitCounters.windowStart,
-    });
+  const rows = await countStatement(scope.db, {
+    keys: counted.map(({ key }) => key),
+    // A stored window that started at or before this instant has ended; each counter's rule has its own window.
+    endedIfBefore: counted.map(({ windowMs }) => new Date(now.getTime() - windowMs).toISOString()),
+    now: now.toISOString(),
+  });
   // Ended windows are useless; sweep now and then instead of running a job. No window lasts over a day.
   if (Math.random() < 0.01) {
     await scope.db
@@ -128,7 +134,7 @@ export async function countAttempts(
   const byKey = new Map(rows.map((row) => [row.key, row]));
   return counted.map(({ key, windowMs }) => {
     const row = byKey.get(key);
-    const windowStart = row?.windowStart ?? now;
+    const windowStart = row ? new Date(row.window_start) : now;
     return {
       key,
       count: row?.count ?? 1,

@@ -1,4 +1,6 @@
-import { and, eq, gt, isNull, lt, lte, or, sql } from "drizzle-orm";
+import { and, eq, isNull, lt, lte, or, sql } from "drizzle-orm";
+import type { Database } from "../db/index.ts";
+import { preparedPerDatabase, preparedSql } from "../db/prepared-sql.ts";
 import { sessions } from "../features/sessions/schema.ts";
 import {
   consumeRateLimits,
@@ -106,36 +108,52 @@ export async function isKnownSignInAddress(
   address: string,
 ): Promise<boolean> {
   const now = new Date();
-  const recordedHere = scope.db
-    .select({ one: sql`1` })
-    .from(knownSignInAddresses)
-    .where(
-      and(
-        eq(knownSignInAddresses.projectId, scope.projectId),
-        eq(knownSignInAddresses.userId, userId),
-        eq(knownSignInAddresses.address, address),
-        gt(knownSignInAddresses.lastSignInAt, new Date(now.getTime() - KNOWN_ADDRESS_DAYS * DAY_MS)),
-      ),
-    );
-  const sessionFromHere = scope.db
-    .select({ one: sql`1` })
-    .from(sessions)
-    .where(
-      and(
-        eq(sessions.projectId, scope.projectId),
-        eq(sessions.userId, userId),
-        eq(sessions.lastUsedIp, address),
-        eq(sessions.isImpersonation, false),
-        or(isNull(sessions.expiresAt), gt(sessions.expiresAt, now)),
-      ),
-    );
-  // Both questions in one round trip; each `exists` stops at its first row.
-  const result = await scope.db.execute(
-    sql`select (exists (${recordedHere}) or exists (${sessionFromHere})) as known`,
-  );
-  const [row] = (result as unknown as { rows: { known: boolean }[] }).rows;
+  const [row] = await knownAddressStatement(scope.db, {
+    projectId: scope.projectId,
+    userId,
+    address,
+    now: now.toISOString(),
+    knownSince: new Date(now.getTime() - KNOWN_ADDRESS_DAYS * DAY_MS).toISOString(),
+  });
   return row?.known === true;
 }
+
+// Both questions in one round trip; each `exists` stops at its first row.
+const knownAddressStatement = preparedSql<
+  { projectId: string; userId: string; address: string; now: string; knownSince: string },
+  { known: boolean }
+>(
+  "known_sign_in_address",
+  sql`select (exists (select 1 from ${knownSignInAddresses}
+      where ${knownSignInAddresses.projectId} = ${sql.placeholder("projectId")}
+        and ${knownSignInAddresses.userId} = ${sql.placeholder("userId")}
+        and ${knownSignInAddresses.address} = ${sql.placeholder("address")}
+        and ${knownSignInAddresses.lastSignInAt} > ${sql.placeholder("knownSince")}::timestamptz)
+    or exists (select 1 from ${sessions}
+      where ${sessions.projectId} = ${sql.placeholder("projectId")}
+        and ${sessions.userId} = ${sql.placeholder("userId")}
+        and ${sessions.lastUsedIp} = ${sql.placeholder("address")}
+        and not ${sessions.isImpersonation}
+        and (${sessions.expiresAt} is null or ${sessions.expiresAt} > ${sql.placeholder("now")}::timestamptz))
+    ) as known`,
+);
+
+const recordAddressStatement = preparedPerDatabase((db: Database) =>
+  db
+    .insert(knownSignInAddresses)
+    .values({
+      projectId: sql.placeholder("projectId"),
+      userId: sql.placeholder("userId"),
+      address: sql.placeholder("address"),
+      lastSignInAt: sql.placeholder("now"),
+    })
+    .onConflictDoUpdate({
+      target: [knownSignInAddresses.projectId, knownSignInAddresses.userId, knownSignInAddresses.address],
+      set: { lastSignInAt: sql`excluded.last_sign_in_at` },
+    })
+    .prepare("record_sign_in_address"),
+);
+
 /** Remembers that the user signed in from the caller's address (nothing without one). */
 export async function recordKnownSignInAddress(
   scope: Pick<RateLimitScope, "db" | "projectId" | "clientIp">,
@@ -144,13 +162,7 @@ export async function recordKnownSignInAddress(
   const address = scope.clientIp;
   if (!address) return;
   const now = new Date();
-  await scope.db
-    .insert(knownSignInAddresses)
-    .values({ projectId: scope.projectId, userId, address, lastSignInAt: now })
-    .onConflictDoUpdate({
-      target: [knownSignInAddresses.projectId, knownSignInAddresses.userId, knownSignInAddresses.address],
-      set: { lastSignInAt: now },
-    });
+  await recordAddressStatement(scope.db).execute({ projectId: scope.projectId, userId, address, now });
   // Forgotten addresses are useless; sweep now and then instead of running a job.
   if (Math.random() < 0.01) {
     await scope.db

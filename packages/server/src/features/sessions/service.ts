@@ -3,7 +3,7 @@ import type { RenderedConfig } from "../../config/index.ts";
 import { generateSecureToken, randomUuid, sha256Hex } from "../../crypto/index.ts";
 import type { Database } from "../../db/index.ts";
 import { jsonRowOf, parseJsonRow } from "../../db/json-rows.ts";
-import { preparedSql } from "../../db/prepared-sql.ts";
+import { preparedPerDatabase, preparedSql } from "../../db/prepared-sql.ts";
 import type { AppDeps } from "../../deps.ts";
 import { isUuid } from "../../fields/ids.ts";
 import { type ContactChannelRow, contactChannels } from "../contact-channels/schema.ts";
@@ -25,6 +25,23 @@ function storedUserAgent(userAgent: string | null | undefined): string | null {
   return trimmed ? trimmed.slice(0, 512) : null;
 }
 
+const insertSession = preparedPerDatabase((db: Database) =>
+  db
+    .insert(sessions)
+    .values({
+      projectId: sql.placeholder("projectId"),
+      id: sql.placeholder("id"),
+      userId: sql.placeholder("userId"),
+      refreshTokenHash: sql.placeholder("refreshTokenHash"),
+      isImpersonation: sql.placeholder("isImpersonation"),
+      expiresAt: sql.placeholder("expiresAt"),
+      lastUsedIp: sql.placeholder("lastUsedIp"),
+      lastUsedUserAgent: sql.placeholder("lastUsedUserAgent"),
+    })
+    .returning()
+    .prepare("insert_session"),
+);
+
 /** Creates a session and returns its refresh token; only the token's SHA-256 is stored. */
 export async function createSession(
   db: Database,
@@ -38,19 +55,16 @@ export async function createSession(
   },
 ): Promise<{ session: SessionRow; refreshToken: string }> {
   const refreshToken = generateSecureToken();
-  const [session] = await db
-    .insert(sessions)
-    .values({
-      projectId: input.projectId,
-      id: randomUuid(),
-      userId: input.userId,
-      refreshTokenHash: sha256Hex(refreshToken),
-      isImpersonation: input.isImpersonation ?? false,
-      expiresAt: new Date(Date.now() + (input.expiresInMillis ?? DEFAULT_SESSION_LIFETIME_MS)),
-      lastUsedIp: input.ip ?? null,
-      lastUsedUserAgent: storedUserAgent(input.userAgent),
-    })
-    .returning();
+  const [session] = await insertSession(db).execute({
+    projectId: input.projectId,
+    id: randomUuid(),
+    userId: input.userId,
+    refreshTokenHash: sha256Hex(refreshToken),
+    isImpersonation: input.isImpersonation ?? false,
+    expiresAt: new Date(Date.now() + (input.expiresInMillis ?? DEFAULT_SESSION_LIFETIME_MS)),
+    lastUsedIp: input.ip ?? null,
+    lastUsedUserAgent: storedUserAgent(input.userAgent),
+  });
   return { session: session!, refreshToken };
 }
 

@@ -7,7 +7,7 @@ import { defineRoute } from "../../http/route.ts";
 import { IMPORT_BATCH_MAX, importUsers } from "./import.ts";
 import { listUsers } from "./list.ts";
 import { listUsersQuery } from "./requests.ts";
-import { loadUserRelations, userView } from "./views.ts";
+import { userView } from "./views.ts";
 
 const tags = ["Users"];
 
@@ -70,8 +70,7 @@ export const userImportRoutes = [
       }),
     },
     handler: async ({ deps, auth, query }) => {
-      const { rows, nextCursor } = await listUsers(deps.db, auth.project.id, auth.config, query);
-      const relations = await loadUserRelations(deps.db, auth.project.id, rows);
+      const { rows, relations, nextCursor } = await listUsers(deps.db, auth.project.id, auth.config, query);
       const items = rows.map((row) => {
         const view = userView(row, relations, auth.config);
         return {

@@ -10,6 +10,8 @@ import { teamMembers } from "../teams/schema.ts";
 import { LIST_DEFAULT_LIMIT, type ListUsersQuery } from "./requests.ts";
 import { type UserRow, users } from "./schema.ts";
 import { findUser } from "./service.ts";
+import { relationsOfRows, userRelationColumns } from "./user-with-relations.ts";
+import type { UserRelations } from "./views.ts";
 
 /** `%`, `_` and the escape character itself are wildcards in LIKE patterns; the search text is literal. */
 function escapeLike(text: string): string {
@@ -60,7 +62,7 @@ export async function listUsers(
   projectId: string,
   config: RenderedConfig,
   query: ListUsersQuery,
-): Promise<{ rows: UserRow[]; nextCursor: string | null; totalCount?: number }> {
+): Promise<{ rows: UserRow[]; relations: UserRelations; nextCursor: string | null; totalCount?: number }> {
   const limit = query.limit ?? LIST_DEFAULT_LIMIT;
   const descending = query.desc ?? false;
   const orderColumn = query.order_by === "last_active_at" ? users.lastActiveAt : users.signedUpAt;
@@ -104,8 +106,9 @@ export async function listUsers(
 
   const direction = descending ? desc : asc;
   const order = [direction(orderColumn), direction(users.id)];
-  const rows = await db
-    .select()
+  // The page and what each user's view needs, in one statement.
+  const read = await db
+    .select({ user: users, ...userRelationColumns })
     .from(users)
     .where(
       search
@@ -117,8 +120,13 @@ export async function listUsers(
     )
     .orderBy(...order)
     .limit(limit + 1);
-  const next = rows.length > limit ? rows.pop()! : null;
-  return { rows, nextCursor: next?.id ?? null, ...(totalCount === undefined ? {} : { totalCount }) };
+  const next = read.length > limit ? read.pop()! : null;
+  return {
+    rows: read.map((row) => row.user),
+    relations: relationsOfRows(read),
+    nextCursor: next?.user.id ?? null,
+    ...(totalCount === undefined ? {} : { totalCount }),
+  };
 }
 
 /**

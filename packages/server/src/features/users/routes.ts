@@ -19,7 +19,7 @@ import type { UserRow } from "./schema.ts";
 import { deleteUser, findUser } from "./service.ts";
 import { updateUser } from "./update.ts";
 import { findUserWithRelations } from "./user-with-relations.ts";
-import { clientUserSchema, loadUserRelations, loadUserView, serverUserSchema, userView } from "./views.ts";
+import { clientUserSchema, loadUserView, serverUserSchema, userView } from "./views.ts";
 
 const tags = ["Users"];
 const success = z.object({ success: z.literal(true) });
@@ -122,8 +122,12 @@ export const userRoutes = [
       }),
     },
     handler: async ({ deps, auth, query }) => {
-      const { rows, nextCursor, totalCount } = await listUsers(deps.db, auth.project.id, auth.config, query);
-      const relations = await loadUserRelations(deps.db, auth.project.id, rows);
+      const { rows, relations, nextCursor, totalCount } = await listUsers(
+        deps.db,
+        auth.project.id,
+        auth.config,
+        query,
+      );
       return {
         body: {
           items: rows.map((row) => userView(row, relations, auth.config)),

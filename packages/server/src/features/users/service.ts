@@ -1,9 +1,10 @@
 import { knownError } from "@gatehouse/shared";
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { RenderedConfig } from "../../config/index.ts";
 import { randomUuid } from "../../crypto/index.ts";
 import { isUniqueViolation } from "../../db/errors.ts";
 import type { Database } from "../../db/index.ts";
+import { preparedPerDatabase } from "../../db/prepared-sql.ts";
 import { normalizeEmail } from "../../fields/email.ts";
 import { isUuid } from "../../fields/ids.ts";
 import { type ContactChannelRow, contactChannels } from "../contact-channels/schema.ts";
@@ -25,25 +26,30 @@ export async function findUser(db: Database, projectId: string, userId: string):
   return row ?? null;
 }
 
+const userByAuthEmail = preparedPerDatabase((db: Database) =>
+  db
+    .select({ user: users, channel: contactChannels })
+    .from(contactChannels)
+    .innerJoin(users, eq(users.id, contactChannels.userId))
+    .where(
+      and(
+        eq(contactChannels.projectId, sql.placeholder("projectId")),
+        eq(contactChannels.type, "email"),
+        eq(contactChannels.value, sql.placeholder("email")),
+        eq(contactChannels.usedForAuth, true),
+      ),
+    )
+    .limit(1)
+    .prepare("user_by_auth_email"),
+);
+
 /** The user who can sign in with this email (a contact channel used for auth), with that channel. */
 export async function findUserByAuthEmail(
   db: Database,
   projectId: string,
   email: string,
 ): Promise<{ user: UserRow; channel: ContactChannelRow } | null> {
-  const [row] = await db
-    .select({ user: users, channel: contactChannels })
-    .from(contactChannels)
-    .innerJoin(users, eq(users.id, contactChannels.userId))
-    .where(
-      and(
-        eq(contactChannels.projectId, projectId),
-        eq(contactChannels.type, "email"),
-        eq(contactChannels.value, normalizeEmail(email)),
-        eq(contactChannels.usedForAuth, true),
-      ),
-    )
-    .limit(1);
+  const [row] = await userByAuthEmail(db).execute({ projectId, email: normalizeEmail(email) });
   return row ?? null;
 }
 

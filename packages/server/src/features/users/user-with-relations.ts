@@ -8,6 +8,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Database } from "../../db/index.ts";
 import { jsonRowOf, parseJsonRow } from "../../db/json-rows.ts";
+import { preparedPerDatabase } from "../../db/prepared-sql.ts";
 import { isUuid } from "../../fields/ids.ts";
 import { contactChannels } from "../contact-channels/schema.ts";
 import { oauthAccounts } from "../oauth/schema.ts";
@@ -17,31 +18,61 @@ import type { UserRelations } from "./views.ts";
 
 type OAuthRef = { id: string; account_id: string; email: string | null };
 
-// The sub-queries name the outer row as `users.…` in plain SQL: in a select list Drizzle writes columns without
-// their table, which inside a sub-query would bind to the inner table's column of the same name.
-function prepare(db: Database) {
-  return db
-    .select({
-      user: users,
-      primaryChannel: sql<unknown>`(
-        select ${jsonRowOf(contactChannels, "c")} from ${contactChannels} c
-        where c.project_id = users.project_id and c.user_id = users.id and c.is_primary
-        limit 1)`,
-      selectedTeam: sql<unknown>`(
-        select ${jsonRowOf(teams, "t")} from ${teams} t
-        where t.project_id = users.project_id and t.id = users.selected_team_id)`,
-      oauthProviders: sql<OAuthRef[] | string | null>`(
-        select json_agg(json_build_object('id', o.provider_config_id, 'account_id', o.provider_account_id,
-          'email', o.email) order by o.created_at, o.id)
-        from ${oauthAccounts} o where o.project_id = users.project_id and o.user_id = users.id)`,
-    })
+/**
+ * What `userView` needs beyond the row, as three JSON columns of any select from `users` (each a correlated
+ * sub-query on its (project_id, user_id) index). The sub-queries name the outer row as `users.…` in plain SQL: in a
+ * select list Drizzle writes columns without their table, which inside a sub-query would bind to the inner table's
+ * column of the same name. So the select must read `users` under that name, not an alias.
+ */
+export const userRelationColumns = {
+  primaryChannel: sql<unknown>`(
+    select ${jsonRowOf(contactChannels, "c")} from ${contactChannels} c
+    where c.project_id = users.project_id and c.user_id = users.id and c.is_primary
+    limit 1)`,
+  selectedTeam: sql<unknown>`(
+    select ${jsonRowOf(teams, "t")} from ${teams} t
+    where t.project_id = users.project_id and t.id = users.selected_team_id)`,
+  oauthProviders: sql<OAuthRef[] | string | null>`(
+    select json_agg(json_build_object('id', o.provider_config_id, 'account_id', o.provider_account_id,
+      'email', o.email) order by o.created_at, o.id)
+    from ${oauthAccounts} o where o.project_id = users.project_id and o.user_id = users.id)`,
+};
+
+/** A row of a select of `{ user: users, ...userRelationColumns }`. */
+export type UserWithRelationColumns = {
+  user: UserRow;
+  primaryChannel: unknown;
+  selectedTeam: unknown;
+  oauthProviders: OAuthRef[] | string | null;
+};
+
+/** The relations of rows read with `userRelationColumns`, as `userView` takes them. */
+export function relationsOfRows(rows: readonly UserWithRelationColumns[]): UserRelations {
+  const relations: UserRelations = {
+    primaryChannel: new Map(),
+    selectedTeam: new Map(),
+    oauthProviders: new Map(),
+  };
+  for (const row of rows) {
+    const primary = parseJsonRow(contactChannels, row.primaryChannel);
+    if (primary) relations.primaryChannel.set(row.user.id, primary);
+    const team = parseJsonRow(teams, row.selectedTeam);
+    if (team) relations.selectedTeam.set(team.id, team);
+    const oauth =
+      typeof row.oauthProviders === "string" ? JSON.parse(row.oauthProviders) : row.oauthProviders;
+    relations.oauthProviders.set(row.user.id, (oauth as OAuthRef[] | null) ?? []);
+  }
+  return relations;
+}
+
+const prepared = preparedPerDatabase((db: Database) =>
+  db
+    .select({ user: users, ...userRelationColumns })
     .from(users)
     .where(and(eq(users.projectId, sql.placeholder("projectId")), eq(users.id, sql.placeholder("userId"))))
     .limit(1)
-    .prepare("user_with_relations");
-}
-
-const preparedPerDatabase = new WeakMap<Database, ReturnType<typeof prepare>>();
+    .prepare("user_with_relations"),
+);
 
 /** The user with the relations `userView` needs, or null (no such user in the project, or not a user id). */
 export async function findUserWithRelations(
@@ -50,25 +81,6 @@ export async function findUserWithRelations(
   userId: string,
 ): Promise<{ user: UserRow; relations: UserRelations } | null> {
   if (!isUuid(userId)) return null;
-  let statement = preparedPerDatabase.get(db);
-  if (!statement) {
-    statement = prepare(db);
-    preparedPerDatabase.set(db, statement);
-  }
-  const [row] = await statement.execute({ projectId, userId });
-  if (!row) return null;
-  const { user } = row;
-  const primary = parseJsonRow(contactChannels, row.primaryChannel);
-  const team = parseJsonRow(teams, row.selectedTeam);
-  const oauth = (
-    typeof row.oauthProviders === "string" ? JSON.parse(row.oauthProviders) : row.oauthProviders
-  ) as OAuthRef[] | null;
-  return {
-    user,
-    relations: {
-      primaryChannel: new Map(primary ? [[user.id, primary]] : []),
-      selectedTeam: new Map(team ? [[team.id, team]] : []),
-      oauthProviders: new Map([[user.id, oauth ?? []]]),
-    },
-  };
+  const [row] = await prepared(db).execute({ projectId, userId });
+  return row ? { user: row.user, relations: relationsOfRows([row]) } : null;
 }
