@@ -1,7 +1,8 @@
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { hashPassword } from "../../crypto/index.ts";
 import { RATE_LIMITS } from "../../rate-limit/rules.ts";
+import { knownSignInAddresses } from "../../rate-limit/schema.ts";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
 import { codeFromEmail, emailsTo, latestEmailTo } from "../../testing/outbox.ts";
 import { setClock, useRealClock } from "../../testing/time.ts";
@@ -205,6 +206,33 @@ describe("the per-account ceiling of password attempts", () => {
     await attack(email, SMALL_CEILING + 1);
     expect((await api.signIn(email, PASSWORD, from("203.0.113.8"))).status).toBe(429);
     expect((await api.signIn(email, PASSWORD, from(cafe))).status).toBe(200);
+  });
+
+  it("writes a known address at most once a day, and keeps it known past the ceiling meanwhile", async () => {
+    await lowerCeiling();
+    const { email, user } = await owner();
+    const recordedAt = async () => {
+      const rows = await server.deps.db
+        .select({ at: knownSignInAddresses.lastSignInAt })
+        .from(knownSignInAddresses)
+        .where(and(eq(knownSignInAddresses.userId, user.id), eq(knownSignInAddresses.address, HOME)));
+      return rows.map((row) => row.at.getTime());
+    };
+    expect((await api.signIn(email, PASSWORD, from(HOME))).status).toBe(200);
+    const first = await recordedAt();
+    expect(first).toHaveLength(1);
+
+    advance(23 * 3600);
+    expect((await api.signIn(email, PASSWORD, from(HOME))).status).toBe(200);
+    expect(await recordedAt()).toEqual(first);
+    await server.deps.db.delete(sessions).where(eq(sessions.userId, user.id));
+    await attack(email, SMALL_CEILING + 1);
+    expect((await api.signIn(email, PASSWORD, from(HOME))).status).toBe(200);
+    expect(await recordedAt()).toEqual(first);
+
+    advance(2 * 3600);
+    expect((await api.signIn(email, PASSWORD, from(HOME))).status).toBe(200);
+    expect((await recordedAt())[0]).toBeGreaterThanOrEqual(now - 1000);
   });
 
   it("still limits each address, known or not, to 10 attempts per account in 5 minutes", async () => {

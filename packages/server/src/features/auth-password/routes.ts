@@ -112,7 +112,7 @@ export const passwordRoutes: AnyRoute[] = [
       const owner = await findUserByAuthEmail(deps.db, project.id, body.email);
       // Before any hashing: a blocked attacker must not be able to make the server do the expensive part. The
       // per-address limit is counted with the per-account ones, in one statement.
-      await consumePasswordCheckLimits(limits, {
+      const { addressRecordedRecently } = await consumePasswordCheckLimits(limits, {
         account: normalizeEmail(body.email),
         userId: owner?.user.id ?? null,
         alongWith: [{ rule: RATE_LIMITS.signInPerIp, subject: clientIp }],
@@ -134,6 +134,7 @@ export const passwordRoutes: AnyRoute[] = [
         user,
         // The email signed in with is usually the primary one, which the access token names: no second read.
         primaryChannel: owner!.channel.isPrimary ? owner!.channel : undefined,
+        addressRecordedRecently,
         isNewUser: false,
         ip: clientIp,
         userAgent: request.headers.get("user-agent"),

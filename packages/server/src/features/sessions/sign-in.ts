@@ -35,6 +35,8 @@ export async function completeSignIn(
     ip: string | null;
     /** The browser's `user-agent`, kept on the new session. */
     userAgent?: string | null;
+    /** The caller's address is recorded as known already, and recently (rate-limit/password-checks.ts). */
+    addressRecordedRecently?: boolean;
     /** Set by the MFA step itself, which has just checked the second factor. */
     secondFactorPassed?: boolean;
   },
@@ -55,10 +57,12 @@ export async function completeSignIn(
   });
   // Only once the whole sign-in passed, second factor included, whatever the first factor was: from now on this
   // address neither fills nor waits for the account's password-failure ceiling (rate-limit/password-checks.ts).
-  await recordKnownSignInAddress(
-    { db: deps.db, projectId: input.projectId, clientIp: input.ip },
-    input.user.id,
-  );
+  if (!input.addressRecordedRecently) {
+    await recordKnownSignInAddress(
+      { db: deps.db, projectId: input.projectId, clientIp: input.ip },
+      input.user.id,
+    );
+  }
   deps.activity.record(
     signInEvent({ projectId: input.projectId, user: input.user, isNewUser: input.isNewUser, ip: input.ip }),
   );
