@@ -47,7 +47,9 @@ export async function bootGatehouse(
   const stopHearingInProcess =
     options.hearsChangesInProcess === false
       ? () => {}
-      : onProjectChangeInProcess((projectId) => projectCache.invalidate(projectId));
+      : onProjectChangeInProcess((projectId) =>
+          projectCache.invalidate(projectId, { announcedInTransaction: true }),
+        );
   const stopListening = await handle.listen(
     PROJECT_CHANGES_CHANNEL,
     (projectId) => projectCache.invalidate(projectId),

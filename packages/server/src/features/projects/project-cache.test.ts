@@ -87,6 +87,24 @@ describe("ProjectCache", () => {
     expect((await cache.get(project.id))?.project.displayName).toBe("Latest");
   });
 
+  it("keeps no read made while a change announced here may not be committed yet", async () => {
+    const project = await server.createProject("Announced");
+    let clock = Date.now();
+    const { cache } = countingCache(() => clock);
+    await cache.get(project.id);
+    // The writer's transaction announced the change; a request reads before the commit and sees the old name.
+    cache.invalidate(project.id, { announcedInTransaction: true });
+    expect((await cache.get(project.id))?.project.displayName).toBe("Announced");
+    // The commit lands; the notification is still on its way. The next read must not answer from the old one.
+    await server.deps.db.update(projects).set({ displayName: "Committed" }).where(sql`id = ${project.id}`);
+    expect((await cache.get(project.id))?.project.displayName).toBe("Committed");
+    // Once the window has passed, reads are kept again.
+    clock += 6_000;
+    await cache.get(project.id);
+    await server.deps.db.update(projects).set({ displayName: "Unannounced" }).where(sql`id = ${project.id}`);
+    expect((await cache.get(project.id))?.project.displayName).toBe("Committed");
+  });
+
   it("freezes what it shares, so a handler cannot change the config for every later request", async () => {
     const project = await server.createProject("Frozen");
     const { cache } = countingCache(Date.now);

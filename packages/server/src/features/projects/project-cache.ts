@@ -25,6 +25,14 @@ const TTL_MS = 30_000;
  * projects a database holds. The least recently used goes first.
  */
 const MAX_ENTRIES = 1_000;
+/**
+ * A change announced in this process is dropped at once, but its transaction has not committed yet: a read made
+ * meanwhile sees the old rows, and the notification that drops it again arrives a few milliseconds after the commit,
+ * possibly after the writer's own next request. So for this long after such an announcement, reads of that project
+ * are served but not kept. Five seconds covers any sane config transaction; a slower one is still caught by the
+ * notification at its commit.
+ */
+const UNCOMMITTED_CHANGE_MS = 5_000;
 
 type Entry = { value: CachedProject; loadedAt: number };
 type Load = { promise: Promise<CachedProject | null>; superseded: boolean };
@@ -34,6 +42,8 @@ export class ProjectCache {
   readonly #entries = new Map<string, Entry>();
   /** Reads in flight, shared by the requests that ask meanwhile; `superseded` when a change arrived during one. */
   readonly #loads = new Map<string, Load>();
+  /** Projects with a change announced here that may not have committed yet, and until when that is assumed. */
+  readonly #uncommittedUntil = new Map<string, number>();
   readonly #now: () => number;
 
   constructor(store: ConfigStoreDeps, options: { now?: () => number } = {}) {
@@ -55,8 +65,14 @@ export class ProjectCache {
     return this.#load(projectId);
   }
 
-  /** Drops a project: its next request reads it again. */
-  invalidate(projectId: string): void {
+  /**
+   * Drops a project: its next request reads it again. `announcedInTransaction`: the change is being written in this
+   * process and may not be committed yet (see UNCOMMITTED_CHANGE_MS).
+   */
+  invalidate(projectId: string, options: { announcedInTransaction?: boolean } = {}): void {
+    if (options.announcedInTransaction) {
+      this.#uncommittedUntil.set(projectId, this.#now() + UNCOMMITTED_CHANGE_MS);
+    }
     this.#entries.delete(projectId);
     const running = this.#loads.get(projectId);
     if (running) {
@@ -69,6 +85,7 @@ export class ProjectCache {
   /** Drops everything (notifications may have been missed). */
   clear(): void {
     this.#entries.clear();
+    this.#uncommittedUntil.clear();
     for (const load of this.#loads.values()) load.superseded = true;
     this.#loads.clear();
   }
@@ -78,7 +95,7 @@ export class ProjectCache {
     this.#loads.set(projectId, load);
     try {
       const value = await load.promise;
-      if (value && !load.superseded) {
+      if (value && !load.superseded && !this.#mayBeUncommitted(projectId)) {
         this.#entries.set(projectId, { value, loadedAt: this.#now() });
         if (this.#entries.size > MAX_ENTRIES) {
           this.#entries.delete(this.#entries.keys().next().value!);
@@ -88,6 +105,14 @@ export class ProjectCache {
     } finally {
       if (this.#loads.get(projectId) === load) this.#loads.delete(projectId);
     }
+  }
+
+  #mayBeUncommitted(projectId: string): boolean {
+    const until = this.#uncommittedUntil.get(projectId);
+    if (until === undefined) return false;
+    if (this.#now() < until) return true;
+    this.#uncommittedUntil.delete(projectId);
+    return false;
   }
 }
 
