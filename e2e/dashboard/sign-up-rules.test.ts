@@ -170,10 +170,10 @@ describe("the Sign-up rules page", () => {
 
     await env.gatehouse.deps.activity.flush();
     await page.reload();
-    await ruleRow("block-evil-test").waitFor();
-    expect(await ruleRow("block-evil-test").getByTestId("rule-triggers").textContent()).toBe(
-      "1 in 48 h · 1 in all",
-    );
+    // The counts load after the rules ("…" meanwhile): wait for them, then read them whole.
+    const triggers = ruleRow("block-evil-test").getByTestId("rule-triggers");
+    await triggers.filter({ hasNotText: "…" }).waitFor();
+    expect(await triggers.textContent()).toBe("1 in 48 h · 1 in all");
   });
 
   it("edits, disables and deletes rules, and sets the default action", async () => {
