@@ -121,7 +121,9 @@ describe("delivery info and capacity", () => {
     await server.sendEmail({ userIds: users.map((u) => u.id), html: "<p>hello</p>" });
     await worker.drain();
     const info = await server.getEmailDeliveryInfo();
-    expect(info.stats.hour.sent).toBe(CAPACITY);
+    // Seen once under load: fewer sent than the capacity. The outbox's statuses say why, should it happen again.
+    const outbox = (await admin.listOutboxEmails()).items.map((item) => JSON.stringify(item).slice(0, 400));
+    expect(info.stats.hour.sent, outbox.join("\n")).toBe(CAPACITY);
     expect(info.stats.month.sent).toBe(CAPACITY);
     const queued = (await admin.listOutboxEmails({ status: "queued" })).items;
     expect(queued).toHaveLength(alreadySent + users.length - CAPACITY);
