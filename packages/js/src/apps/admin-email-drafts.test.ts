@@ -23,6 +23,9 @@ let projectId: string;
 beforeAll(async () => {
   gh = await startGatehouse({ emailCapacityPerHour: CAPACITY });
   smtp = await startTestSmtpServer();
+  // The booted worker is stopped first: two workers would share the queue, and `drain()` waits for its own only.
+  await (gh.gatehouse.deps.emailWorker as EmailWorker | undefined)?.stop();
+  // The test's own worker, woken by each send like the booted one; `drain()` waits for everything due.
   worker = startEmailWorker(gh.gatehouse.deps, { intervalMs: 3_600_000 });
   gh.gatehouse.deps.emailWorker = worker;
   const project = await gh.createProject("SDK drafts");

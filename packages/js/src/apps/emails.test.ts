@@ -43,6 +43,8 @@ beforeAll(async () => {
   // Unsubscribe links are built from the server's public URL; here it is the address the test can fetch.
   gh = await startGatehouse({}, { baseUrlIsListeningAddress: true });
   smtp = await startTestSmtpServer();
+  // The booted worker is stopped first: two workers would share the queue, and `drain()` waits for its own only.
+  await (gh.gatehouse.deps.emailWorker as EmailWorker | undefined)?.stop();
   // The test's own worker, woken by each send like the booted one; `drain()` waits for everything due.
   worker = startEmailWorker(gh.gatehouse.deps, { intervalMs: 3_600_000 });
   gh.gatehouse.deps.emailWorker = worker;
