@@ -148,7 +148,6 @@ type VerifiedToken = {
   kind: AudienceKind;
   /** `nbf` as the payload had it (not one of the §5.1 claims, so not in `claims`), checked at each use. */
   nbf: unknown;
-  decoded: DecodedTokenIds;
 };
 
 export function createTokenKeyring(options: TokenKeyringOptions): TokenKeyring {
@@ -289,7 +288,7 @@ export function createTokenKeyring(options: TokenKeyringOptions): TokenKeyring {
       return unparsable;
     }
     if (claims.is_restricted !== (claims.restricted_reason !== null)) return unparsable;
-    return { claims, kind, nbf: unverifiedPayload.nbf, decoded };
+    return { claims, kind, nbf: unverifiedPayload.nbf };
   }
 
   async function verifyAccessToken(
@@ -311,7 +310,12 @@ export function createTokenKeyring(options: TokenKeyringOptions): TokenKeyring {
       verified = checked;
       verifiedTokens.set(digest, verified);
     }
-    const { claims, kind, nbf, decoded } = verified;
+    const { claims, kind, nbf } = verified;
+    const decoded: DecodedTokenIds = {
+      projectId: claims.project_id,
+      userId: claims.sub,
+      refreshTokenId: claims.refresh_token_id,
+    };
 
     // 6. Is this kind of user welcome here?
     if (kind === "anonymous" && !verifyOptions.allowAnonymous) {
