@@ -1,6 +1,11 @@
 import { defaultClientConditions, defaultServerConditions } from "vite";
 import { defineConfig } from "vitest/config";
 
+/** Files that replace a module with `vi.mock`: the replacement must not outlive the file, so they run isolated. */
+const moduleMockingTests = [
+  "packages/server/src/features/teams/{teams,invitation-lists,invitations,members}.test.ts",
+];
+
 export default defineConfig({
   // Workspace packages from their TypeScript sources (their `gatehouse-source` export), in Node and in happy-dom.
   resolve: { conditions: ["gatehouse-source", ...defaultClientConditions] },
@@ -15,11 +20,34 @@ export default defineConfig({
     },
   },
   test: {
-    include: [
-      "packages/*/src/**/*.test.{ts,tsx}",
-      "apps/*/src/**/*.test.{ts,tsx}",
-      // Browser tests: playwright-core driving Debian's chromium against a real server.
-      "e2e/**/*.test.ts",
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "node",
+          include: [
+            "packages/{server,js,shared,cli}/src/**/*.test.{ts,tsx}",
+            // Browser tests: playwright-core driving Debian's chromium against a real server.
+            "e2e/**/*.test.ts",
+          ],
+          exclude: [...moduleMockingTests, "**/node_modules/**"],
+          // A worker keeps the modules it loaded from one test file to the next. Loading the server's module graph
+          // afresh for every file was over a third of a file's time on CI; a test file's state lives in the server
+          // it boots (its own database, caches and keys), not in module globals.
+          isolate: false,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "isolated",
+          include: [
+            "packages/react/src/**/*.test.{ts,tsx}",
+            "apps/*/src/**/*.test.{ts,tsx}",
+            ...moduleMockingTests,
+          ],
+        },
+      },
     ],
     // The server bundle and the dashboard, built once before any worker starts (e2e/build-before-tests.ts).
     globalSetup: ["./e2e/build-before-tests.ts"],
