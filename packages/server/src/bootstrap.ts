@@ -52,7 +52,7 @@ export async function bootGatehouse(
         );
   const stopListening = await handle.listen(
     PROJECT_CHANGES_CHANNEL,
-    (projectId) => projectCache.invalidate(projectId),
+    (projectId) => projectCache.invalidate(projectId, { committed: true }),
     () => projectCache.clear(),
   );
   const deps: AppDeps = { env, db: handle.db, keyring, hooks: featureHooks, activity, projectCache };

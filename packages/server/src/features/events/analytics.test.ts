@@ -1,4 +1,5 @@
 import { and, eq } from "drizzle-orm";
+import type { PgPreparedQuery, PreparedQueryConfig } from "drizzle-orm/pg-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Database } from "../../db/index.ts";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
@@ -34,13 +35,24 @@ function event(projectId: string, index: number) {
 describe("ActivityWriter", () => {
   it("buffers events and writes them in batches, with dispatched_at set", async () => {
     const target = await server.createProject("Batches");
-    // The writer's own view of the database, counting its INSERT statements.
+    // The writer's own view of the database, counting the INSERT statements it runs (prepared ones).
     let inserts = 0;
-    const db = server.deps.db;
+    const session = server.deps.db._.session;
     const counting = {
-      insert: (table: typeof events) => {
-        inserts++;
-        return db.insert(table);
+      _: {
+        session: {
+          prepareQuery: (query: { sql: string }, ...rest: unknown[]) => {
+            const prepared = (
+              session.prepareQuery as (...args: unknown[]) => PgPreparedQuery<PreparedQueryConfig>
+            )(query, ...rest);
+            return {
+              execute: (values: Record<string, unknown>) => {
+                if (/^\s*insert\b/i.test(query.sql)) inserts++;
+                return prepared.execute(values);
+              },
+            };
+          },
+        },
       },
     } as unknown as Database;
     const writer = new ActivityWriter(counting, { batchSize: 3 });

@@ -105,6 +105,23 @@ describe("ProjectCache", () => {
     expect((await cache.get(project.id))?.project.displayName).toBe("Committed");
   });
 
+  it("keeps reads again as soon as the commit's notification arrives, not only after the window", async () => {
+    const project = await server.createProject("Notified");
+    const { cache, reads } = countingCache(Date.now);
+    // Announced here and not committed yet: every read goes to the database.
+    cache.invalidate(project.id, { announcedInTransaction: true });
+    await cache.get(project.id);
+    const afterFirst = reads();
+    await cache.get(project.id);
+    expect(reads()).toBeGreaterThan(afterFirst);
+    // The commit's notification: from now on a read is kept and the next request is served from it.
+    cache.invalidate(project.id, { committed: true });
+    await cache.get(project.id);
+    const kept = reads();
+    expect((await cache.get(project.id))?.project.displayName).toBe("Notified");
+    expect(reads()).toBe(kept);
+  });
+
   it("freezes what it shares, so a handler cannot change the config for every later request", async () => {
     const project = await server.createProject("Frozen");
     const { cache } = countingCache(Date.now);

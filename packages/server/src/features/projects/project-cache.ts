@@ -28,9 +28,9 @@ const MAX_ENTRIES = 1_000;
 /**
  * A change announced in this process is dropped at once, but its transaction has not committed yet: a read made
  * meanwhile sees the old rows, and the notification that drops it again arrives a few milliseconds after the commit,
- * possibly after the writer's own next request. So for this long after such an announcement, reads of that project
- * are served but not kept. Five seconds covers any sane config transaction; a slower one is still caught by the
- * notification at its commit.
+ * possibly after the writer's own next request. So until that notification arrives, reads of that project are
+ * served but not kept, for at most this long (a rolled-back transaction sends none). Five seconds covers any sane
+ * config transaction; a slower one is still caught by the notification at its commit.
  */
 const UNCOMMITTED_CHANGE_MS = 5_000;
 
@@ -67,11 +67,20 @@ export class ProjectCache {
 
   /**
    * Drops a project: its next request reads it again. `announcedInTransaction`: the change is being written in this
-   * process and may not be committed yet (see UNCOMMITTED_CHANGE_MS).
+   * process and may not be committed yet (see UNCOMMITTED_CHANGE_MS). `committed`: a notification, sent when a
+   * transaction that changed the project committed; it ends that wait. Not counted per change: PostgreSQL delivers
+   * one notification for a transaction however often it announced, and when two transactions overlap the first
+   * commit ends the wait a little early; a read made in between is dropped again by the second's notification a
+   * few milliseconds later, which is the race the wait narrows, not a stale cache.
    */
-  invalidate(projectId: string, options: { announcedInTransaction?: boolean } = {}): void {
+  invalidate(
+    projectId: string,
+    options: { announcedInTransaction?: boolean; committed?: boolean } = {},
+  ): void {
     if (options.announcedInTransaction) {
       this.#uncommittedUntil.set(projectId, this.#now() + UNCOMMITTED_CHANGE_MS);
+    } else if (options.committed) {
+      this.#uncommittedUntil.delete(projectId);
     }
     this.#entries.delete(projectId);
     const running = this.#loads.get(projectId);

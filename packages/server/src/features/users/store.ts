@@ -5,6 +5,7 @@
  */
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Database } from "../../db/index.ts";
+import { preparedSql } from "../../db/prepared-sql.ts";
 import { type UserRow, users } from "./schema.ts";
 
 function byId(projectId: string, userId: string) {
@@ -88,11 +89,15 @@ export async function touchUsersActivity(
     if (!seen || seen.at < touch.at) latest.set(key, touch);
   }
   if (latest.size === 0) return;
-  const rows = [...latest.values()].map(
-    (touch) => sql`(${touch.projectId}, ${touch.userId}::uuid, ${touch.at.toISOString()}::timestamptz)`,
-  );
-  await db.execute(sql`
-    update ${users} set last_active_at = greatest(${users.lastActiveAt}, touched.at)
-    from (values ${sql.join(rows, sql`, `)}) as touched(project_id, id, at)
-    where ${users.projectId} = touched.project_id and ${users.id} = touched.id`);
+  await touchUsersStatement(db, { touches: JSON.stringify([...latest.values()]) });
 }
+
+// The batch is one JSON parameter of a statement prepared once, rather than SQL text built for every flush.
+const touchUsersStatement = preparedSql<{ touches: string }, never>(
+  "touch_users_activity",
+  sql`
+    update ${users} set last_active_at = greatest(${users.lastActiveAt}, touched.at)
+    from jsonb_to_recordset(${sql.placeholder("touches")}::jsonb)
+      as touched("projectId" text, "userId" uuid, at timestamptz)
+    where ${users.projectId} = touched."projectId" and ${users.id} = touched."userId"`,
+);
