@@ -67,27 +67,6 @@ export function listAccountsOfUser(
     .orderBy(asc(oauthAccounts.createdAt), asc(oauthAccounts.id));
 }
 
-/** The `oauth_providers` of many users' views, in one query. */
-export async function loadOAuthProviderRefs(
-  db: Database,
-  projectId: string,
-  userIds: readonly string[],
-): Promise<Map<string, { id: string; account_id: string; email: string | null }[]>> {
-  const refs = new Map<string, { id: string; account_id: string; email: string | null }[]>();
-  if (userIds.length === 0) return refs;
-  const rows = await db
-    .select()
-    .from(oauthAccounts)
-    .where(and(eq(oauthAccounts.projectId, projectId), inArray(oauthAccounts.userId, [...userIds])))
-    .orderBy(asc(oauthAccounts.createdAt), asc(oauthAccounts.id));
-  for (const row of rows) {
-    const list = refs.get(row.userId) ?? [];
-    list.push({ id: row.providerConfigId, account_id: row.providerAccountId, email: row.email });
-    refs.set(row.userId, list);
-  }
-  return refs;
-}
-
 export async function insertAccount(
   db: Database,
   input: {

@@ -2,21 +2,27 @@
  * A user and everything its view needs, in one statement: the hot path of every request with an access token
  * (request-auth.ts) and of `GET /users/me`. The three relations (primary email, selected team, OAuth accounts) are
  * correlated sub-queries on their (project_id, user_id) indexes, encoded as JSON, so the database answers in one
- * round trip what `loadUserRelations` asks in three. Prepared once per database: the query is built by Drizzle
- * once, and PostgreSQL plans it once per connection.
+ * round trip. Prepared once per database: the query is built by Drizzle once, and PostgreSQL plans it once per
+ * connection. `loadUserRelations` asks the same for many users at once.
  */
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Database } from "../../db/index.ts";
 import { jsonRowOf, parseJsonRow } from "../../db/json-rows.ts";
 import { preparedPerDatabase } from "../../db/prepared-sql.ts";
 import { isUuid } from "../../fields/ids.ts";
-import { contactChannels } from "../contact-channels/schema.ts";
+import { type ContactChannelRow, contactChannels } from "../contact-channels/schema.ts";
 import { oauthAccounts } from "../oauth/schema.ts";
-import { teams } from "../teams/schema.ts";
+import { type TeamRow, teams } from "../teams/schema.ts";
 import { type UserRow, users } from "./schema.ts";
-import type { UserRelations } from "./views.ts";
 
 type OAuthRef = { id: string; account_id: string; email: string | null };
+
+/** Everything a user view needs beyond the user row: primary emails by user id, teams by id, OAuth refs by user id. */
+export type UserRelations = {
+  primaryChannel: Map<string, ContactChannelRow>;
+  selectedTeam: Map<string, TeamRow>;
+  oauthProviders: Map<string, OAuthRef[]>;
+};
 
 /**
  * What `userView` needs beyond the row, as three JSON columns of any select from `users` (each a correlated
@@ -83,4 +89,30 @@ export async function findUserWithRelations(
   if (!isUuid(userId)) return null;
   const [row] = await prepared(db).execute({ projectId, userId });
   return row ? { user: row.user, relations: relationsOfRows([row]) } : null;
+}
+
+/**
+ * The relations of users already read (created or updated in a transaction, a page of team members), in one
+ * statement. One statement also keeps a transaction's connection to one query at a time: the three queries this
+ * once sent side by side were queued by the driver on the transaction's single connection, which pg deprecates.
+ */
+export async function loadUserRelations(
+  db: Database,
+  projectId: string,
+  rows: readonly UserRow[],
+): Promise<UserRelations> {
+  if (rows.length === 0) return relationsOfRows([]);
+  const read = await db
+    .select({ user: users, ...userRelationColumns })
+    .from(users)
+    .where(
+      and(
+        eq(users.projectId, projectId),
+        inArray(
+          users.id,
+          rows.map((row) => row.id),
+        ),
+      ),
+    );
+  return relationsOfRows(read);
 }

@@ -1,11 +1,12 @@
-import { and, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
 import type { RenderedConfig } from "../../config/index.ts";
 import type { Database } from "../../db/index.ts";
-import { type ContactChannelRow, contactChannels } from "../contact-channels/schema.ts";
-import { loadOAuthProviderRefs } from "../oauth/accounts.ts";
-import { type TeamRow, teams } from "../teams/schema.ts";
+import type { ContactChannelRow } from "../contact-channels/schema.ts";
+import type { TeamRow } from "../teams/schema.ts";
 import type { UserRow } from "./schema.ts";
+import { loadUserRelations, type UserRelations } from "./user-with-relations.ts";
+
+export { loadUserRelations, type UserRelations };
 
 const json = z.unknown();
 const restrictedReason = z
@@ -93,48 +94,6 @@ export function restrictedReasonOf(
   }
   if (user.restrictedByAdmin) return { type: "restricted_by_administrator" };
   return null;
-}
-
-/** Everything a user view needs beyond the user row, loaded for many users in a fixed number of queries. */
-export type UserRelations = {
-  primaryChannel: Map<string, ContactChannelRow>;
-  selectedTeam: Map<string, TeamRow>;
-  oauthProviders: Map<string, { id: string; account_id: string; email: string | null }[]>;
-};
-
-export async function loadUserRelations(
-  db: Database,
-  projectId: string,
-  rows: readonly UserRow[],
-): Promise<UserRelations> {
-  const userIds = rows.map((u) => u.id);
-  const teamIds = [...new Set(rows.map((u) => u.selectedTeamId).filter((id): id is string => id !== null))];
-  const [channels, selectedTeams, oauthProviders] = await Promise.all([
-    userIds.length === 0
-      ? []
-      : db
-          .select()
-          .from(contactChannels)
-          .where(
-            and(
-              eq(contactChannels.projectId, projectId),
-              inArray(contactChannels.userId, userIds),
-              eq(contactChannels.isPrimary, true),
-            ),
-          ),
-    teamIds.length === 0
-      ? []
-      : db
-          .select()
-          .from(teams)
-          .where(and(eq(teams.projectId, projectId), inArray(teams.id, teamIds))),
-    loadOAuthProviderRefs(db, projectId, userIds),
-  ]);
-  return {
-    primaryChannel: new Map(channels.map((c) => [c.userId, c])),
-    selectedTeam: new Map(selectedTeams.map((t) => [t.id, t])),
-    oauthProviders,
-  };
 }
 
 /** The fullest (server) view of a user; client responses are trimmed from it by the route's schema. */
