@@ -53,7 +53,9 @@ export type UserWithRelationColumns = {
 };
 
 /** The relations of rows read with `userRelationColumns`, as `userView` takes them. */
-export function relationsOfRows(rows: readonly UserWithRelationColumns[]): UserRelations {
+export function relationsOfRows(
+  rows: readonly (Omit<UserWithRelationColumns, "user"> & { user: Pick<UserRow, "id"> })[],
+): UserRelations {
   const relations: UserRelations = {
     primaryChannel: new Map(),
     selectedTeam: new Map(),
@@ -102,8 +104,9 @@ export async function loadUserRelations(
   rows: readonly UserRow[],
 ): Promise<UserRelations> {
   if (rows.length === 0) return relationsOfRows([]);
+  // The caller holds the rows: only their ids come back, beside the relation columns.
   const read = await db
-    .select({ user: users, ...userRelationColumns })
+    .select({ user: { id: users.id }, ...userRelationColumns })
     .from(users)
     .where(
       and(
