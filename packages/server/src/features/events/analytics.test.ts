@@ -1,9 +1,11 @@
 import { and, eq } from "drizzle-orm";
 import type { PgPreparedQuery, PreparedQueryConfig } from "drizzle-orm/pg-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { sha256Hex } from "../../crypto/index.ts";
 import type { Database } from "../../db/index.ts";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
 import { createSignedInUser } from "../../testing/users.ts";
+import { sessions } from "../sessions/schema.ts";
 import { ActivityWriter } from "./analytics.ts";
 import { events } from "./schema.ts";
 
@@ -123,6 +125,53 @@ describe("ActivityWriter", () => {
     expect(writer.dropped).toBe(1);
   });
 
+  it("writes in a flush only what was buffered when it started, so steady traffic makes full batches", async () => {
+    const target = await server.createProject("Steady");
+    let inserts = 0;
+    let releaseFirst: () => void = () => {};
+    const firstInsertHeld = new Promise<void>((resolve) => {
+      releaseFirst = resolve;
+    });
+    let firstInsertStarted: () => void = () => {};
+    const firstInsertUnderWay = new Promise<void>((resolve) => {
+      firstInsertStarted = resolve;
+    });
+    const session = server.deps.db._.session;
+    const holding = {
+      _: {
+        session: {
+          prepareQuery: (query: { sql: string }, ...rest: unknown[]) => {
+            const prepared = (
+              session.prepareQuery as (...args: unknown[]) => PgPreparedQuery<PreparedQueryConfig>
+            )(query, ...rest);
+            return {
+              execute: async (values: Record<string, unknown>) => {
+                if (/^\s*insert\b/i.test(query.sql) && inserts++ === 0) {
+                  firstInsertStarted();
+                  await firstInsertHeld;
+                }
+                return prepared.execute(values);
+              },
+            };
+          },
+        },
+      },
+    } as unknown as Database;
+    const writer = new ActivityWriter(holding, { batchSize: 100 });
+    writer.record(event(target.id, 1));
+    const first = writer.flush();
+    await firstInsertUnderWay;
+    // Arrives while the first INSERT is under way: it waits for its own flush rather than a second INSERT now.
+    writer.record(event(target.id, 2));
+    releaseFirst();
+    await first;
+    expect(inserts).toBe(1);
+    expect(writer.pending).toBe(1);
+    await writer.stop();
+    expect(inserts).toBe(2);
+    expect(await eventsOf(target.id, "$click")).toHaveLength(2);
+  });
+
   it("drops events past its buffer limit instead of growing without end", async () => {
     const target = await server.createProject("Full");
     const writer = new ActivityWriter(server.deps.db, { maxBuffered: 2 });
@@ -130,6 +179,79 @@ describe("ActivityWriter", () => {
     expect(writer.pending).toBe(2);
     expect(writer.dropped).toBe(3);
     await writer.stop();
+  });
+});
+
+describe("session touches", () => {
+  async function sessionRow(id: string) {
+    const [row] = await server.deps.db.select().from(sessions).where(eq(sessions.id, id));
+    return row!;
+  }
+
+  it("a refresh only reads: its session shows the touch once the activity batch is written", async () => {
+    const own = await server.createProject("Touches");
+    const { refreshToken } = await createSignedInUser(server, own.id);
+    const [before] = await server.deps.db
+      .select()
+      .from(sessions)
+      .where(eq(sessions.refreshTokenHash, sha256Hex(refreshToken)));
+    const refreshed = await server.request("/api/v1/auth/oauth/token", {
+      method: "POST",
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        "user-agent": "Refresher/1.0",
+        "x-forwarded-for": GB_IP,
+      },
+      body: `grant_type=refresh_token&refresh_token=${refreshToken}&client_id=${own.id}`,
+    });
+    expect(refreshed.status, refreshed.text).toBe(200);
+    expect(await sessionRow(before!.id)).toEqual(before);
+    await server.deps.activity.flush();
+    const after = await sessionRow(before!.id);
+    expect(after.lastUsedAt.getTime()).toBeGreaterThanOrEqual(before!.lastUsedAt.getTime());
+    expect(after).toMatchObject({ lastUsedIp: GB_IP, lastUsedUserAgent: "Refresher/1.0" });
+  });
+
+  it("keeps each session's latest touch, never moves back in time, and keeps what a touch does not know", async () => {
+    const first = await createSignedInUser(server, project.id);
+    const second = await createSignedInUser(server, project.id);
+    const idOf = async (token: string) =>
+      (
+        await server.deps.db
+          .select({ id: sessions.id })
+          .from(sessions)
+          .where(eq(sessions.refreshTokenHash, sha256Hex(token)))
+      )[0]!.id;
+    const [a, b] = [await idOf(first.refreshToken), await idOf(second.refreshToken)];
+    const base = Date.now();
+    const at = (offsetMs: number) => new Date(base + offsetMs);
+    const writer = new ActivityWriter(server.deps.db);
+    const touch = { projectId: project.id, ip: null, userAgent: null };
+    writer.touchSession({ ...touch, sessionId: a, at: at(1000), ip: GB_IP, userAgent: "Old" });
+    writer.touchSession({ ...touch, sessionId: a, at: at(2000), ip: US_IP, userAgent: "New" });
+    writer.touchSession({ ...touch, sessionId: b, at: at(3000), ip: US_IP, userAgent: "B" });
+    expect(writer.pending).toBe(2);
+    await writer.flush();
+    expect(await sessionRow(a)).toMatchObject({
+      lastUsedAt: at(2000),
+      lastUsedIp: US_IP,
+      lastUsedUserAgent: "New",
+    });
+
+    // Late (another instance's older batch): nothing moves. Unknown address and browser: the known ones stay.
+    writer.touchSession({ ...touch, sessionId: a, at: at(1500), ip: GB_IP, userAgent: "Late" });
+    writer.touchSession({ ...touch, sessionId: b, at: at(4000) });
+    await writer.stop();
+    expect(await sessionRow(a)).toMatchObject({
+      lastUsedAt: at(2000),
+      lastUsedIp: US_IP,
+      lastUsedUserAgent: "New",
+    });
+    expect(await sessionRow(b)).toMatchObject({
+      lastUsedAt: at(4000),
+      lastUsedIp: US_IP,
+      lastUsedUserAgent: "B",
+    });
   });
 });
 
@@ -185,6 +307,7 @@ describe("activity recording", () => {
       method: "POST",
       headers: project.headers("client", { "x-stack-refresh-token": refreshToken, "x-forwarded-for": GB_IP }),
     });
+    await server.deps.activity.flush();
     const list = await server.request(`/api/v1/auth/sessions?user_id=${user.id}`, {
       headers: project.headers("server"),
     });

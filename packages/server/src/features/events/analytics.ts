@@ -6,13 +6,17 @@
  * refreshes never queues more than one insert on the pool. Losing what a crash leaves in the buffer (a second of
  * activity) costs nothing that matters, which is why these events skip the transactional outbox that webhook
  * events go through (record.ts); they are written with `dispatched_at` set, so the webhook worker never sees them.
- * The same batch moves the refreshing users' `last_active_at` (one UPDATE), so the refresh grant writes only its
- * session.
+ * The same flush moves the refreshing users' `last_active_at` and their sessions' "last used" (one UPDATE each,
+ * sessions/touches.ts), so a refresh writes nothing itself.
+ *
+ * A flush writes what was buffered when it started. Events that arrive meanwhile wait for their own second (or a
+ * full batch): under steady traffic, draining until empty would turn into a stream of small INSERTs back to back.
  */
 import { sql } from "drizzle-orm";
 import { randomUuid } from "../../crypto/index.ts";
 import type { Database } from "../../db/index.ts";
 import { preparedSql } from "../../db/prepared-sql.ts";
+import { type SessionTouch, touchSessions } from "../sessions/touches.ts";
 import { touchUsersActivity } from "../users/store.ts";
 import { countryOfIp } from "./ip-info.ts";
 import { events } from "./schema.ts";
@@ -85,6 +89,8 @@ export class ActivityWriter {
   readonly #flushIntervalMs: number;
   readonly #maxBuffered: number;
   #buffer: ActivityRow[] = [];
+  /** The latest touch of each session refreshed since the last flush, by session id. */
+  #sessionTouches = new Map<string, SessionTouch>();
   #timer: NodeJS.Timeout | null = null;
   /** The last flush started or chained; flushes never overlap. */
   #flushing: Promise<void> = Promise.resolve();
@@ -121,7 +127,23 @@ export class ActivityWriter {
       occurredAt: event.occurredAt ?? new Date(),
       dispatchedAt: new Date(),
     });
-    if (this.#buffer.length >= this.#batchSize) {
+    this.#schedule(this.#buffer.length);
+  }
+
+  /** Buffers when and from where a session was used (a refresh); a later touch of the same session replaces it. */
+  touchSession(touch: SessionTouch): void {
+    if (this.#stopped) return;
+    if (this.#sessionTouches.size >= this.#maxBuffered && !this.#sessionTouches.has(touch.sessionId)) {
+      this.dropped++;
+      return;
+    }
+    this.#sessionTouches.set(touch.sessionId, touch);
+    this.#schedule(this.#sessionTouches.size);
+  }
+
+  /** A flush at once when `buffered` fills a batch, else the timer for a partial one. */
+  #schedule(buffered: number): void {
+    if (buffered >= this.#batchSize) {
       void this.flush();
     } else if (!this.#timer) {
       this.#timer = setTimeout(() => void this.flush(), this.#flushIntervalMs);
@@ -130,9 +152,9 @@ export class ActivityWriter {
     }
   }
 
-  /** Events waiting for the next flush. */
+  /** Events and session touches waiting for the next flush. */
   get pending(): number {
-    return this.#buffer.length;
+    return this.#buffer.length + this.#sessionTouches.size;
   }
 
   /** Writes everything buffered so far; resolves once it is in the database (tests read events after it). */
@@ -163,8 +185,12 @@ export class ActivityWriter {
   }
 
   async #writeBuffered(): Promise<void> {
-    while (this.#buffer.length > 0) {
-      const batch = this.#buffer.splice(0, this.#batchSize);
+    const rows = this.#buffer;
+    const sessionTouches = [...this.#sessionTouches.values()];
+    this.#buffer = [];
+    this.#sessionTouches.clear();
+    for (let start = 0; start < rows.length; start += this.#batchSize) {
+      const batch = rows.slice(start, start + this.#batchSize);
       try {
         await insertActivity(this.#db, batch);
         this.written += batch.length;
@@ -174,6 +200,15 @@ export class ActivityWriter {
         await this.#writePerProject(batch);
       }
       await this.#touchUsers(batch);
+    }
+    for (let start = 0; start < sessionTouches.length; start += this.#batchSize) {
+      const batch = sessionTouches.slice(start, start + this.#batchSize);
+      try {
+        await touchSessions(this.#db, batch);
+      } catch (error) {
+        // Like the users' times: worth a line, not a retry.
+        console.error(`Last-used times of ${batch.length} sessions not written:`, (error as Error).message);
+      }
     }
   }
 

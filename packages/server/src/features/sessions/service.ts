@@ -151,40 +151,28 @@ export async function findSessionByRefreshToken(
   return row ?? null;
 }
 
-type RefreshValues = {
-  projectId: string;
-  refreshTokenHash: string;
-  now: string;
-  ip: string | null;
-  userAgent: string | null;
-};
+type RefreshValues = { projectId: string; refreshTokenHash: string; now: string };
 
-// The session, its user and the user's primary email (what the token's claims need), as JSON rows of one statement.
+// The live session, its user and the user's primary email (what the token's claims need), as JSON rows of one
+// statement that only reads: touching the session is left to the activity writer (touches.ts).
 const refreshStatement = preparedSql<RefreshValues, { session: unknown; user: unknown; primary: unknown }>(
   "refresh_session",
   sql`
-    with touched as (
-      update ${sessions} set
-        last_used_at = ${sql.placeholder("now")}::timestamptz,
-        last_used_ip = coalesce(${sql.placeholder("ip")}::text, ${sessions.lastUsedIp}),
-        last_used_user_agent = coalesce(${sql.placeholder("userAgent")}::text, ${sessions.lastUsedUserAgent})
-      where ${sessions.projectId} = ${sql.placeholder("projectId")}
-        and ${sessions.refreshTokenHash} = ${sql.placeholder("refreshTokenHash")}
-        and (${sessions.expiresAt} is null or ${sessions.expiresAt} > ${sql.placeholder("now")}::timestamptz)
-      returning *
-    )
-    select ${jsonRowOf(sessions, "touched")} as session, ${jsonRowOf(users, "u")} as user,
+    select ${jsonRowOf(sessions, "s")} as session, ${jsonRowOf(users, "u")} as user,
       (select ${jsonRowOf(contactChannels, "c")} from ${contactChannels} c
         where c.project_id = u.project_id and c.user_id = u.id and c.is_primary limit 1) as primary
-    from touched join ${users} u on u.project_id = touched.project_id and u.id = touched.user_id`,
+    from ${sessions} s join ${users} u on u.project_id = s.project_id and u.id = s.user_id
+    where s.project_id = ${sql.placeholder("projectId")}
+      and s.refresh_token_hash = ${sql.placeholder("refreshTokenHash")}
+      and (s.expires_at is null or s.expires_at > ${sql.placeholder("now")}::timestamptz)`,
 );
 
 /**
  * A fresh access token for a refresh token (both the OAuth refresh grant and `/auth/sessions/current/refresh`), in
- * one prepared statement: the live session is found by its token's hash and touched (when and from where it was
- * used), and its user and primary email come back with it. The user's `last_active_at` and the `$token-refresh`
- * event for the metrics are buffered and written in batches (events/analytics.ts), so nothing else waits on the
- * database.
+ * one prepared statement that reads the live session by its token's hash, with its user and primary email. When
+ * and from where the session was used, the user's `last_active_at` and the `$token-refresh` event for the metrics
+ * are buffered and written in batches (events/analytics.ts), so nothing waits on a write: the returned session
+ * shows the touch already.
  */
 export async function refreshSession(
   deps: AppDeps,
@@ -195,17 +183,20 @@ export async function refreshSession(
   userAgent: string | null = null,
 ): Promise<{ accessToken: string; session: SessionRow; user: UserRow } | null> {
   if (refreshToken.length === 0 || refreshToken.length > 200) return null;
+  const now = new Date();
   const [row] = await refreshStatement(deps.db, {
     projectId,
     refreshTokenHash: sha256Hex(refreshToken),
-    now: new Date().toISOString(),
-    ip,
-    userAgent: storedUserAgent(userAgent),
+    now: now.toISOString(),
   });
   const session = row ? parseJsonRow(sessions, row.session) : null;
   const user = row ? parseJsonRow(users, row.user) : null;
   if (!session || !user) return null;
-  // Buffered, written in a batch later (events/analytics.ts), with the user's last_active_at.
+  const touch = { projectId, sessionId: session.id, at: now, ip, userAgent: storedUserAgent(userAgent) };
+  deps.activity.touchSession(touch);
+  session.lastUsedAt = now;
+  session.lastUsedIp = ip ?? session.lastUsedIp;
+  session.lastUsedUserAgent = touch.userAgent ?? session.lastUsedUserAgent;
   deps.activity.record(tokenRefreshEvent({ projectId, sessionId: session.id, user, ip }));
   const primary = parseJsonRow(contactChannels, row!.primary);
   const accessToken = await mintAccessToken(deps, projectId, user, session.id, config, primary);

@@ -260,6 +260,8 @@ describe("sessions", () => {
     });
     expect(signUp.status, signUp.text).toBe(200);
     const userAgents = async () => {
+      // A refresh's touch is written with the activity batch (sessions/touches.ts).
+      await server.deps.activity.flush();
       const list = await server.request(`/api/v1/auth/sessions?user_id=${signUp.body.user_id}`, {
         headers: project.headers("server"),
       });
