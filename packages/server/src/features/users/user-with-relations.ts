@@ -8,7 +8,7 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Database } from "../../db/index.ts";
 import { jsonRowOf, parseJsonRow } from "../../db/json-rows.ts";
-import { preparedPerDatabase } from "../../db/prepared-sql.ts";
+import { preparedPerDatabase, sqlRenderedOnce } from "../../db/prepared-sql.ts";
 import { isUuid } from "../../fields/ids.ts";
 import { type ContactChannelRow, contactChannels } from "../contact-channels/schema.ts";
 import { oauthAccounts } from "../oauth/schema.ts";
@@ -28,20 +28,21 @@ export type UserRelations = {
  * What `userView` needs beyond the row, as three JSON columns of any select from `users` (each a correlated
  * sub-query on its (project_id, user_id) index). The sub-queries name the outer row as `users.…` in plain SQL: in a
  * select list Drizzle writes columns without their table, which inside a sub-query would bind to the inner table's
- * column of the same name. So the select must read `users` under that name, not an alias.
+ * column of the same name. So the select must read `users` under that name, not an alias. Each is rendered to SQL
+ * text once (`sqlRenderedOnce`), as every user list and search builds its query around them.
  */
 export const userRelationColumns = {
-  primaryChannel: sql<unknown>`(
+  primaryChannel: sqlRenderedOnce(sql<unknown>`(
     select ${jsonRowOf(contactChannels, "c")} from ${contactChannels} c
     where c.project_id = users.project_id and c.user_id = users.id and c.is_primary
-    limit 1)`,
-  selectedTeam: sql<unknown>`(
+    limit 1)`),
+  selectedTeam: sqlRenderedOnce(sql<unknown>`(
     select ${jsonRowOf(teams, "t")} from ${teams} t
-    where t.project_id = users.project_id and t.id = users.selected_team_id)`,
-  oauthProviders: sql<OAuthRef[] | string | null>`(
+    where t.project_id = users.project_id and t.id = users.selected_team_id)`),
+  oauthProviders: sqlRenderedOnce(sql<OAuthRef[] | string | null>`(
     select json_agg(json_build_object('id', o.provider_config_id, 'account_id', o.provider_account_id,
       'email', o.email) order by o.created_at, o.id)
-    from ${oauthAccounts} o where o.project_id = users.project_id and o.user_id = users.id)`,
+    from ${oauthAccounts} o where o.project_id = users.project_id and o.user_id = users.id)`),
 };
 
 /** A row of a select of `{ user: users, ...userRelationColumns }`. */
