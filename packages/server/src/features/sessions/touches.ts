@@ -22,28 +22,34 @@ export type SessionTouch = {
 
 /**
  * One UPDATE for a batch. A time never moves backwards, so a batch from another instance that lands late cannot
- * undo a newer one. The rows go in sorted by session id: the plan walks them in that order through the primary key,
- * so two instances touching the same sessions take the row locks in the same order rather than deadlocking.
+ * undo a newer one. The batch never waits for a row lock: a session that someone holds (a sign-out deleting it, a
+ * password change ending a user's other sessions, another instance's batch) is skipped, and keeps its previous
+ * "last used" until its next refresh. Waiting could deadlock: the batch locks hundreds of rows, in no order those
+ * statements share, and PostgreSQL would then abort one side, possibly the user's request.
  */
 const touchSessionsStatement = preparedSql<{ touches: string }, never>(
   "touch_sessions",
   sql`
+    with touched as (
+      select s.project_id, s.id, t.at, t.ip, t."userAgent"
+      from ${sessions} s
+      join jsonb_to_recordset(${sql.placeholder("touches")}::jsonb)
+        as t("projectId" text, "sessionId" uuid, at timestamptz, ip text, "userAgent" text)
+        on s.project_id = t."projectId" and s.id = t."sessionId"
+      for update of s skip locked
+    )
     update ${sessions} set
       last_used_at = greatest(${sessions.lastUsedAt}, touched.at),
       last_used_ip = case when touched.at >= ${sessions.lastUsedAt}
         then coalesce(touched.ip, ${sessions.lastUsedIp}) else ${sessions.lastUsedIp} end,
       last_used_user_agent = case when touched.at >= ${sessions.lastUsedAt}
         then coalesce(touched."userAgent", ${sessions.lastUsedUserAgent}) else ${sessions.lastUsedUserAgent} end
-    from jsonb_to_recordset(${sql.placeholder("touches")}::jsonb)
-      as touched("projectId" text, "sessionId" uuid, at timestamptz, ip text, "userAgent" text)
-    where ${sessions.projectId} = touched."projectId" and ${sessions.id} = touched."sessionId"`,
+    from touched
+    where ${sessions.projectId} = touched.project_id and ${sessions.id} = touched.id`,
 );
 
 /** Applies the touches, one per session (the caller keeps each session's latest). Deleted sessions are skipped. */
 export async function touchSessions(db: Database, touches: readonly SessionTouch[]): Promise<void> {
   if (touches.length === 0) return;
-  const sorted = [...touches].sort((a, b) =>
-    a.sessionId < b.sessionId ? -1 : a.sessionId > b.sessionId ? 1 : 0,
-  );
-  await touchSessionsStatement(db, { touches: JSON.stringify(sorted) });
+  await touchSessionsStatement(db, { touches: JSON.stringify(touches) });
 }

@@ -92,12 +92,20 @@ export async function touchUsersActivity(
   await touchUsersStatement(db, { touches: JSON.stringify([...latest.values()]) });
 }
 
-// The batch is one JSON parameter of a statement prepared once, rather than SQL text built for every flush.
+// The batch is one JSON parameter of a statement prepared once, rather than SQL text built for every flush. It never
+// waits for a row lock (a user someone is updating keeps the older time until the next batch): waiting on hundreds of
+// rows locked in no shared order could deadlock with a request, and PostgreSQL might abort the request.
 const touchUsersStatement = preparedSql<{ touches: string }, never>(
   "touch_users_activity",
   sql`
+    with touched as (
+      select u.project_id, u.id, t.at
+      from ${users} u
+      join jsonb_to_recordset(${sql.placeholder("touches")}::jsonb) as t("projectId" text, "userId" uuid, at timestamptz)
+        on u.project_id = t."projectId" and u.id = t."userId"
+      for update of u skip locked
+    )
     update ${users} set last_active_at = greatest(${users.lastActiveAt}, touched.at)
-    from jsonb_to_recordset(${sql.placeholder("touches")}::jsonb)
-      as touched("projectId" text, "userId" uuid, at timestamptz)
-    where ${users.projectId} = touched."projectId" and ${users.id} = touched."userId"`,
+    from touched
+    where ${users.projectId} = touched.project_id and ${users.id} = touched.id`,
 );
