@@ -2,6 +2,7 @@ import path from "node:path";
 import type { Hono } from "hono";
 import { createApp } from "./app.ts";
 import { createTokenKeyring } from "./crypto/index.ts";
+import { startEmbeddedMaintenance } from "./db/embedded-maintenance.ts";
 import { type DatabaseHandle, openDatabase } from "./db/index.ts";
 import type { AppDeps } from "./deps.ts";
 import type { ServerEnv } from "./env.ts";
@@ -68,6 +69,8 @@ export async function bootGatehouse(
   // The same for webhooks: tests start their own worker and drain it.
   const webhookWorker = options.webhookWorker === false ? null : startWebhookWorker(deps);
   if (webhookWorker) deps.webhookWorker = webhookWorker;
+  // PGlite has no autovacuum of its own (db/embedded-maintenance.ts); PostgreSQL does.
+  const maintenance = handle.kind === "pglite" ? startEmbeddedMaintenance(handle.db) : null;
   const app = createApp(deps);
   return {
     app,
@@ -79,6 +82,7 @@ export async function bootGatehouse(
       await webhookWorker?.stop();
       // The last buffered activity events, while the database is still open.
       await activity.stop();
+      await maintenance?.stop();
       stopHearingInProcess();
       await stopListening();
       await handle.close();
