@@ -160,9 +160,19 @@ describe("users list", () => {
       body: `grant_type=refresh_token&refresh_token=${refreshToken}&client_id=${projectId}`,
     });
     expect(refreshed.status).toBe(200);
-    await page.goto(usersUrl(`/${ids.ada}`));
+    // A refresh's "last used" reaches the database with the next activity batch, within a second: the page shows it
+    // once it is there.
     const sessions = page.getByTestId("sessions");
-    await sessions.getByText("Firefox on Linux").waitFor();
+    await expect
+      .poll(
+        async () => {
+          await page.goto(usersUrl(`/${ids.ada}`));
+          await sessions.waitFor();
+          return sessions.getByText("Firefox on Linux").count();
+        },
+        { timeout: 15_000 },
+      )
+      .toBe(1);
     expect(await sessions.locator("th").first().textContent()).toBe("Device");
   });
 

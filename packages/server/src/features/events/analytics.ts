@@ -97,7 +97,7 @@ export class ActivityWriter {
   /** A flush chained behind the running one that has not started yet: later calls share it. */
   #queued: Promise<void> | null = null;
   #stopped = false;
-  /** Events dropped because the buffer was full or an insert failed, for the log. */
+  /** Events and session touches dropped because the buffer was full or an insert failed, for the log. */
   dropped = 0;
   /** Events written so far. */
   written = 0;
