@@ -105,6 +105,18 @@ describe("ProjectCache", () => {
     expect((await cache.get(project.id))?.project.displayName).toBe("Committed");
   });
 
+  it("does not hand a read begun before the commit to a request made after it", async () => {
+    const project = await server.createProject("Before commit");
+    const { cache } = countingCache(Date.now);
+    cache.invalidate(project.id, { announcedInTransaction: true });
+    // A request reads during the writer's transaction; the commit lands while that read is still under way.
+    const begun = cache.get(project.id);
+    await server.deps.db.update(projects).set({ displayName: "After commit" }).where(sql`id = ${project.id}`);
+    const after = cache.get(project.id);
+    expect((await after)?.project.displayName).toBe("After commit");
+    await begun;
+  });
+
   it("keeps reads again as soon as the commit's notification arrives, not only after the window", async () => {
     const project = await server.createProject("Notified");
     const { cache, reads } = countingCache(Date.now);

@@ -60,8 +60,10 @@ export class ProjectCache {
       this.#entries.set(projectId, entry);
       return entry.value;
     }
+    // While a change announced here may be uncommitted, a read in flight may have begun before the commit: a request
+    // that may come after it reads for itself rather than take that read's old rows.
     const running = this.#loads.get(projectId);
-    if (running) return running.promise;
+    if (running && !this.#mayBeUncommitted(projectId)) return running.promise;
     return this.#load(projectId);
   }
 
