@@ -18,7 +18,7 @@ import { listTeams } from "../teams/service.ts";
 import { listUsers } from "../users/list.ts";
 import type { UserRow } from "../users/schema.ts";
 import { findUser, findUserByAuthEmail } from "../users/service.ts";
-import { loadUserRelations } from "../users/views.ts";
+import { loadUserRelations } from "../users/user-with-relations.ts";
 import { createProposal, proposalView } from "./proposals.ts";
 import { redactConfig } from "./redact.ts";
 

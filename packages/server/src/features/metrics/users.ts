@@ -12,7 +12,8 @@ import { contactChannels } from "../contact-channels/schema.ts";
 import { oauthAccounts } from "../oauth/schema.ts";
 import { teams } from "../teams/schema.ts";
 import { users } from "../users/schema.ts";
-import { loadUserRelations, userView } from "../users/views.ts";
+import { loadUserRelations } from "../users/user-with-relations.ts";
+import { userView } from "../users/views.ts";
 import { type MetricsWindow, series } from "./window.ts";
 
 export const RECENTLY_REGISTERED_LIMIT = 100;

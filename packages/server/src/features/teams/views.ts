@@ -4,7 +4,8 @@ import type { RenderedConfig } from "../../config/index.ts";
 import type { Database } from "../../db/index.ts";
 import { isUuid } from "../../fields/ids.ts";
 import { users } from "../users/schema.ts";
-import { loadUserRelations, serverUserSchema, userView } from "../users/views.ts";
+import { loadUserRelations } from "../users/user-with-relations.ts";
+import { serverUserSchema, userView } from "../users/views.ts";
 import { type TeamInvitationRow, type TeamRow, teamMembers } from "./schema.ts";
 
 export const success = z.object({ success: z.literal(true) });

@@ -10,8 +10,8 @@ import { teamMembers } from "../teams/schema.ts";
 import { LIST_DEFAULT_LIMIT, type ListUsersQuery } from "./requests.ts";
 import { type UserRow, users } from "./schema.ts";
 import { findUser } from "./service.ts";
+import type { UserRelations } from "./user-with-relations.ts";
 import { relationsOfRows, userRelationColumns } from "./user-with-relations.ts";
-import type { UserRelations } from "./views.ts";
 
 /** `%`, `_` and the escape character itself are wildcards in LIKE patterns; the search text is literal. */
 function escapeLike(text: string): string {

@@ -14,7 +14,8 @@ import type { FeatureHooks } from "../hooks.ts";
 import { createPersonalTeam } from "../teams/personal-team.ts";
 import { teamMembers } from "../teams/schema.ts";
 import { type UserRow, users } from "./schema.ts";
-import { loadUserRelations, loadUserView, userView } from "./views.ts";
+import { loadUserRelations } from "./user-with-relations.ts";
+import { loadUserView, userView } from "./views.ts";
 
 export async function findUser(db: Database, projectId: string, userId: string): Promise<UserRow | null> {
   if (!isUuid(userId)) return null;

@@ -6,8 +6,6 @@ import type { TeamRow } from "../teams/schema.ts";
 import type { UserRow } from "./schema.ts";
 import { loadUserRelations, type UserRelations } from "./user-with-relations.ts";
 
-export { loadUserRelations, type UserRelations };
-
 const json = z.unknown();
 const restrictedReason = z
   .object({ type: z.enum(["anonymous", "email_not_verified", "restricted_by_administrator"]) })
