@@ -11,12 +11,12 @@ export const refreshTokenGrant: GrantHandler = async ({
   clientIp,
   userAgent,
 }) => {
-  const refreshed = params.refresh_token
+  const accessToken = params.refresh_token
     ? await refreshSession(deps, project.id, params.refresh_token, config, clientIp, userAgent)
     : null;
-  if (!refreshed) throw knownError("REFRESH_TOKEN_NOT_FOUND_OR_EXPIRED");
+  if (!accessToken) throw knownError("REFRESH_TOKEN_NOT_FOUND_OR_EXPIRED");
   return {
-    access_token: refreshed.accessToken,
+    access_token: accessToken,
     token_type: "Bearer",
     // oauth4webapi only needs a number here; the JWT's own `exp` is what clients trust.
     expires_in: deps.env.accessTokenTtlSeconds,

@@ -90,7 +90,7 @@ export const sessionRoutes = [
     handler: async ({ deps, auth, request, clientIp }) => {
       const refreshToken = readProtocolHeader(request.headers, "refresh-token");
       if (!refreshToken) throw knownError("REFRESH_TOKEN_NOT_FOUND_OR_EXPIRED");
-      const refreshed = await refreshSession(
+      const accessToken = await refreshSession(
         deps,
         auth.project.id,
         refreshToken,
@@ -98,8 +98,8 @@ export const sessionRoutes = [
         clientIp,
         request.headers.get("user-agent"),
       );
-      if (!refreshed) throw knownError("REFRESH_TOKEN_NOT_FOUND_OR_EXPIRED");
-      return { body: { access_token: refreshed.accessToken } };
+      if (!accessToken) throw knownError("REFRESH_TOKEN_NOT_FOUND_OR_EXPIRED");
+      return { body: { access_token: accessToken } };
     },
   }),
   defineRoute({

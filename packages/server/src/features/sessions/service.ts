@@ -171,8 +171,8 @@ const refreshStatement = preparedSql<RefreshValues, { session: unknown; user: un
  * A fresh access token for a refresh token (both the OAuth refresh grant and `/auth/sessions/current/refresh`), in
  * one prepared statement that reads the live session by its token's hash, with its user and primary email. When
  * and from where the session was used, the user's `last_active_at` and the `$token-refresh` event for the metrics
- * are buffered and written in batches (events/analytics.ts), so nothing waits on a write: the returned session
- * shows the touch already.
+ * are buffered and written in batches (events/analytics.ts), so nothing waits on a write. Null for a token that
+ * names no live session.
  */
 export async function refreshSession(
   deps: AppDeps,
@@ -181,7 +181,7 @@ export async function refreshSession(
   config: RenderedConfig,
   ip: string | null,
   userAgent: string | null = null,
-): Promise<{ accessToken: string; session: SessionRow; user: UserRow } | null> {
+): Promise<string | null> {
   if (refreshToken.length === 0 || refreshToken.length > 200) return null;
   const now = new Date();
   const [row] = await refreshStatement(deps.db, {
@@ -192,15 +192,16 @@ export async function refreshSession(
   const session = row ? parseJsonRow(sessions, row.session) : null;
   const user = row ? parseJsonRow(users, row.user) : null;
   if (!session || !user) return null;
-  const touch = { projectId, sessionId: session.id, at: now, ip, userAgent: storedUserAgent(userAgent) };
-  deps.activity.touchSession(touch);
-  session.lastUsedAt = now;
-  session.lastUsedIp = ip ?? session.lastUsedIp;
-  session.lastUsedUserAgent = touch.userAgent ?? session.lastUsedUserAgent;
+  deps.activity.touchSession({
+    projectId,
+    sessionId: session.id,
+    at: now,
+    ip,
+    userAgent: storedUserAgent(userAgent),
+  });
   deps.activity.record(tokenRefreshEvent({ projectId, sessionId: session.id, user, ip }));
   const primary = parseJsonRow(contactChannels, row!.primary);
-  const accessToken = await mintAccessToken(deps, projectId, user, session.id, config, primary);
-  return { accessToken, session, user };
+  return mintAccessToken(deps, projectId, user, session.id, config, primary);
 }
 
 export async function listSessions(db: Database, projectId: string, userId: string): Promise<SessionRow[]> {
