@@ -34,29 +34,38 @@ function event(projectId: string, index: number) {
   return { projectId, type: "$click" as const, data: { index }, userId: null };
 }
 
+/**
+ * The writer's own view of the database: every prepared statement it runs passes `beforeInsert` first when it is an
+ * INSERT (the writer's statements are all prepared), so a test can count or hold them.
+ */
+function dbWatchingInserts(beforeInsert: () => void | Promise<void>): Database {
+  const session = server.deps.db._.session;
+  return {
+    _: {
+      session: {
+        prepareQuery: (query: { sql: string }, ...rest: unknown[]) => {
+          const prepared = (
+            session.prepareQuery as (...args: unknown[]) => PgPreparedQuery<PreparedQueryConfig>
+          )(query, ...rest);
+          return {
+            execute: async (values: Record<string, unknown>) => {
+              if (/^\s*insert\b/i.test(query.sql)) await beforeInsert();
+              return prepared.execute(values);
+            },
+          };
+        },
+      },
+    },
+  } as unknown as Database;
+}
+
 describe("ActivityWriter", () => {
   it("buffers events and writes them in batches, with dispatched_at set", async () => {
     const target = await server.createProject("Batches");
-    // The writer's own view of the database, counting the INSERT statements it runs (prepared ones).
     let inserts = 0;
-    const session = server.deps.db._.session;
-    const counting = {
-      _: {
-        session: {
-          prepareQuery: (query: { sql: string }, ...rest: unknown[]) => {
-            const prepared = (
-              session.prepareQuery as (...args: unknown[]) => PgPreparedQuery<PreparedQueryConfig>
-            )(query, ...rest);
-            return {
-              execute: (values: Record<string, unknown>) => {
-                if (/^\s*insert\b/i.test(query.sql)) inserts++;
-                return prepared.execute(values);
-              },
-            };
-          },
-        },
-      },
-    } as unknown as Database;
+    const counting = dbWatchingInserts(() => {
+      inserts++;
+    });
     const writer = new ActivityWriter(counting, { batchSize: 3 });
     writer.record(event(target.id, 1));
     writer.record(event(target.id, 2));
@@ -136,27 +145,12 @@ describe("ActivityWriter", () => {
     const firstInsertUnderWay = new Promise<void>((resolve) => {
       firstInsertStarted = resolve;
     });
-    const session = server.deps.db._.session;
-    const holding = {
-      _: {
-        session: {
-          prepareQuery: (query: { sql: string }, ...rest: unknown[]) => {
-            const prepared = (
-              session.prepareQuery as (...args: unknown[]) => PgPreparedQuery<PreparedQueryConfig>
-            )(query, ...rest);
-            return {
-              execute: async (values: Record<string, unknown>) => {
-                if (/^\s*insert\b/i.test(query.sql) && inserts++ === 0) {
-                  firstInsertStarted();
-                  await firstInsertHeld;
-                }
-                return prepared.execute(values);
-              },
-            };
-          },
-        },
-      },
-    } as unknown as Database;
+    const holding = dbWatchingInserts(async () => {
+      if (inserts++ === 0) {
+        firstInsertStarted();
+        await firstInsertHeld;
+      }
+    });
     const writer = new ActivityWriter(holding, { batchSize: 100 });
     writer.record(event(target.id, 1));
     const first = writer.flush();
