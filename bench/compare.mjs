@@ -121,7 +121,7 @@ async function run() {
   ba.rates.signUp = await measurePath("Better Auth", baPaths, "signUp");
   gh.rates.signIn = await measurePath("Gatehouse", ghPaths, "signIn");
   ba.rates.signIn = await measurePath("Better Auth", baPaths, "signIn");
-  await analyzeWhereAutovacuumIsOff();
+  const analyzed = await analyzeWhereAutovacuumIsOff();
   log(`argon2id verify limit (${threads} threads)`);
   const argon2 = await argon2Limit(root, timing);
   log(`scrypt verify limit (${threads} threads)`);
@@ -135,19 +135,19 @@ async function run() {
 
   gh.rssAfter = gh.second.rss();
   ba.rssAfter = ba.second.rss();
-  return { argon2, scrypt, select, httpSelect, gatehouse: gh, betterAuth: ba };
+  return { argon2, scrypt, select, httpSelect, analyzed, gatehouse: gh, betterAuth: ba };
 }
 
 /**
  * A test machine's PostgreSQL may run with autovacuum off (this workplace's does), so tables filled by the sign-up
  * and sign-in phases never get planner statistics, and a prepared statement planned on an unanalyzed table can take
  * a path ten times slower than production's: 340 µs instead of 39 µs for Gatehouse's refresh read. Both servers'
- * databases are analyzed once they hold their users and sessions, as autovacuum would have done by then.
+ * databases are analyzed once they hold their users and sessions, as autovacuum would have done by then. Says
+ * whether it did.
  */
 async function analyzeWhereAutovacuumIsOff() {
   const { rows } = await admin.query("show autovacuum");
-  autovacuumWasOff = rows[0].autovacuum === "off";
-  if (!autovacuumWasOff) return;
+  if (rows[0].autovacuum !== "off") return false;
   log("autovacuum is off: analyzing both databases");
   for (const name of [databases.gatehouse, databases.betterAuth]) {
     const client = new pg.Client({ connectionString: databaseUrl(name) });
@@ -158,8 +158,8 @@ async function analyzeWhereAutovacuumIsOff() {
       await client.end();
     }
   }
+  return true;
 }
-let autovacuumWasOff = false;
 
 /** The same select behind a bare node:http server in its own process (compare/select-server.mjs). */
 async function httpSelectFloor() {
@@ -210,7 +210,7 @@ try {
 }
 print(report);
 
-function print({ argon2, scrypt, select, httpSelect, gatehouse: gh, betterAuth: ba }) {
+function print({ argon2, scrypt, select, httpSelect, analyzed, gatehouse: gh, betterAuth: ba }) {
   const rate = (result) => (result ? result.rate.toFixed(result.rate < 100 ? 1 : 0) : "n/a");
   const ratio = (a, b) => (a && b ? `${(a.rate / b.rate).toFixed(a.rate / b.rate < 1 ? 3 : 2)} ×` : "");
   const { memoryCost, timeCost, parallelism } = argon2.parameters;
@@ -300,7 +300,7 @@ function print({ argon2, scrypt, select, httpSelect, gatehouse: gh, betterAuth: 
       "Start: `node` to /health answering 200, on an empty database (first, migrations included) and again.",
       "Order: both servers up, each path on one then the other, its limit measured next to it (load from outside",
       "  drifts within a run).",
-      ...(autovacuumWasOff
+      ...(analyzed
         ? [
             "Autovacuum is off on this PostgreSQL: both databases were analyzed after the sign-in phase, as it would.",
           ]
