@@ -10,8 +10,10 @@
 //                              second npm start        direct start   RSS at ready
 //   PGlite       before        3.42 s                  2.71 s         410 MiB
 //                after         1.45-1.64 s             1.07 s         256-260 MiB
+//                then          1.02 s                  0.72 s         224-229 MiB   (wasm tiering budget, drivers)
 //   PostgreSQL   before        2.09 s                  2.05 s         187 MiB
 //                after         1.00 s                  0.60 s         106-108 MiB
+//                then          0.64 s                  0.40 s         102-103 MiB
 //
 // Time.
 // - npm's own process costs ~0.2-0.25 s and the build's staleness check ~0.1-0.15 s, most of it Node starting; the
@@ -22,7 +24,9 @@
 //   parsers), stripe, the AI SDK with its provider, @react-email/render, nodemailer and esbuild ~0.02-0.1 s and
 //   4-6 MiB each. Node's ESM loader also costs ~0.5 ms a file, so four plain-ESM packages only the server
 //   imports (drizzle-orm, hono, @hono/node-server, jose: ~240 files) are in the bundle now (scripts/build.mjs),
-//   ~0.13 s. 11 packages are left at start: ~0.2 s and ~35 MiB.
+//   ~0.13 s. 11 packages were left at start: ~0.2 s and ~35 MiB; 7 now, ~0.11 s and ~28 MiB, since each database
+//   driver is imported only when chosen (db/index.ts; the build gives each opener a file of its own): pg was
+//   ~8 MiB of an embedded instance, PGlite's JS ~5 MiB of a PostgreSQL one.
 // - PGlite opens in ~0.5 s: its engine starting (wasm compile, 6 MB file-system image, PostgreSQL's own start),
 //   then ~0.1 s checking migrations. Zeroing PostgreSQL's default 128 MB of shared buffers was ~0.1 s of it.
 // - On PGlite the listening socket was not served for another 0.5-1.2 s: while the wasm compiled, the event loop
@@ -40,10 +44,17 @@
 //   optimised wasm code (~35 MiB), its wasm memory in use (~30 MiB), its file-system image, and a busier JS heap
 //   in the server (the "rest" is ~30 MiB more on PGlite than on PostgreSQL). A first start runs the migrations,
 //   which grow the wasm memory (~700 MiB), and it is never given back.
+// - At ready RSS varied by ~45 MiB from run to run (240-287 MiB). /proc/<pid>/smaps showed the difference in
+//   anonymous regions that --liftoff-only made vanish (177-182 MiB at ready): V8 recompiling PGlite's hot wasm
+//   functions with its optimizing compiler on background threads, whose compile memory malloc keeps (with
+//   MALLOC_ARENA_MAX=1 it all showed up in [heap] instead, ~95 MiB). The start makes many functions hot that a
+//   settled server seldom runs again. open-pglite.ts raises V8's tiering budget 100×: 211-238 MiB at ready, 0.25 s
+//   sooner, and bench/users-paging.mjs (5,000 users) as fast as with the default budget, while Liftoff alone made
+//   its pages ~30% and its searches ~2× slower. Test files on PGlite ran ~7% faster as well.
 // - The dashboard's files are read per request (features/dashboard/static.ts), never held; the GeoLite2 country
 //   data (~20 MiB once read) is read on the first IP lookup; QuickJS and its worker threads start with the first
 //   sandboxed render; oidc-provider and @aws-sdk/client-s3 load on first use. Left at start, for a few MiB and
-//   tens of ms each: pg on PGlite (and PGlite's JS on PostgreSQL), @marcbachmann/cel-js, @node-rs/argon2.
+//   tens of ms each: @marcbachmann/cel-js, @node-rs/argon2 and @node-rs/bcrypt.
 import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import net from "node:net";
@@ -196,18 +207,43 @@ function databaseAlone() {
   );
 }
 
-/** The npm packages the bundle imports at start (its static imports) and those it imports on first use. */
+/**
+ * The npm packages the build imports at start (the static imports of main.js and of the build's files it imports
+ * statically) and those it imports on first use (`import()` anywhere in the build, the database driver's file
+ * included: only one of the two drivers is loaded, after start).
+ */
 function bundleImports() {
   const script = `
-    import { readFileSync } from "node:fs";
+    import { readdirSync, readFileSync } from "node:fs";
+    import { dirname, join } from "node:path";
     import vm from "node:vm";
-    const source = readFileSync(${JSON.stringify(bundle)}, "utf8");
-    const atStart = new vm.SourceTextModule(source).dependencySpecifiers.filter((s) => !s.startsWith("node:"));
-    // import("x") at first use, and createRequire(import.meta.url)("x") for CommonJS packages loaded the same way.
+    const dir = dirname(${JSON.stringify(bundle)});
+    const files = readdirSync(dir).filter((name) => name.endsWith(".js"));
+    const sources = Object.fromEntries(files.map((name) => [name, readFileSync(join(dir, name), "utf8")]));
+    const staticImports = (name) => new vm.SourceTextModule(sources[name]).dependencySpecifiers;
+    const atStart = new Set();
+    const loaded = new Set();
+    const visit = (name) => {
+      if (loaded.has(name)) return;
+      loaded.add(name);
+      for (const s of staticImports(name)) {
+        if (s.startsWith("./")) visit(s.slice(2));
+        else if (!s.startsWith("node:")) atStart.add(s);
+      }
+    };
+    visit("main.js");
+    // import("x") at first use, and createRequire(import.meta.url)("x") for CommonJS packages loaded the same way;
+    // the build's other files are imported on first use too, with what they import.
     const lazy = /\\bimport\\("([^".][^"]*)"\\)|createRequire\\d*\\(import\\.meta\\.url\\)\\(\\s*"([^"]+)"/g;
-    const onUse = [...new Set([...source.matchAll(lazy)].map((m) => m[1] ?? m[2]))]
-      .filter((s) => !s.startsWith("node:") && !atStart.includes(s));
-    console.log(JSON.stringify({ atStart, onUse }));`;
+    const onUse = new Set();
+    for (const name of files) {
+      for (const m of sources[name].matchAll(lazy)) onUse.add(m[1] ?? m[2]);
+      if (!loaded.has(name)) for (const s of staticImports(name)) if (!s.startsWith(".")) onUse.add(s);
+    }
+    console.log(JSON.stringify({
+      atStart: [...atStart],
+      onUse: [...onUse].filter((s) => !s.startsWith("node:") && !atStart.has(s)),
+    }));`;
   return nodeJson(["--experimental-vm-modules", "--input-type=module", "-e", script]);
 }
 

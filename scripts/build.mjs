@@ -1,11 +1,12 @@
 // Builds what `npm start` runs, skipping what is already current:
-//   server     packages/server/src -> packages/server/dist/main.js (one ESM file; npm packages stay external)
+//   server     packages/server/src -> packages/server/dist/main.js (ESM, with a file per module imported on first
+//              use; npm packages stay external)
 //   dashboard  apps/dashboard -> apps/dashboard/dist (served by the server at /)
 //   cli        packages/cli/src -> packages/cli/dist/gatehouse.js (the `gatehouse` bin; npm packages stay external)
 // `node scripts/build.mjs` builds the stale ones, `--force` all of them, and naming targets limits the run
 // (`node scripts/build.mjs server`). A current build costs a few file-time reads, so `npm start` stays quick.
-import { chmodSync, existsSync, readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { chmodSync, existsSync, readdirSync, rmSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -66,9 +67,17 @@ const targets = {
     ];
     if (!isStale(output, sources)) return false;
     const { build } = await import("esbuild");
+    // Chunks of an earlier build would linger beside the new ones: the folder holds this build alone.
+    rmSync(dirname(output), { recursive: true, force: true });
     await build({
       entryPoints: [join(root, "packages/server/src/main.ts")],
-      outfile: output,
+      outdir: dirname(output),
+      entryNames: "main",
+      // A module imported with `import()` becomes a file of its own, loaded with the npm packages it imports when
+      // first asked for: the database driver not chosen (db/index.ts) is never loaded. All files stay in one
+      // folder, so `import.meta.url` (package-root.ts) is the same in each.
+      splitting: true,
+      chunkNames: "[name]-[hash]",
       bundle: true,
       platform: "node",
       format: "esm",

@@ -5,7 +5,8 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import pg from "pg";
-import { type DatabaseHandle, migrationsFolder, openDatabase } from "../db/index.ts";
+import { migrationsFolder } from "../db/handle.ts";
+import { type DatabaseHandle, openDatabase } from "../db/index.ts";
 
 /**
  * A fresh, migrated database for one test file: in-memory PGlite by default, or, when DATABASE_URL is set, a new

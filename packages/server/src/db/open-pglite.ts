@@ -1,0 +1,68 @@
+import { mkdirSync } from "node:fs";
+import { setFlagsFromString } from "node:v8";
+import { PGlite } from "@electric-sql/pglite";
+import { btree_gin } from "@electric-sql/pglite/contrib/btree_gin";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
+import { drizzle } from "drizzle-orm/pglite";
+import { migrate } from "drizzle-orm/pglite/migrator";
+import { lockDataDir } from "./data-dir-lock.ts";
+import { type Database, type DatabaseHandle, migrationsFolder } from "./handle.ts";
+import * as schema from "./schema.ts";
+
+/**
+ * V8 compiles a WebAssembly function with its fast baseline compiler first and recompiles it with its optimizing one
+ * once it has run ~1.8 MB of code ("hot"; Node 20's default budget). Opening PGlite, checking migrations and the
+ * first requests make many of PostgreSQL's functions hot that a settled server seldom runs again. Their
+ * recompilation was ~80 MiB of the process's memory at ready (malloc'd by the compiler threads and kept), 0.25 s of
+ * start and, in a test worker that opens PGlite and exits, CPU taken from the tests. A 100× budget leaves start to
+ * the baseline code while what a running server keeps doing still gets optimized: user list pages and searches over
+ * 5,000 users (bench/users-paging.mjs) took the same time as with the default, against ~30% and ~2× longer with no
+ * optimizing at all. The flag is the whole process's, set before the engine's module is compiled; on PostgreSQL
+ * this file is never loaded.
+ */
+export const WASM_TIERING_FLAG = `--wasm-tiering-budget=${180_000_000}`;
+
+/**
+ * Embedded PGlite in `dataDir` (in memory when undefined, optionally loaded from a dump), after applying pending
+ * migrations. Imported by `openDatabase` only when no connection string is given, so a PostgreSQL instance never
+ * loads PGlite.
+ */
+export async function openPglite(options: {
+  dataDir?: string | undefined;
+  pgliteDataDirDump?: Blob | undefined;
+}): Promise<DatabaseHandle> {
+  setFlagsFromString(WASM_TIERING_FLAG);
+  // PGlite creates its own directory but not missing parents, and a fresh GATEHOUSE_DATA_DIR may not exist yet.
+  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+  const unlock = options.dataDir ? lockDataDir(options.dataDir) : () => {};
+  try {
+    // The trigram search indexes of migration 0010 need both extensions (about 21 kB of bundles, loaded at start).
+    const client = new PGlite({
+      dataDir: options.dataDir,
+      loadDataDir: options.dataDir === undefined ? options.pgliteDataDirDump : undefined,
+      extensions: { pg_trgm, btree_gin },
+      // PostgreSQL's default 128 MB of shared buffers is allocated and zeroed inside PGlite's WebAssembly memory at
+      // every start: ~110 MiB of the process's memory and ~0.1 s. 16 MB holds an embedded database's working set;
+      // pages beyond it are read back from the OS file cache.
+      startParams: [...PGlite.defaultStartParams, "-c", "shared_buffers=16MB"],
+    });
+    const db = drizzle(client, { schema }) as unknown as Database;
+    await migrate(drizzle(client, { schema }), { migrationsFolder });
+    const close = async () => {
+      try {
+        await client.close();
+      } finally {
+        unlock();
+      }
+    };
+    // One engine in this process: its notifications reach its own listeners, after the sending transaction commits.
+    const listen = async (channel: string, onNotify: (payload: string) => void) => {
+      const unlisten = await client.listen(channel, onNotify);
+      return () => unlisten();
+    };
+    return { db, kind: "pglite", listen, close };
+  } catch (error) {
+    unlock();
+    throw error;
+  }
+}
