@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 
 /**
  * The folder of @gatehouse/server (the one holding its package.json). The server runs both from its sources
- * (`src/…`, under tests and `npm run dev`) and from one bundled file (`dist/main.js`, under `npm start`), so files it
+ * (`src/…`, under tests and `npm run dev`) and from the build's files in `dist/` (under `npm start`), so files it
  * reads at run time (migrations, the dashboard build) are found from here rather than from a module's own path.
  */
 export const SERVER_PACKAGE_ROOT = findPackageRoot(dirname(fileURLToPath(import.meta.url)));
