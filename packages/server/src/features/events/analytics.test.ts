@@ -3,6 +3,7 @@ import type { PgPreparedQuery, PreparedQueryConfig } from "drizzle-orm/pg-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { sha256Hex } from "../../crypto/index.ts";
 import { type Database, openDatabase } from "../../db/index.ts";
+import { deferred } from "../../testing/deferred.ts";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 import { sessions } from "../sessions/schema.ts";
@@ -137,27 +138,21 @@ describe("ActivityWriter", () => {
   it("writes in a flush only what was buffered when it started, so steady traffic makes full batches", async () => {
     const target = await server.createProject("Steady");
     let inserts = 0;
-    let releaseFirst: () => void = () => {};
-    const firstInsertHeld = new Promise<void>((resolve) => {
-      releaseFirst = resolve;
-    });
-    let firstInsertStarted: () => void = () => {};
-    const firstInsertUnderWay = new Promise<void>((resolve) => {
-      firstInsertStarted = resolve;
-    });
+    const firstInsertHeld = deferred();
+    const firstInsertUnderWay = deferred();
     const holding = dbWatchingInserts(async () => {
       if (inserts++ === 0) {
-        firstInsertStarted();
-        await firstInsertHeld;
+        firstInsertUnderWay.resolve();
+        await firstInsertHeld.promise;
       }
     });
     const writer = new ActivityWriter(holding, { batchSize: 100 });
     writer.record(event(target.id, 1));
     const first = writer.flush();
-    await firstInsertUnderWay;
+    await firstInsertUnderWay.promise;
     // Arrives while the first INSERT is under way: it waits for its own flush rather than a second INSERT now.
     writer.record(event(target.id, 2));
-    releaseFirst();
+    firstInsertHeld.resolve();
     await first;
     expect(inserts).toBe(1);
     expect(writer.pending).toBe(1);
@@ -275,23 +270,17 @@ if (onPostgres)
       const other = await openDatabase({ databaseUrl: url.toString() });
       const later = new Date(Date.now() + 60_000);
       try {
-        let release: () => void = () => {};
-        const released = new Promise<void>((resolve) => {
-          release = resolve;
-        });
-        let locked: () => void = () => {};
-        const isLocked = new Promise<void>((resolve) => {
-          locked = resolve;
-        });
+        const released = deferred();
+        const isLocked = deferred();
         // Another connection holds one session (as a sign-out deleting it would) until the batch is done.
         const holder = other.db.transaction(async (tx) => {
           await tx.execute(
             sql`select 1 from ${sessions} where ${sessions.id} = ${heldSession.id} for update`,
           );
-          locked();
-          await released;
+          isLocked.resolve();
+          await released.promise;
         });
-        await isLocked;
+        await isLocked.promise;
         const writer = new ActivityWriter(server.deps.db);
         for (const session of [heldSession, freeSession]) {
           writer.touchSession({
@@ -303,7 +292,7 @@ if (onPostgres)
           });
         }
         await writer.stop();
-        release();
+        released.resolve();
         await holder;
         expect((await idOf(held.refreshToken)).lastUsedAt).toEqual(heldSession.lastUsedAt);
         expect((await idOf(free.refreshToken)).lastUsedAt).toEqual(later);
