@@ -9,7 +9,7 @@ import { bootGatehouse, type Gatehouse } from "../../bootstrap.ts";
 import { openDatabase } from "../../db/index.ts";
 import { createTestServer, type TestServer, testApiOf, testEnv } from "../../testing/harness.ts";
 import { createKeySet, updateKeySet } from "../project-keys/service.ts";
-import { ProjectCache } from "./project-cache.ts";
+import { type CachedProject, ProjectCache } from "./project-cache.ts";
 import { projects } from "./schema.ts";
 import { updateProject } from "./service.ts";
 
@@ -115,6 +115,35 @@ describe("ProjectCache", () => {
     const after = cache.get(project.id);
     expect((await after)?.project.displayName).toBe("After commit");
     await begun;
+  });
+
+  it("drops every read begun before the commit when its notification arrives, not only the newest", async () => {
+    // Reads held at will: each request's read answers only when the test says, with the rows it says.
+    const held: { settle: (value: CachedProject) => void }[] = [];
+    const read = () =>
+      new Promise<CachedProject | null>((settle) => {
+        held.push({ settle });
+      });
+    const cache = new ProjectCache({ db: server.deps.db, env: server.deps.env }, { read });
+    const rows = (name: string) => ({ project: { displayName: name } }) as unknown as CachedProject;
+
+    cache.invalidate("p", { announcedInTransaction: true });
+    // Two requests during the writer's transaction: each reads for itself, and both see the old rows.
+    const first = cache.get("p");
+    const second = cache.get("p");
+    expect(held).toHaveLength(2);
+    cache.invalidate("p", { committed: true });
+    held[1]!.settle(rows("old"));
+    held[0]!.settle(rows("old"));
+    await Promise.all([first, second]);
+
+    // Neither was kept: the next request reads the committed rows.
+    const third = cache.get("p");
+    expect(held).toHaveLength(3);
+    held[2]!.settle(rows("new"));
+    expect((await third)?.project.displayName).toBe("new");
+    expect(await cache.get("p")).toBe(await third);
+    expect(held).toHaveLength(3);
   });
 
   it("keeps reads again as soon as the commit's notification arrives, not only after the window", async () => {

@@ -36,19 +36,27 @@ const UNCOMMITTED_CHANGE_MS = 5_000;
 
 type Entry = { value: CachedProject; loadedAt: number };
 type Load = { promise: Promise<CachedProject | null>; superseded: boolean };
+type ReadProject = (projectId: string) => Promise<CachedProject | null>;
 
 export class ProjectCache {
   readonly #store: ConfigStoreDeps;
   readonly #entries = new Map<string, Entry>();
-  /** Reads in flight, shared by the requests that ask meanwhile; `superseded` when a change arrived during one. */
-  readonly #loads = new Map<string, Load>();
+  /**
+   * Reads in flight per project, oldest first; the newest is shared by the requests that ask meanwhile. While a
+   * change may be uncommitted each request reads for itself, so several can be in flight, and a change must mark
+   * every one of them `superseded`: a forgotten older one, finishing last, would keep the old rows for the TTL.
+   */
+  readonly #loads = new Map<string, Set<Load>>();
   /** Projects with a change announced here that may not have committed yet, and until when that is assumed. */
   readonly #uncommittedUntil = new Map<string, number>();
   readonly #now: () => number;
+  readonly #read: ReadProject;
 
-  constructor(store: ConfigStoreDeps, options: { now?: () => number } = {}) {
+  /** `now` and `read` stand in for the clock and the database in tests that hold a read at a chosen point. */
+  constructor(store: ConfigStoreDeps, options: { now?: () => number; read?: ReadProject } = {}) {
     this.#store = store;
     this.#now = options.now ?? Date.now;
+    this.#read = options.read ?? ((projectId) => readProject(this.#store, projectId));
   }
 
   /** The project with its config and key sets, or null when no such project exists (never cached). */
@@ -62,7 +70,7 @@ export class ProjectCache {
     }
     // While a change announced here may be uncommitted, a read in flight may have begun before the commit: a request
     // that may come after it reads for itself rather than take that read's old rows.
-    const running = this.#loads.get(projectId);
+    const running = newest(this.#loads.get(projectId));
     if (running && !this.#mayBeUncommitted(projectId)) return running.promise;
     return this.#load(projectId);
   }
@@ -85,25 +93,27 @@ export class ProjectCache {
       this.#uncommittedUntil.delete(projectId);
     }
     this.#entries.delete(projectId);
-    const running = this.#loads.get(projectId);
-    if (running) {
-      // The read may have seen the old rows; whoever already waits on it gets them, nobody else.
-      running.superseded = true;
-      this.#loads.delete(projectId);
-    }
+    // Reads in flight may have seen the old rows; whoever already waits on one gets them, nobody else.
+    for (const load of this.#loads.get(projectId) ?? []) load.superseded = true;
+    this.#loads.delete(projectId);
   }
 
   /** Drops everything (notifications may have been missed). */
   clear(): void {
     this.#entries.clear();
     this.#uncommittedUntil.clear();
-    for (const load of this.#loads.values()) load.superseded = true;
+    for (const loads of this.#loads.values()) for (const load of loads) load.superseded = true;
     this.#loads.clear();
   }
 
   async #load(projectId: string): Promise<CachedProject | null> {
-    const load: Load = { promise: readProject(this.#store, projectId), superseded: false };
-    this.#loads.set(projectId, load);
+    const load: Load = { promise: this.#read(projectId), superseded: false };
+    let loads = this.#loads.get(projectId);
+    if (!loads) {
+      loads = new Set();
+      this.#loads.set(projectId, loads);
+    }
+    loads.add(load);
     try {
       const value = await load.promise;
       if (value && !load.superseded && !this.#mayBeUncommitted(projectId)) {
@@ -114,7 +124,8 @@ export class ProjectCache {
       }
       return value;
     } finally {
-      if (this.#loads.get(projectId) === load) this.#loads.delete(projectId);
+      loads.delete(load);
+      if (loads.size === 0 && this.#loads.get(projectId) === loads) this.#loads.delete(projectId);
     }
   }
 
@@ -125,6 +136,12 @@ export class ProjectCache {
     this.#uncommittedUntil.delete(projectId);
     return false;
   }
+}
+
+function newest(loads: Set<Load> | undefined): Load | undefined {
+  let last: Load | undefined;
+  for (const load of loads ?? []) last = load;
+  return last;
 }
 
 async function readProject(store: ConfigStoreDeps, projectId: string): Promise<CachedProject | null> {
