@@ -146,6 +146,18 @@ describe("ProjectCache", () => {
     expect(held).toHaveLength(3);
   });
 
+  it("keeps the window of a change announced here when notifications were missed", async () => {
+    const project = await server.createProject("Gap");
+    const { cache, reads } = countingCache(Date.now);
+    cache.invalidate(project.id, { announcedInTransaction: true });
+    // The listening connection dropped: whatever it missed, this change's notification may be among it.
+    cache.clear();
+    await cache.get(project.id);
+    const afterFirst = reads();
+    await cache.get(project.id);
+    expect(reads()).toBeGreaterThan(afterFirst);
+  });
+
   it("keeps reads again as soon as the commit's notification arrives, not only after the window", async () => {
     const project = await server.createProject("Notified");
     const { cache, reads } = countingCache(Date.now);

@@ -98,10 +98,12 @@ export class ProjectCache {
     this.#loads.delete(projectId);
   }
 
-  /** Drops everything (notifications may have been missed). */
+  /**
+   * Drops everything (notifications may have been missed). A change announced here and not yet committed keeps its
+   * window: its notification may be among the missed ones, so only the window's end lets reads be kept again.
+   */
   clear(): void {
     this.#entries.clear();
-    this.#uncommittedUntil.clear();
     for (const loads of this.#loads.values()) for (const load of loads) load.superseded = true;
     this.#loads.clear();
   }
