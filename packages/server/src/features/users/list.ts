@@ -2,6 +2,7 @@ import { and, asc, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
 import { unionAll } from "drizzle-orm/pg-core";
 import type { RenderedConfig } from "../../config/index.ts";
 import type { Database } from "../../db/index.ts";
+import { preparedPerShape, UNNAMED_STATEMENT } from "../../db/prepared-sql.ts";
 import { isUuid } from "../../fields/ids.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { contactChannels } from "../contact-channels/schema.ts";
@@ -39,17 +40,54 @@ function searchOf(text: string | undefined): Search | null {
 }
 
 /**
- * Not restricted, by the rule of `restrictedReasonOf` in views.ts minus the anonymous part (filtered separately):
- * not restricted by an admin, and, when the project requires it, a verified primary email.
+ * What a list statement's SQL depends on: which filters are set (not their values), the order, and the kind of
+ * search. Each shape is built once (`preparedPerShape`); the values go in as placeholders (`VALUES`).
  */
-function notRestricted(projectId: string, config: RenderedConfig): SQL {
-  const conditions = [eq(users.restrictedByAdmin, false)];
-  if (config.onboarding.requireEmailVerification) {
-    conditions.push(
-      sql`exists (select 1 from ${contactChannels} where ${contactChannels.projectId} = ${projectId} and ${contactChannels.userId} = ${users.id} and ${contactChannels.isPrimary} and ${contactChannels.isVerified})`,
-    );
-  }
-  return and(...conditions)!;
+type ListShape = {
+  anonymous: "only" | "include" | "exclude";
+  /** Restricted users are left out (by the admin's flag, and unverified emails when the project requires them). */
+  notRestricted: null | { requireVerifiedEmail: boolean };
+  team: boolean;
+  primaryEmailVerified: boolean | null;
+  restrictedByAdmin: boolean | null;
+  hasMfa: boolean | null;
+  authMethod: ListUsersQuery["auth_method"] | null;
+  orderBy: "signed_up_at" | "last_active_at";
+  descending: boolean;
+  cursor: boolean;
+  search: null | { emailProbe: boolean; id: boolean };
+};
+
+/** The values of a list statement, by name. */
+const VALUES = {
+  projectId: sql.placeholder("projectId"),
+  teamId: sql.placeholder("teamId"),
+  cursor: sql.placeholder("cursor"),
+  limit: sql.placeholder("limit"),
+  pattern: sql.placeholder("pattern"),
+  emailProbe: sql.placeholder("emailProbe"),
+  id: sql.placeholder("id"),
+};
+
+function shapeOf(config: RenderedConfig, query: ListUsersQuery, search: Search | null): ListShape {
+  const anonymous = query.only_anonymous ? "only" : query.include_anonymous ? "include" : "exclude";
+  return {
+    anonymous,
+    // Anonymous users are always restricted too, so including them includes restricted users.
+    notRestricted:
+      anonymous === "exclude" && !query.include_restricted
+        ? { requireVerifiedEmail: config.onboarding.requireEmailVerification }
+        : null,
+    team: query.team_id !== undefined,
+    primaryEmailVerified: query.primary_email_verified ?? null,
+    restrictedByAdmin: query.restricted_by_admin ?? null,
+    hasMfa: query.has_mfa ?? null,
+    authMethod: query.auth_method ?? null,
+    orderBy: query.order_by === "last_active_at" ? "last_active_at" : "signed_up_at",
+    descending: query.desc ?? false,
+    cursor: query.cursor !== undefined,
+    search: search ? { emailProbe: search.emailProbe !== null, id: search.id !== null } : null,
+  };
 }
 
 /**
@@ -64,62 +102,30 @@ export async function listUsers(
   query: ListUsersQuery,
 ): Promise<{ rows: UserRow[]; relations: UserRelations; nextCursor: string | null; totalCount?: number }> {
   const limit = query.limit ?? LIST_DEFAULT_LIMIT;
-  const descending = query.desc ?? false;
-  const orderColumn = query.order_by === "last_active_at" ? users.lastActiveAt : users.signedUpAt;
-
-  const conditions = filterConditions(projectId, config, query);
   const search = searchOf(query.query);
+  const shape = shapeOf(config, query, search);
+  // Every placeholder a shape may use; those it does not use are ignored.
+  const values = {
+    projectId,
+    teamId: query.team_id ?? null,
+    cursor: query.cursor ?? null,
+    limit: limit + 1,
+    pattern: search?.pattern ?? null,
+    emailProbe: search?.emailProbe ?? null,
+    id: search?.id ?? null,
+  };
   // The total of the filter, without the cursor: what the dashboard shows as "N users".
   const totalCount = query.include_total
-    ? Number(
-        (
-          await db
-            .select({ count: sql<number>`count(*)` })
-            .from(users)
-            .where(
-              search
-                ? and(
-                    eq(users.projectId, projectId),
-                    inArray(users.id, searchBranches(db, projectId, search, conditions)),
-                  )
-                : and(...conditions),
-            )
-        )[0]?.count ?? 0,
-      )
+    ? Number((await countStatement(db, { ...shape, cursor: false }).execute(values))[0]?.count ?? 0)
     : undefined;
-  if (query.cursor) {
-    if (!(await findUser(db, projectId, query.cursor))) {
-      throw new StatusError(
-        400,
-        "Unknown cursor: it must be the next_cursor of a previous page (the id of a user of this project).",
-      );
-    }
-    // A row of two plain values (not a row subquery), so that PostgreSQL can use it as an index bound.
-    const column = sql.identifier(orderColumn.name);
-    const position = sql`((select c.${column} from ${users} c where c.project_id = ${projectId} and c.id = ${query.cursor}::uuid), ${query.cursor}::uuid)`;
-    conditions.push(
-      descending
-        ? sql`(${orderColumn}, ${users.id}) <= ${position}`
-        : sql`(${orderColumn}, ${users.id}) >= ${position}`,
+  if (query.cursor && !(await findUser(db, projectId, query.cursor))) {
+    throw new StatusError(
+      400,
+      "Unknown cursor: it must be the next_cursor of a previous page (the id of a user of this project).",
     );
   }
-
-  const direction = descending ? desc : asc;
-  const order = [direction(orderColumn), direction(users.id)];
   // The page and what each user's view needs, in one statement.
-  const read = await db
-    .select({ user: users, ...userRelationColumns })
-    .from(users)
-    .where(
-      search
-        ? and(
-            eq(users.projectId, projectId),
-            inArray(users.id, searchBranches(db, projectId, search, conditions, { order, limit: limit + 1 })),
-          )
-        : and(...conditions),
-    )
-    .orderBy(...order)
-    .limit(limit + 1);
+  const read = await pageStatement(db, shape).execute(values);
   const next = read.length > limit ? read.pop()! : null;
   return {
     rows: read.map((row) => row.user),
@@ -127,6 +133,49 @@ export async function listUsers(
     nextCursor: next?.user.id ?? null,
     ...(totalCount === undefined ? {} : { totalCount }),
   };
+}
+
+/** The page: users with their relation columns, in order, one more than the limit (whether a next page exists). */
+const pageStatement = preparedPerShape((db: Database, shape: ListShape) => {
+  const conditions = filterConditions(shape);
+  const order = orderOf(shape);
+  return db
+    .select({ user: users, ...userRelationColumns })
+    .from(users)
+    .where(
+      shape.search
+        ? and(
+            eq(users.projectId, VALUES.projectId),
+            inArray(users.id, searchBranches(db, shape.search, conditions, { order, limit: VALUES.limit })),
+          )
+        : and(...conditions),
+    )
+    .orderBy(...order)
+    .limit(VALUES.limit)
+    .prepare(UNNAMED_STATEMENT);
+});
+
+/** How many users the filter (and search) selects, whatever the page. */
+const countStatement = preparedPerShape((db: Database, shape: ListShape) => {
+  const conditions = filterConditions(shape);
+  return db
+    .select({ count: sql<number>`count(*)` })
+    .from(users)
+    .where(
+      shape.search
+        ? and(
+            eq(users.projectId, VALUES.projectId),
+            inArray(users.id, searchBranches(db, shape.search, conditions)),
+          )
+        : and(...conditions),
+    )
+    .prepare(UNNAMED_STATEMENT);
+});
+
+function orderOf(shape: ListShape): SQL[] {
+  const direction = shape.descending ? desc : asc;
+  const column = shape.orderBy === "last_active_at" ? users.lastActiveAt : users.signedUpAt;
+  return [direction(column), direction(users.id)];
 }
 
 /**
@@ -140,10 +189,9 @@ export async function listUsers(
  */
 function searchBranches(
   db: Database,
-  projectId: string,
-  search: Search,
+  search: NonNullable<ListShape["search"]>,
   where: SQL[],
-  page?: { order: SQL[]; limit: number },
+  page?: { order: SQL[]; limit: typeof VALUES.limit },
 ) {
   const branch = (match: SQL) => {
     const select = db
@@ -157,51 +205,52 @@ function searchBranches(
   // ~1.5 ms. The whole pattern is then checked on the few rows found: as `lower(value) like lower(pattern)`, which
   // is what ILIKE does in a UTF-8 database, written so that it is not handed to the index too.
   const emailMatch = search.emailProbe
-    ? sql`${contactChannels.value} ilike ${search.emailProbe} and lower(${contactChannels.value}) like lower(${search.pattern})`
-    : sql`${contactChannels.value} ilike ${search.pattern}`;
+    ? sql`${contactChannels.value} ilike ${VALUES.emailProbe} and lower(${contactChannels.value}) like lower(${VALUES.pattern})`
+    : sql`${contactChannels.value} ilike ${VALUES.pattern}`;
   const branches = [
-    branch(sql`${users.displayName} ilike ${search.pattern}`),
+    branch(sql`${users.displayName} ilike ${VALUES.pattern}`),
     branch(
-      sql`${users.id} in (select ${contactChannels.userId} from ${contactChannels} where ${contactChannels.projectId} = ${projectId} and ${contactChannels.isPrimary} and ${emailMatch})`,
+      sql`${users.id} in (select ${contactChannels.userId} from ${contactChannels} where ${contactChannels.projectId} = ${VALUES.projectId} and ${contactChannels.isPrimary} and ${emailMatch})`,
     ),
-    ...(search.id ? [branch(eq(users.id, search.id))] : []),
+    ...(search.id ? [branch(eq(users.id, VALUES.id))] : []),
   ] as const;
   return unionAll(branches[0], branches[1], ...branches.slice(2));
 }
 
+const hasVerifiedPrimaryEmail = sql`exists (select 1 from ${contactChannels} where ${contactChannels.projectId} = ${VALUES.projectId} and ${contactChannels.userId} = ${users.id} and ${contactChannels.isPrimary} and ${contactChannels.isVerified})`;
+
 /**
- * The WHERE of a list, cursor and search aside. Every sub-select is scoped by project, so that it runs on the
+ * The WHERE of a list, search aside. Every sub-select is scoped by project, so that it runs on the
  * `(project_id, user_id)` indexes of contact channels and OAuth accounts.
  */
-function filterConditions(projectId: string, config: RenderedConfig, query: ListUsersQuery): SQL[] {
-  const conditions: SQL[] = [eq(users.projectId, projectId)];
-  if (query.only_anonymous) {
-    conditions.push(eq(users.isAnonymous, true));
-  } else if (!query.include_anonymous) {
-    // Anonymous users are always restricted too, so including them includes restricted users.
-    conditions.push(eq(users.isAnonymous, false));
-    if (!query.include_restricted) conditions.push(notRestricted(projectId, config));
+function filterConditions(shape: ListShape): SQL[] {
+  const conditions: SQL[] = [eq(users.projectId, VALUES.projectId)];
+  if (shape.anonymous === "only") conditions.push(eq(users.isAnonymous, true));
+  if (shape.anonymous === "exclude") conditions.push(eq(users.isAnonymous, false));
+  if (shape.notRestricted) {
+    // Not restricted, by the rule of `restrictedReasonOf` in views.ts minus the anonymous part (filtered above).
+    conditions.push(eq(users.restrictedByAdmin, false));
+    if (shape.notRestricted.requireVerifiedEmail) conditions.push(hasVerifiedPrimaryEmail);
   }
-  if (query.team_id) {
+  if (shape.team) {
     conditions.push(
-      sql`exists (select 1 from ${teamMembers} where ${teamMembers.projectId} = ${projectId} and ${teamMembers.teamId} = ${query.team_id} and ${teamMembers.userId} = ${users.id})`,
+      sql`exists (select 1 from ${teamMembers} where ${teamMembers.projectId} = ${VALUES.projectId} and ${teamMembers.teamId} = ${VALUES.teamId} and ${teamMembers.userId} = ${users.id})`,
     );
   }
-  const verifiedPrimaryEmail = sql`exists (select 1 from ${contactChannels} where ${contactChannels.projectId} = ${projectId} and ${contactChannels.userId} = ${users.id} and ${contactChannels.isPrimary} and ${contactChannels.isVerified})`;
-  if (query.primary_email_verified !== undefined) {
-    conditions.push(query.primary_email_verified ? verifiedPrimaryEmail : sql`not ${verifiedPrimaryEmail}`);
-  }
-  if (query.restricted_by_admin !== undefined) {
-    conditions.push(eq(users.restrictedByAdmin, query.restricted_by_admin));
-  }
-  if (query.has_mfa !== undefined) {
+  if (shape.primaryEmailVerified !== null) {
     conditions.push(
-      query.has_mfa
+      shape.primaryEmailVerified ? hasVerifiedPrimaryEmail : sql`not ${hasVerifiedPrimaryEmail}`,
+    );
+  }
+  if (shape.restrictedByAdmin !== null) conditions.push(eq(users.restrictedByAdmin, shape.restrictedByAdmin));
+  if (shape.hasMfa !== null) {
+    conditions.push(
+      shape.hasMfa
         ? sql`${users.totpSecretEncrypted} is not null`
         : sql`${users.totpSecretEncrypted} is null`,
     );
   }
-  switch (query.auth_method) {
+  switch (shape.authMethod) {
     case "password":
       conditions.push(sql`${users.passwordHash} is not null`);
       break;
@@ -213,11 +262,22 @@ function filterConditions(projectId: string, config: RenderedConfig, query: List
       break;
     case "oauth":
       conditions.push(
-        sql`exists (select 1 from ${oauthAccounts} where ${oauthAccounts.projectId} = ${projectId} and ${oauthAccounts.userId} = ${users.id})`,
+        sql`exists (select 1 from ${oauthAccounts} where ${oauthAccounts.projectId} = ${VALUES.projectId} and ${oauthAccounts.userId} = ${users.id})`,
       );
       break;
+    case null:
     case undefined:
       break;
+  }
+  if (shape.cursor) {
+    // A row of two plain values (not a row subquery), so that PostgreSQL can use it as an index bound.
+    const column = shape.orderBy === "last_active_at" ? users.lastActiveAt : users.signedUpAt;
+    const position = sql`((select c.${sql.identifier(column.name)} from ${users} c where c.project_id = ${VALUES.projectId} and c.id = ${VALUES.cursor}::uuid), ${VALUES.cursor}::uuid)`;
+    conditions.push(
+      shape.descending
+        ? sql`(${column}, ${users.id}) <= ${position}`
+        : sql`(${column}, ${users.id}) >= ${position}`,
+    );
   }
   return conditions;
 }
