@@ -208,18 +208,24 @@ async function run({ baseUrl, gatehouse, createProject }) {
 }
 
 /**
- * The plan of the list statement the server really sent: the drizzle session's logger sees every statement with its
- * parameters, so it is swapped in for that one request and the list SELECT picked out.
+ * The plan of the list statement the server really sent: the driver's `query` sees every statement with its
+ * parameters, so it is wrapped for that one request and the list SELECT picked out.
  */
 async function planOfListQuery(db, request) {
   const statements = [];
-  const { session } = db;
-  const originalLogger = session.logger;
-  session.logger = { logQuery: (text, params) => statements.push({ text, params }) };
+  // At the driver, not Drizzle's logger: list statements are built once and kept, and the logger sees only builds.
+  const client = db.$client;
+  const originalQuery = client.query;
+  client.query = function (textOrConfig, values, ...rest) {
+    const text = typeof textOrConfig === "string" ? textOrConfig : textOrConfig?.text;
+    const params = typeof textOrConfig === "string" ? values : (textOrConfig?.values ?? values);
+    if (typeof text === "string") statements.push({ text, params });
+    return originalQuery.call(this, textOrConfig, values, ...rest);
+  };
   try {
     await request();
   } finally {
-    session.logger = originalLogger;
+    client.query = originalQuery;
   }
   const list = statements.find(
     ({ text }) => /^select .* from "users"/is.test(text) && /order by/i.test(text) && /\blimit\b/i.test(text),
