@@ -35,6 +35,8 @@ export type StripeStandIn = {
   subscriptions: Map<string, StripeObject>;
   /** Every event sent, in order, with the HTTP status the webhook answered. */
   events: Array<{ event: StripeEvent; status: number }>;
+  /** Every API request the stand-in answered, in order (`GET /v1/accounts/acct_…`). */
+  apiRequests: string[];
   /** Pays a checkout session as the checkout page's button does; resolves once its events were delivered. */
   pay: (sessionId: string) => Promise<void>;
   /** Sends an event about `object` on `account`, signed; resolves to the webhook's status. */
@@ -105,6 +107,7 @@ export async function startStripeStandIn(options: StripeStandInOptions = {}): Pr
   const paymentIntents = new Map<string, StripeObject>();
   const invoices: StripeObject[] = [];
   const events: StripeStandIn["events"] = [];
+  const apiRequests: string[] = [];
   let baseUrl = "";
 
   const sign = (body: string, secret = webhookSecret) => {
@@ -285,6 +288,7 @@ export async function startStripeStandIn(options: StripeStandInOptions = {}): Pr
         error: { type: "invalid_request_error", message: "Invalid API Key provided" },
       });
     }
+    apiRequests.push(`${req.method} ${url.pathname}`);
     const account = req.headers["stripe-account"] as string | undefined;
     const body = parseStripeForm(req.method === "GET" ? url.search.slice(1) : await readBody(req));
     const path = url.pathname;
@@ -432,6 +436,7 @@ export async function startStripeStandIn(options: StripeStandInOptions = {}): Pr
     sessions,
     subscriptions,
     events,
+    apiRequests,
     pay,
     send,
     replay: async (eventId) => {

@@ -14,6 +14,7 @@ import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { markCodeUsed } from "../verification-codes/service.ts";
 import { type Customer, inlineProductSchema, productForCustomer } from "./catalogue.ts";
+import { accountChargesEnabled } from "./charges-enabled.ts";
 import { checkClientCustomerAccess, customerIdField, requireCustomerExists } from "./customers.ts";
 import {
   checkReturnUrl,
@@ -30,7 +31,7 @@ import {
   productIdsInLine,
   recordPurchase,
 } from "./purchases.ts";
-import { findStripeAccountId, stripeClient } from "./stripe.ts";
+import { findStripeAccountId } from "./stripe.ts";
 
 const tags = ["Payments"];
 const FORBIDDEN = "Clients may only buy for their own user, or for teams where they hold team_admin.";
@@ -153,8 +154,7 @@ export const purchaseRoutes = [
       const accountId = await findStripeAccountId(deps.db, open.project.id);
       let chargesEnabled = false;
       if (accountId !== null && !open.config.payments.testMode) {
-        const stripe = await stripeClient(deps.env);
-        chargesEnabled = (await stripe.accounts.retrieve(accountId)).charges_enabled === true;
+        chargesEnabled = await accountChargesEnabled(deps.env, accountId);
       }
       // Prices only a server may sell (by granting) stay off the end user's page.
       const prices = Object.fromEntries(

@@ -8,6 +8,7 @@ import { z } from "zod";
 import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { markCodeUsed } from "../verification-codes/service.ts";
+import { rememberStripeAccount } from "./charges-enabled.ts";
 import {
   checkReturnUrl,
   openPurchaseCode,
@@ -73,6 +74,7 @@ export const stripeRoutes = [
       if (!accountId) throw knownError("STRIPE_ACCOUNT_INFO_NOT_FOUND");
       const stripe = await stripeClient(deps.env);
       const account = await stripe.accounts.retrieve(accountId);
+      rememberStripeAccount(account);
       return {
         body: {
           account_id: account.id,

@@ -16,6 +16,7 @@ import { StatusError } from "../../http/status-error.ts";
 import { getRenderedConfig } from "../projects/config-store.ts";
 import { findCodeById } from "../verification-codes/service.ts";
 import type { Customer } from "./catalogue.ts";
+import { rememberStripeAccount } from "./charges-enabled.ts";
 import { formatUsd, sendPaymentEmail } from "./notifications.ts";
 import type { PurchaseCodeData } from "./purchase-codes.ts";
 import { markRefundedByPaymentIntent, recordPurchase, syncSubscriptionEnd } from "./purchases.ts";
@@ -166,7 +167,9 @@ export async function handleStripeEvent(deps: AppDeps, event: Stripe.Event): Pro
   const projectId = await projectOfStripeAccount(deps.db, accountId);
   if (!projectId) return;
   const type = event.type as string;
-  if (type === "checkout.session.completed" || type === "checkout.session.async_payment_succeeded") {
+  if (type === "account.updated") {
+    rememberStripeAccount(event.data.object as Stripe.Account);
+  } else if (type === "checkout.session.completed" || type === "checkout.session.async_payment_succeeded") {
     const session = event.data.object as Stripe.Checkout.Session;
     // A bank debit completes the checkout before the money arrives; async_payment_succeeded follows.
     if (session.payment_status === "unpaid") return;

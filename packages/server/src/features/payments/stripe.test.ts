@@ -9,6 +9,7 @@ import { createTestServer, type TestProject, type TestServer } from "../../testi
 import { emailsTo } from "../../testing/outbox.ts";
 import { type StripeStandIn, startStripeStandIn } from "../../testing/stripe-stand-in.ts";
 import { createSignedInUser } from "../../testing/users.ts";
+import { accountChargesEnabled } from "./charges-enabled.ts";
 import { paymentsApi, TEST_CATALOGUE } from "./test-support.ts";
 
 let stripe: StripeStandIn;
@@ -88,6 +89,60 @@ describe("connecting Stripe", () => {
     const widgets = await api.call("admin", "POST", "/internal/payments/stripe-widgets/account-session", {});
     expect(widgets.body.client_secret).toMatch(/^acs_secret_/);
     await project.configure({ "payments.testMode": false });
+  });
+});
+
+describe("the purchase page and Stripe's API", () => {
+  const accountReads = () =>
+    stripe.apiRequests.filter((line) => line === `GET /v1/accounts/${accountId}`).length;
+
+  it("asks Stripe whether the account can take payments at most once a minute, and keeps what Stripe says", async () => {
+    const { user } = await createSignedInUser(server, project.id);
+    const { fullCode } = await api.purchaseUrl({
+      customer_type: "user",
+      customer_id: user.id,
+      product_id: "pro",
+    });
+    const load = () =>
+      server.request("/api/v1/payments/purchases/validate-code", {
+        method: "POST",
+        body: { full_code: fullCode },
+      });
+    const before = accountReads();
+    for (let page = 0; page < 5; page++) {
+      const loaded = await load();
+      expect(loaded.status, loaded.text).toBe(200);
+      expect(loaded.body).toMatchObject({ charges_enabled: true, test_mode: false });
+    }
+    // The owner's account-info read just before told this server already; five loads asked Stripe at most once.
+    expect(accountReads() - before).toBeLessThanOrEqual(1);
+
+    // Stripe says the account can no longer take payments: the page follows without asking.
+    const account = stripe.accounts.get(accountId)!;
+    expect(await stripe.send("account.updated", accountId, { ...account, charges_enabled: false })).toBe(200);
+    const reads = accountReads();
+    expect((await load()).body.charges_enabled).toBe(false);
+    expect(accountReads()).toBe(reads);
+    await stripe.send("account.updated", accountId, { ...account, charges_enabled: true });
+  });
+
+  it("reads again once a minute has passed, and keeps no failed read", async () => {
+    let clock = Date.now() + 10 * 60_000;
+    const now = () => clock;
+    const reads = accountReads();
+    expect(await accountChargesEnabled(server.deps.env, accountId, now)).toBe(true);
+    expect(await accountChargesEnabled(server.deps.env, accountId, now)).toBe(true);
+    expect(accountReads()).toBe(reads + 1);
+    clock += 61_000;
+    expect(await accountChargesEnabled(server.deps.env, accountId, now)).toBe(true);
+    expect(accountReads()).toBe(reads + 2);
+
+    // An account Stripe does not know: no payments, no 500, and asked again next time.
+    const missing = () =>
+      stripe.apiRequests.filter((line) => line === "GET /v1/accounts/acct_missing").length;
+    expect(await accountChargesEnabled(server.deps.env, "acct_missing", now)).toBe(false);
+    expect(await accountChargesEnabled(server.deps.env, "acct_missing", now)).toBe(false);
+    expect(missing()).toBeGreaterThanOrEqual(2);
   });
 });
 
