@@ -135,7 +135,12 @@ export async function listUsers(
   };
 }
 
-/** The page: users with their relation columns, in order, one more than the limit (whether a next page exists). */
+/**
+ * The page: users with their relation columns, in order, one more than the limit (whether a next page exists).
+ * Unnamed, so planned for each call's values: planning is about a millisecond of a search, but a plan made once for
+ * any pattern (a named statement's generic plan) read the trigram indexes in full for short or common ones. At
+ * 200,000 users "a" took 1.4-2.1 s that way against ~1 ms planned for itself, and "mi" 0.7 s against 2 ms.
+ */
 const pageStatement = preparedPerShape((db: Database, shape: ListShape) => {
   const conditions = filterConditions(shape);
   const order = orderOf(shape);
