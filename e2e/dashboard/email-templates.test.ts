@@ -156,7 +156,9 @@ describe("dashboard email templates", () => {
     expect(await preview().getAttribute("sandbox")).toBe("");
     await screenshot(page, "63-email-template-preview-mobile-dark");
     await page.getByTestId("theme-toggle").click();
-  });
+    // The whole story of one template, with three sandboxed renders and two emails over SMTP: 22 s on an idle CI
+    // machine, and over the default 30 s on a loaded one.
+  }, 60_000);
 
   it("resets the edited template to the source Gatehouse ships", async () => {
     await go(`email-templates/templates/${VERIFICATION}`);

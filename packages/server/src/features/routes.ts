@@ -21,6 +21,7 @@ import { tokenRoutes } from "./oauth/token-route.ts";
 import { paymentAdminRoutes } from "./payments/admin-routes.ts";
 import { purchaseRoutes } from "./payments/purchase-routes.ts";
 import { paymentCustomerRoutes } from "./payments/routes.ts";
+import { answeringStripeFailures } from "./payments/stripe.ts";
 import { stripeRoutes } from "./payments/stripe-routes.ts";
 import { stripeWebhookRoutes } from "./payments/stripe-webhook.ts";
 import { permissionRoutes } from "./permissions/routes.ts";
@@ -77,10 +78,10 @@ export const features: readonly Feature[] = [
   {
     id: "payments",
     routes: [
-      ...paymentCustomerRoutes,
-      ...purchaseRoutes,
-      ...paymentAdminRoutes,
-      ...stripeRoutes,
+      ...[...paymentCustomerRoutes, ...purchaseRoutes, ...paymentAdminRoutes, ...stripeRoutes].map(
+        answeringStripeFailures,
+      ),
+      // A failed webhook must stay a 5xx of ours, logged as such: Stripe retries it.
       ...stripeWebhookRoutes,
     ],
   },

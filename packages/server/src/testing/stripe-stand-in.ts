@@ -37,6 +37,8 @@ export type StripeStandIn = {
   events: Array<{ event: StripeEvent; status: number }>;
   /** Every API request the stand-in answered, in order (`GET /v1/accounts/acct_…`). */
   apiRequests: string[];
+  /** While a message is set, every API request is refused with it (a 400 Stripe does not retry); null ends that. */
+  refuseRequests: (message: string | null) => void;
   /** Pays a checkout session as the checkout page's button does; resolves once its events were delivered. */
   pay: (sessionId: string) => Promise<void>;
   /** Sends an event about `object` on `account`, signed; resolves to the webhook's status. */
@@ -108,6 +110,7 @@ export async function startStripeStandIn(options: StripeStandInOptions = {}): Pr
   const invoices: StripeObject[] = [];
   const events: StripeStandIn["events"] = [];
   const apiRequests: string[] = [];
+  let refusal: string | null = null;
   let baseUrl = "";
 
   const sign = (body: string, secret = webhookSecret) => {
@@ -289,6 +292,9 @@ export async function startStripeStandIn(options: StripeStandInOptions = {}): Pr
       });
     }
     apiRequests.push(`${req.method} ${url.pathname}`);
+    if (refusal !== null) {
+      return json(res, 400, { error: { type: "invalid_request_error", message: refusal } });
+    }
     const account = req.headers["stripe-account"] as string | undefined;
     const body = parseStripeForm(req.method === "GET" ? url.search.slice(1) : await readBody(req));
     const path = url.pathname;
@@ -437,6 +443,9 @@ export async function startStripeStandIn(options: StripeStandInOptions = {}): Pr
     subscriptions,
     events,
     apiRequests,
+    refuseRequests: (message) => {
+      refusal = message;
+    },
     pay,
     send,
     replay: async (eventId) => {

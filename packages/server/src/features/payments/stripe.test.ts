@@ -146,6 +146,49 @@ describe("the purchase page and Stripe's API", () => {
   });
 });
 
+describe("when Stripe fails", () => {
+  it("answers 502 naming Stripe: its words to the owner, only that payments are unavailable to the public", async () => {
+    const { user } = await createSignedInUser(server, project.id);
+    const { fullCode } = await api.purchaseUrl({
+      customer_type: "user",
+      customer_id: user.id,
+      product_id: "pro",
+    });
+    stripe.refuseRequests("No such account: 'acct_gone'");
+    try {
+      const info = await api.call("admin", "GET", "/internal/payments/stripe/account-info");
+      expect(info.status).toBe(502);
+      expect(info.text).toContain("Stripe did not complete the request: No such account: 'acct_gone'");
+
+      const started = await server.request("/api/v1/payments/purchases/checkout-session", {
+        method: "POST",
+        body: {
+          full_code: fullCode,
+          price_id: "monthly",
+          quantity: 1,
+          return_url: "http://localhost:3000/thanks",
+        },
+      });
+      expect(started.status).toBe(502);
+      expect(started.text).toContain("Payments are unavailable right now");
+      expect(started.text).not.toContain("acct_gone");
+    } finally {
+      stripe.refuseRequests(null);
+    }
+    // Nothing was used up: the same code checks out once Stripe answers again.
+    const retried = await server.request("/api/v1/payments/purchases/checkout-session", {
+      method: "POST",
+      body: {
+        full_code: fullCode,
+        price_id: "monthly",
+        quantity: 1,
+        return_url: "http://localhost:3000/thanks",
+      },
+    });
+    expect(retried.status, retried.text).toBe(200);
+  });
+});
+
 describe("paying with Stripe Checkout", () => {
   it("grants a subscription once when Stripe's events are replayed, and keeps it ended whatever the order", async () => {
     const { user } = await createSignedInUser(server, project.id);

@@ -9,6 +9,7 @@ import { and, eq } from "drizzle-orm";
 import type Stripe from "stripe";
 import type { Database } from "../../db/index.ts";
 import type { ServerEnv, StripeSettings } from "../../env.ts";
+import type { AnyRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
 import type { Customer } from "./catalogue.ts";
 import { stripeAccounts, stripeCustomers } from "./schema.ts";
@@ -47,6 +48,38 @@ export async function stripeClient(env: Pick<ServerEnv, "stripe">): Promise<Stri
     clients.set(settings, client);
   }
   return client;
+}
+
+/**
+ * A route that calls Stripe, with Stripe's own failures (unreachable, refusing, rate limited) answered as 502 rather
+ * than as the 500 of a bug of ours: whoever sees it can tell that Stripe is the part to look at, and the failure is
+ * logged once. An owner's route says what Stripe said; a public one (the purchase page) only that Stripe failed.
+ */
+export function answeringStripeFailures<R extends AnyRoute>(route: R): R {
+  const handler = route.handler;
+  return {
+    ...route,
+    handler: async (context: Parameters<R["handler"]>[0]) => {
+      try {
+        return await handler(context);
+      } catch (error) {
+        if (!isStripeError(error)) throw error;
+        console.warn(`[payments] Stripe failed during ${route.method} ${route.path}: ${error.message}`);
+        throw new StatusError(
+          502,
+          route.access === "public"
+            ? "Payments are unavailable right now (Stripe did not complete the request). Please try again later."
+            : `Stripe did not complete the request: ${error.message}`,
+        );
+      }
+    },
+  };
+}
+
+/** The `stripe` package's errors carry a `type` such as "StripeConnectionError" or "StripeInvalidRequestError". */
+function isStripeError(error: unknown): error is Error & { type: string } {
+  const type = (error as { type?: unknown } | null)?.type;
+  return error instanceof Error && typeof type === "string" && type.startsWith("Stripe");
 }
 
 export async function findStripeAccountId(db: Database, projectId: string): Promise<string | null> {
