@@ -41,16 +41,27 @@ afterAll(async () => {
   await stripe?.close();
 });
 
-async function checkout(userId: string, productId: string, priceId: string, quantity = 1) {
+/** A purchase code for a product, sold to the user. */
+async function purchaseCode(userId: string, productId: string): Promise<string> {
   const { fullCode } = await api.purchaseUrl({
     customer_type: "user",
     customer_id: userId,
     product_id: productId,
   });
-  const started = await server.request("/api/v1/payments/purchases/checkout-session", {
+  return fullCode;
+}
+
+/** What the purchase page's "Pay with card" sends, whatever the answer. */
+function startCheckout(fullCode: string, priceId: string, quantity = 1) {
+  return server.request("/api/v1/payments/purchases/checkout-session", {
     method: "POST",
     body: { full_code: fullCode, price_id: priceId, quantity, return_url: "http://localhost:3000/thanks" },
   });
+}
+
+async function checkout(userId: string, productId: string, priceId: string, quantity = 1) {
+  const fullCode = await purchaseCode(userId, productId);
+  const started = await startCheckout(fullCode, priceId, quantity);
   expect(started.status, started.text).toBe(200);
   const sessionId = new URL(started.body.url).pathname.split("/").pop()!;
   return { fullCode, sessionId, url: started.body.url as string };
@@ -98,11 +109,7 @@ describe("the purchase page and Stripe's API", () => {
 
   it("asks Stripe whether the account can take payments at most once a minute, and keeps what Stripe says", async () => {
     const { user } = await createSignedInUser(server, project.id);
-    const { fullCode } = await api.purchaseUrl({
-      customer_type: "user",
-      customer_id: user.id,
-      product_id: "pro",
-    });
+    const fullCode = await purchaseCode(user.id, "pro");
     const load = () =>
       server.request("/api/v1/payments/purchases/validate-code", {
         method: "POST",
@@ -149,26 +156,14 @@ describe("the purchase page and Stripe's API", () => {
 describe("when Stripe fails", () => {
   it("answers 502 naming Stripe: its words to the owner, only that payments are unavailable to the public", async () => {
     const { user } = await createSignedInUser(server, project.id);
-    const { fullCode } = await api.purchaseUrl({
-      customer_type: "user",
-      customer_id: user.id,
-      product_id: "pro",
-    });
+    const fullCode = await purchaseCode(user.id, "pro");
     stripe.refuseRequests("No such account: 'acct_gone'");
     try {
       const info = await api.call("admin", "GET", "/internal/payments/stripe/account-info");
       expect(info.status).toBe(502);
       expect(info.text).toContain("Stripe did not complete the request: No such account: 'acct_gone'");
 
-      const started = await server.request("/api/v1/payments/purchases/checkout-session", {
-        method: "POST",
-        body: {
-          full_code: fullCode,
-          price_id: "monthly",
-          quantity: 1,
-          return_url: "http://localhost:3000/thanks",
-        },
-      });
+      const started = await startCheckout(fullCode, "monthly");
       expect(started.status).toBe(502);
       expect(started.text).toContain("Payments are unavailable right now");
       expect(started.text).not.toContain("acct_gone");
@@ -176,15 +171,7 @@ describe("when Stripe fails", () => {
       stripe.refuseRequests(null);
     }
     // Nothing was used up: the same code checks out once Stripe answers again.
-    const retried = await server.request("/api/v1/payments/purchases/checkout-session", {
-      method: "POST",
-      body: {
-        full_code: fullCode,
-        price_id: "monthly",
-        quantity: 1,
-        return_url: "http://localhost:3000/thanks",
-      },
-    });
+    const retried = await startCheckout(fullCode, "monthly");
     expect(retried.status, retried.text).toBe(200);
   });
 });
