@@ -16,6 +16,7 @@ import { analyticsMetrics } from "../packages/server/src/features/metrics/analyt
 import { emailMetrics } from "../packages/server/src/features/metrics/emails.ts";
 import { userMetrics } from "../packages/server/src/features/metrics/users.ts";
 import { metricsWindow } from "../packages/server/src/features/metrics/window.ts";
+import { paymentCounts } from "../packages/server/src/features/payments/metrics.ts";
 import { createKeySet } from "../packages/server/src/features/project-keys/service.ts";
 import { createProject } from "../packages/server/src/features/projects/service.ts";
 import { protocolHeaders } from "../packages/server/src/testing/harness.ts";
@@ -112,11 +113,14 @@ try {
     // Each section alone, to show where the time goes.
     const window = metricsWindow();
     const config = defaultRenderedConfig();
+    // Analytics takes the payment counts as the route passes them (read once here; timed on their own below).
+    const payments = await paymentCounts(db, project.id, window);
     const sections = {
       users: () => userMetrics(db, project.id, config, window, false),
       activity: () => activityMetrics(db, project.id, window, false),
       emails: () => emailMetrics(db, project.id, window),
-      analytics: () => analyticsMetrics(db, project.id, window, false, 0),
+      payments: () => paymentCounts(db, project.id, window),
+      analytics: () => analyticsMetrics(db, project.id, window, false, 0, payments),
     };
     const sectionTimes = {};
     for (const [name, run] of Object.entries(sections)) {

@@ -8,11 +8,26 @@ import * as schema from "./schema.ts";
 const MIGRATION_LOCK_ID = 7_402_113;
 
 /**
+ * Every statement Gatehouse sends is short and indexed, answering one request. A parallel plan must first start its
+ * workers, which took 50–70 ms on a loaded 2-core machine: a user search for a common name ("garcia", 1 user in 20)
+ * in a 20,000-user project took 80 ms with two workers and 6.6 ms without (bench/users-search.mjs), and the owners'
+ * metrics of a 200,000-user project 718 ms against 495 ms (bench/metrics.mjs), its sections' queries running side by
+ * side. Workers are also a server-wide pool (max_parallel_workers, 8 by default) that instances would compete for.
+ * So Gatehouse's own connections never plan parallel; other users of the server keep its settings.
+ */
+const CONNECTION_SETTINGS = "set max_parallel_workers_per_gather = 0";
+
+/**
  * PostgreSQL through a pool of 10 connections, after applying pending migrations. Imported by `openDatabase` only
  * when a connection string is given, so an embedded instance never loads `pg`.
  */
 export async function openPostgres(databaseUrl: string): Promise<DatabaseHandle> {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: 10,
+    // Awaited before the pool hands the new connection out; if it fails, the caller gets that error.
+    onConnect: (client) => client.query(CONNECTION_SETTINGS),
+  });
   // An idle connection can be cut by the server (restart, failover, admin termination). Without a listener that
   // 'error' event would crash the process; the pool simply opens a new connection on the next query.
   pool.on("error", (error) => {
