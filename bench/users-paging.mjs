@@ -11,6 +11,7 @@ import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { sql } from "drizzle-orm";
 import { startListeningServer } from "../packages/server/src/testing/listening-server.ts";
+import { explainStatement, listStatementOf } from "./list-statement.mjs";
 import { COMMON_SEARCH, seedUsers } from "./users-paging-seed.mjs";
 
 /** What the dashboard's users table asks for. */
@@ -161,15 +162,15 @@ async function run({ baseUrl, gatehouse, createProject }) {
   // The database's own time for page 1 next to the deepest page: what keyset paging promises is that they match.
   const deepest = depths.at(-1);
   if (!deepest) return;
-  const firstPlan = await planOfListQuery(db, () => call(listPath()));
-  const deepPlan = await planOfListQuery(db, () => call(listPath(pageCursors[deepest - 1])));
+  const firstPlan = await listPlan(db, () => call(listPath()));
+  const deepPlan = await listPlan(db, () => call(listPath(pageCursors[deepest - 1])));
   console.log("\nEXPLAIN ANALYZE of the list statement the server sent");
   for (const [page, plan] of [
     [1, firstPlan],
     [deepest, deepPlan],
   ]) {
     const scan = plan.lines
-      .find((line) => /Scan.* on users(?! c\b)/.test(line))
+      .find((line) => /Scan.* on users(?! c(?:_\d+)?\b)/.test(line))
       ?.replace(/^[\s->]+/, "")
       .replace(/ \(actual .*$/, "");
     const execution = plan.lines.find((line) => line.startsWith("Execution Time"));
@@ -180,29 +181,9 @@ async function run({ baseUrl, gatehouse, createProject }) {
     console.log(`${/users_project_signed_up_idx/.test(line) ? "→ " : "  "}${line}`);
 }
 
-/**
- * The plan of the statement the server really sent for one list request: the drizzle session's logger sees every
- * statement with its parameters, so it is swapped in for that one request and the list SELECT picked out.
- */
-async function planOfListQuery(db, request) {
-  const statements = [];
-  const { session } = db;
-  const originalLogger = session.logger;
-  session.logger = { logQuery: (text, params) => statements.push({ text, params }) };
-  try {
-    await request();
-  } finally {
-    session.logger = originalLogger;
-  }
-  const list = statements.find(
-    ({ text }) => /^select .* from "users"/is.test(text) && /order by/i.test(text) && /\blimit\b/i.test(text),
-  );
-  if (!list) return { offset: "?", lines: ["(no list statement was seen)"] };
-  const offset = /\boffset\b/i.test(list.text) ? "yes" : "no";
-  try {
-    const { rows } = await db.$client.query(`explain (analyze, costs off) ${list.text}`, list.params);
-    return { offset, lines: rows.map((row) => row["QUERY PLAN"]) };
-  } catch (error) {
-    return { offset, lines: [`EXPLAIN ANALYZE failed here: ${error.message}`] };
-  }
+/** The plan of the list statement one request sent, and whether that statement skips rows with OFFSET. */
+async function listPlan(db, request) {
+  const statement = await listStatementOf(db, request);
+  const offset = statement ? (/\boffset\b/i.test(statement.text) ? "yes" : "no") : "?";
+  return { offset, lines: await explainStatement(db, statement) };
 }

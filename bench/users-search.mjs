@@ -17,6 +17,7 @@ import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { sql } from "drizzle-orm";
 import { startListeningServer } from "../packages/server/src/testing/listening-server.ts";
+import { planOfListQuery } from "./list-statement.mjs";
 import { COMMON_SEARCH, seedUsers } from "./users-paging-seed.mjs";
 
 /** What the dashboard's users table asks for. */
@@ -205,32 +206,4 @@ async function run({ baseUrl, gatehouse, createProject }) {
     `\nEXPLAIN ANALYZE of the one-email substring search at ${project.size.toLocaleString("en")} users:`,
   );
   for (const line of plan) console.log(`  ${line}`);
-}
-
-/**
- * The plan of the list statement the server really sent: the driver's `query` sees every statement with its
- * parameters, so it is wrapped for that one request and the list SELECT picked out.
- */
-async function planOfListQuery(db, request) {
-  const statements = [];
-  // At the driver, not Drizzle's logger: list statements are built once and kept, and the logger sees only builds.
-  const client = db.$client;
-  const originalQuery = client.query;
-  client.query = function (textOrConfig, values, ...rest) {
-    const text = typeof textOrConfig === "string" ? textOrConfig : textOrConfig?.text;
-    const params = typeof textOrConfig === "string" ? values : (textOrConfig?.values ?? values);
-    if (typeof text === "string") statements.push({ text, params });
-    return originalQuery.call(this, textOrConfig, values, ...rest);
-  };
-  try {
-    await request();
-  } finally {
-    client.query = originalQuery;
-  }
-  const list = statements.find(
-    ({ text }) => /^select .* from "users"/is.test(text) && /order by/i.test(text) && /\blimit\b/i.test(text),
-  );
-  if (!list) return ["(no list statement was seen)"];
-  const { rows } = await db.$client.query(`explain (analyze, costs off) ${list.text}`, list.params);
-  return rows.map((row) => row["QUERY PLAN"]);
 }
