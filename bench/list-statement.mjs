@@ -34,7 +34,10 @@ export async function planOfListQuery(db, request) {
 export async function explainStatement(db, statement) {
   if (!statement) return ["(no list statement was seen)"];
   try {
-    const { rows } = await db.$client.query(`explain (analyze, costs off) ${statement.text}`, statement.params);
+    const { rows } = await db.$client.query(
+      `explain (analyze, costs off) ${statement.text}`,
+      statement.params,
+    );
     return rows.map((row) => row["QUERY PLAN"]);
   } catch (error) {
     return [`EXPLAIN ANALYZE failed here: ${error.message}`];
