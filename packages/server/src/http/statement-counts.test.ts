@@ -1,0 +1,212 @@
+/**
+ * No N+1: a list (or an object with a list inside) costs the same number of SQL statements whether it holds 2 items
+ * or 12. Each case grows one kind of item through the API and reads it back; the statements are counted with
+ * `statementsSentBy`, after one warm-up read so that the project cache is as full as in a running server.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AccessType } from "../http/access-type.ts";
+import { createTestServer, type TestProject, type TestServer } from "../testing/harness.ts";
+import { statementsSentBy } from "../testing/statements.ts";
+
+let server: TestServer;
+let project: TestProject;
+let userId: string;
+let teamId: string;
+/** A second user, for reads of a whole user object (the lists above are all grown on `userId`). */
+let readerId: string;
+
+async function call(accessType: AccessType, method: string, path: string, body?: unknown) {
+  return server.request(`/api/v1${path}`, { method, headers: project.headers(accessType), body });
+}
+
+async function created(accessType: AccessType, path: string, body: unknown) {
+  const response = await call(accessType, "POST", path, body);
+  expect(response.status, `POST ${path}: ${response.text}`).toBeLessThan(300);
+  return response.body;
+}
+
+/** The statements one read sends, after a warm-up read of the same path. */
+async function statementsOfRead(accessType: AccessType, path: string): Promise<string[]> {
+  const warm = await call(accessType, "GET", path);
+  expect(warm.status, `GET ${path}: ${warm.text}`).toBe(200);
+  const { result, statements } = await statementsSentBy(() => call(accessType, "GET", path));
+  expect(result.status, `GET ${path}: ${result.text}`).toBe(200);
+  return statements;
+}
+
+type Case = {
+  name: string;
+  accessType: AccessType;
+  path: () => string;
+  /** Adds the `index`th item of what the read lists. */
+  add: (index: number) => Promise<unknown>;
+  /** How many items the read shows, to check the growth really reached it. */
+  itemCount: (body: any) => number;
+};
+
+const items = (body: any) => body.items.length;
+let sequence = 0;
+const newUser = () =>
+  created("server", "/users", {
+    primary_email: `user-${++sequence}@statements.example`,
+    primary_email_auth_enabled: true,
+    display_name: `User ${sequence}`,
+  });
+
+const oauthAccount = (index: number, owner = userId) => ({
+  user_id: owner,
+  provider_config_id: "github",
+  account_id: `github-account-${index}`,
+  email: `github-${index}@statements.example`,
+  allow_sign_in: false,
+  allow_connected_accounts: true,
+});
+
+const cases: Case[] = [
+  { name: "users", accessType: "server", path: () => "/users", add: newUser, itemCount: items },
+  {
+    name: "teams of a user",
+    accessType: "server",
+    path: () => `/teams?user_id=${userId}`,
+    add: (index) => created("server", "/teams", { display_name: `Team ${index}`, creator_user_id: userId }),
+    itemCount: items,
+  },
+  {
+    name: "member profiles of a team",
+    accessType: "server",
+    path: () => `/team-member-profiles?team_id=${teamId}`,
+    add: async () => {
+      const user = await newUser();
+      return created("server", `/team-memberships/${teamId}/${user.id}`, {});
+    },
+    itemCount: items,
+  },
+  {
+    name: "contact channels of a user",
+    accessType: "server",
+    path: () => `/contact-channels?user_id=${userId}`,
+    add: (index) =>
+      created("server", "/contact-channels", {
+        user_id: userId,
+        type: "email",
+        value: `channel-${index}@statements.example`,
+        used_for_auth: false,
+      }),
+    itemCount: items,
+  },
+  {
+    name: "sessions of a user",
+    accessType: "server",
+    path: () => `/auth/sessions?user_id=${userId}`,
+    add: () => created("server", "/auth/sessions", { user_id: userId }),
+    itemCount: items,
+  },
+  {
+    name: "API keys of a user",
+    accessType: "server",
+    path: () => `/user-api-keys?user_id=${userId}`,
+    add: (index) => created("server", "/user-api-keys", { user_id: userId, description: `key ${index}` }),
+    itemCount: items,
+  },
+  {
+    name: "API keys of a team",
+    accessType: "server",
+    path: () => `/team-api-keys?team_id=${teamId}`,
+    add: (index) => created("server", "/team-api-keys", { team_id: teamId, description: `key ${index}` }),
+    itemCount: items,
+  },
+  {
+    name: "project permissions of a user",
+    accessType: "server",
+    path: () => `/project-permissions?user_id=${userId}`,
+    add: async (index) => {
+      await created("admin", "/project-permission-definitions", { id: `project_permission_${index}` });
+      return created("server", `/project-permissions/${userId}/project_permission_${index}`, {});
+    },
+    itemCount: items,
+  },
+  {
+    name: "team permissions of a member",
+    accessType: "server",
+    path: () => `/team-permissions?team_id=${teamId}&user_id=${userId}`,
+    add: async (index) => {
+      await created("admin", "/team-permission-definitions", { id: `team_permission_${index}` });
+      return created("server", `/team-permissions/${teamId}/${userId}/team_permission_${index}`, {});
+    },
+    itemCount: items,
+  },
+  {
+    name: "OAuth accounts of a user",
+    accessType: "server",
+    path: () => `/oauth-providers?user_id=${userId}`,
+    add: (index) => created("server", "/oauth-providers", oauthAccount(index)),
+    itemCount: items,
+  },
+  {
+    // The user object carries the accounts too (`oauth_providers`), read in the same statement as the user.
+    name: "a user with their OAuth accounts",
+    accessType: "server",
+    path: () => `/users/${readerId}`,
+    add: (index) => created("server", "/oauth-providers", oauthAccount(100 + index, readerId)),
+    itemCount: (body) => body.oauth_providers.length,
+  },
+  {
+    name: "invitations of a team",
+    accessType: "server",
+    path: () => `/team-invitations?team_id=${teamId}`,
+    add: (index) =>
+      created("server", "/team-invitations/send-code", {
+        team_id: teamId,
+        email: `invitee-${index}@statements.example`,
+        callback_url: "http://localhost:3000/handler/team-invitation",
+      }),
+    itemCount: items,
+  },
+  {
+    name: "project key sets",
+    accessType: "admin",
+    path: () => "/internal/api-keys",
+    add: (index) =>
+      created("admin", "/internal/api-keys", {
+        description: `key set ${index}`,
+        expires_at_millis: Date.now() + 86_400_000,
+        has_publishable_client_key: true,
+        has_secret_server_key: true,
+        has_super_secret_admin_key: false,
+      }),
+    itemCount: items,
+  },
+];
+
+beforeAll(async () => {
+  server = await createTestServer();
+  project = await server.createProject("Statement counts");
+  const patched = await call("admin", "PATCH", "/internal/projects/current", {
+    config: { allow_user_api_keys: true, allow_team_api_keys: true },
+  });
+  expect(patched.status, patched.text).toBe(200);
+  await project.configure({ "auth.oauth.providers.github": { isShared: true } });
+  userId = (await newUser()).id;
+  readerId = (await newUser()).id;
+  teamId = (await created("server", "/teams", { display_name: "Team", creator_user_id: userId })).id;
+});
+afterAll(() => server?.close());
+
+describe("a read costs as many statements for 12 items as for 2", () => {
+  it.each(cases)("$name", async ({ accessType, path, add, itemCount }) => {
+    // Some lists start with an item (the primary email, the creator's team, the first key set).
+    let count = itemCount((await call(accessType, "GET", path())).body);
+    const growTo = async (target: number) => {
+      while (count < target) await add(count++);
+      expect(itemCount((await call(accessType, "GET", path())).body)).toBe(target);
+    };
+    await growTo(2);
+    const few = await statementsOfRead(accessType, path());
+    await growTo(12);
+    const many = await statementsOfRead(accessType, path());
+    expect(few.length, "the read sent no statement that was seen").toBeGreaterThan(0);
+    expect(many, `with 2 items:\n${few.join("\n")}\n\nwith 12 items:\n${many.join("\n")}`).toHaveLength(
+      few.length,
+    );
+  });
+});
