@@ -1,6 +1,6 @@
 /**
- * No N+1: a list (or an object with a list inside) costs the same number of SQL statements whether it holds 2 items
- * or 12. Each case grows one kind of item through the API and reads it back; the statements are counted with
+ * No N+1: a list (or an object with a list inside) costs the same number of SQL statements with 2 more items as with
+ * 12 more. Each case grows one kind of item through the API and reads it back; the statements are counted with
  * `statementsSentBy`, after one warm-up read so that the project cache is as full as in a running server.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,6 +14,8 @@ let userId: string;
 let teamId: string;
 /** A second user, for reads of a whole user object (the lists above are all grown on `userId`). */
 let readerId: string;
+/** The endpoint whose deliveries are listed (the endpoint list itself is grown by another case). */
+let endpointId: string;
 
 async function call(accessType: AccessType, method: string, path: string, body?: unknown) {
   return server.request(`/api/v1${path}`, { method, headers: project.headers(accessType), body });
@@ -163,6 +165,51 @@ const cases: Case[] = [
     itemCount: items,
   },
   {
+    name: "sent emails",
+    accessType: "admin",
+    path: () => "/internal/emails",
+    add: (index) =>
+      created("server", "/emails/send-email", { user_ids: [userId], html: `<p>Email ${index}</p>` }),
+    itemCount: items,
+  },
+  {
+    name: "email drafts",
+    accessType: "admin",
+    path: () => "/internal/email-drafts",
+    add: (index) => created("admin", "/internal/email-drafts", { display_name: `Draft ${index}` }),
+    itemCount: (body) => body.drafts.length,
+  },
+  {
+    name: "webhook endpoints",
+    accessType: "admin",
+    path: () => "/webhooks-portal/endpoints",
+    add: (index) =>
+      created("admin", "/webhooks-portal/endpoints", {
+        url: `http://localhost:9/hook-${index}`,
+        description: "",
+      }),
+    itemCount: items,
+  },
+  {
+    // Each delivery is listed with its attempts.
+    name: "deliveries of a webhook endpoint",
+    accessType: "admin",
+    path: () => `/webhooks-portal/endpoints/${endpointId}/deliveries`,
+    add: () => created("admin", `/webhooks-portal/endpoints/${endpointId}/test`, {}),
+    itemCount: items,
+  },
+  {
+    name: "AI conversations",
+    accessType: "admin",
+    path: () => "/internal/ai-conversations",
+    add: (index) =>
+      created("admin", "/internal/ai-conversations", {
+        title: `Conversation ${index}`,
+        messages: [{ role: "user", content: `Question ${index}` }],
+      }),
+    itemCount: (body) => body.conversations.length,
+  },
+  {
     name: "project key sets",
     accessType: "admin",
     path: () => "/internal/api-keys",
@@ -185,27 +232,33 @@ beforeAll(async () => {
     config: { allow_user_api_keys: true, allow_team_api_keys: true },
   });
   expect(patched.status, patched.text).toBe(200);
-  await project.configure({ "auth.oauth.providers.github": { isShared: true } });
+  await project.configure({
+    "auth.oauth.providers.github": { isShared: true },
+    "emails.server": { isShared: false, host: "smtp.statements.example", port: 587 },
+  });
   userId = (await newUser()).id;
   readerId = (await newUser()).id;
+  endpointId = (await created("admin", "/webhooks-portal/endpoints", { url: "http://localhost:9/hook" })).id;
   teamId = (await created("server", "/teams", { display_name: "Team", creator_user_id: userId })).id;
 });
 afterAll(() => server?.close());
 
-describe("a read costs as many statements for 12 items as for 2", () => {
+describe("a read costs as many statements for 12 more items as for 2 more", () => {
   it.each(cases)("$name", async ({ accessType, path, add, itemCount }) => {
-    // Some lists start with an item (the primary email, the creator's team, the first key set).
-    let count = itemCount((await call(accessType, "GET", path())).body);
+    // Lists may start with items (the primary email, the creator's team, the first key set, emails other cases
+    // sent): 2 and 12 are added to those.
+    const initial = itemCount((await call(accessType, "GET", path())).body);
+    let count = initial;
     const growTo = async (target: number) => {
       while (count < target) await add(count++);
       expect(itemCount((await call(accessType, "GET", path())).body)).toBe(target);
     };
-    await growTo(2);
+    await growTo(initial + 2);
     const few = await statementsOfRead(accessType, path());
-    await growTo(12);
+    await growTo(initial + 12);
     const many = await statementsOfRead(accessType, path());
     expect(few.length, "the read sent no statement that was seen").toBeGreaterThan(0);
-    expect(many, `with 2 items:\n${few.join("\n")}\n\nwith 12 items:\n${many.join("\n")}`).toHaveLength(
+    expect(many, `with 2 more items:\n${few.join("\n")}\n\nwith 12 more:\n${many.join("\n")}`).toHaveLength(
       few.length,
     );
   });
