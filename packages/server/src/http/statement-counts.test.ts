@@ -4,6 +4,7 @@
  * `statementsSentBy`, after one warm-up read so that the project cache is as full as in a running server.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TEST_CATALOGUE } from "../features/payments/test-support.ts";
 import type { AccessType } from "../http/access-type.ts";
 import { createTestServer, type TestProject, type TestServer } from "../testing/harness.ts";
 import { statementsSentBy } from "../testing/statements.ts";
@@ -210,6 +211,34 @@ const cases: Case[] = [
     itemCount: (body) => body.conversations.length,
   },
   {
+    name: "payment transactions",
+    accessType: "admin",
+    path: () => "/internal/payments/transactions",
+    add: (index) =>
+      index % 2 === 0
+        ? created("server", `/payments/items/user/${userId}/credits/update-quantity?allow_negative=false`, {
+            delta: 1,
+          })
+        : created("server", `/payments/products/user/${userId}`, { product_id: "credit-pack" }),
+    itemCount: (body) => body.transactions.length,
+  },
+  {
+    name: "products a customer holds",
+    accessType: "server",
+    path: () => `/payments/products/user/${readerId}?limit=100`,
+    add: (index) =>
+      created("server", `/payments/products/user/${readerId}`, {
+        product_inline: {
+          display_name: `Inline product ${index}`,
+          customer_type: "user",
+          server_only: true,
+          prices: {},
+          included_items: { credits: { quantity: 1 } },
+        },
+      }),
+    itemCount: items,
+  },
+  {
     name: "project key sets",
     accessType: "admin",
     path: () => "/internal/api-keys",
@@ -235,6 +264,7 @@ beforeAll(async () => {
   await project.configure({
     "auth.oauth.providers.github": { isShared: true },
     "emails.server": { isShared: false, host: "smtp.statements.example", port: 587 },
+    ...TEST_CATALOGUE,
   });
   userId = (await newUser()).id;
   readerId = (await newUser()).id;
