@@ -5,9 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_CATALOGUE } from "../features/payments/test-support.ts";
-import type { AccessType } from "../http/access-type.ts";
 import { createTestServer, type TestProject, type TestServer } from "../testing/harness.ts";
 import { statementsSentBy } from "../testing/statements.ts";
+import { createSignedInUser } from "../testing/users.ts";
+import type { AccessType } from "./access-type.ts";
 
 let server: TestServer;
 let project: TestProject;
@@ -18,28 +19,37 @@ let readerId: string;
 /** The endpoint whose deliveries are listed (the endpoint list itself is grown by another case). */
 let endpointId: string;
 
-async function call(accessType: AccessType, method: string, path: string, body?: unknown) {
-  return server.request(`/api/v1${path}`, { method, headers: project.headers(accessType), body });
+/** The project's keys of one access type, or a dashboard owner signed in to the internal project. */
+type Caller = AccessType | "owner";
+let ownerAccessToken: string;
+let ownerTeamId: string;
+
+async function call(caller: Caller, method: string, path: string, body?: unknown) {
+  const headers =
+    caller === "owner"
+      ? server.internal.headers("client", { "x-stack-access-token": ownerAccessToken })
+      : project.headers(caller);
+  return server.request(`/api/v1${path}`, { method, headers, body });
 }
 
-async function created(accessType: AccessType, path: string, body: unknown) {
-  const response = await call(accessType, "POST", path, body);
+async function created(caller: Caller, path: string, body: unknown) {
+  const response = await call(caller, "POST", path, body);
   expect(response.status, `POST ${path}: ${response.text}`).toBeLessThan(300);
   return response.body;
 }
 
 /** The statements one read sends, after a warm-up read of the same path. */
-async function statementsOfRead(accessType: AccessType, path: string): Promise<string[]> {
-  const warm = await call(accessType, "GET", path);
+async function statementsOfRead(caller: Caller, path: string): Promise<string[]> {
+  const warm = await call(caller, "GET", path);
   expect(warm.status, `GET ${path}: ${warm.text}`).toBe(200);
-  const { result, statements } = await statementsSentBy(() => call(accessType, "GET", path));
+  const { result, statements } = await statementsSentBy(() => call(caller, "GET", path));
   expect(result.status, `GET ${path}: ${result.text}`).toBe(200);
   return statements;
 }
 
 type Case = {
   name: string;
-  accessType: AccessType;
+  caller: Caller;
   path: () => string;
   /** Adds the `index`th item of what the read lists. */
   add: (index: number) => Promise<unknown>;
@@ -66,17 +76,17 @@ const oauthAccount = (index: number, owner = userId) => ({
 });
 
 const cases: Case[] = [
-  { name: "users", accessType: "server", path: () => "/users", add: newUser, itemCount: items },
+  { name: "users", caller: "server", path: () => "/users", add: newUser, itemCount: items },
   {
     name: "teams of a user",
-    accessType: "server",
+    caller: "server",
     path: () => `/teams?user_id=${userId}`,
     add: (index) => created("server", "/teams", { display_name: `Team ${index}`, creator_user_id: userId }),
     itemCount: items,
   },
   {
     name: "member profiles of a team",
-    accessType: "server",
+    caller: "server",
     path: () => `/team-member-profiles?team_id=${teamId}`,
     add: async () => {
       const user = await newUser();
@@ -86,7 +96,7 @@ const cases: Case[] = [
   },
   {
     name: "contact channels of a user",
-    accessType: "server",
+    caller: "server",
     path: () => `/contact-channels?user_id=${userId}`,
     add: (index) =>
       created("server", "/contact-channels", {
@@ -99,28 +109,28 @@ const cases: Case[] = [
   },
   {
     name: "sessions of a user",
-    accessType: "server",
+    caller: "server",
     path: () => `/auth/sessions?user_id=${userId}`,
     add: () => created("server", "/auth/sessions", { user_id: userId }),
     itemCount: items,
   },
   {
     name: "API keys of a user",
-    accessType: "server",
+    caller: "server",
     path: () => `/user-api-keys?user_id=${userId}`,
     add: (index) => created("server", "/user-api-keys", { user_id: userId, description: `key ${index}` }),
     itemCount: items,
   },
   {
     name: "API keys of a team",
-    accessType: "server",
+    caller: "server",
     path: () => `/team-api-keys?team_id=${teamId}`,
     add: (index) => created("server", "/team-api-keys", { team_id: teamId, description: `key ${index}` }),
     itemCount: items,
   },
   {
     name: "project permissions of a user",
-    accessType: "server",
+    caller: "server",
     path: () => `/project-permissions?user_id=${userId}`,
     add: async (index) => {
       await created("admin", "/project-permission-definitions", { id: `project_permission_${index}` });
@@ -130,7 +140,7 @@ const cases: Case[] = [
   },
   {
     name: "team permissions of a member",
-    accessType: "server",
+    caller: "server",
     path: () => `/team-permissions?team_id=${teamId}&user_id=${userId}`,
     add: async (index) => {
       await created("admin", "/team-permission-definitions", { id: `team_permission_${index}` });
@@ -140,7 +150,7 @@ const cases: Case[] = [
   },
   {
     name: "OAuth accounts of a user",
-    accessType: "server",
+    caller: "server",
     path: () => `/oauth-providers?user_id=${userId}`,
     add: (index) => created("server", "/oauth-providers", oauthAccount(index)),
     itemCount: items,
@@ -148,14 +158,14 @@ const cases: Case[] = [
   {
     // The user object carries the accounts too (`oauth_providers`), read in the same statement as the user.
     name: "a user with their OAuth accounts",
-    accessType: "server",
+    caller: "server",
     path: () => `/users/${readerId}`,
     add: (index) => created("server", "/oauth-providers", oauthAccount(100 + index, readerId)),
     itemCount: (body) => body.oauth_providers.length,
   },
   {
     name: "invitations of a team",
-    accessType: "server",
+    caller: "server",
     path: () => `/team-invitations?team_id=${teamId}`,
     add: (index) =>
       created("server", "/team-invitations/send-code", {
@@ -167,7 +177,7 @@ const cases: Case[] = [
   },
   {
     name: "sent emails",
-    accessType: "admin",
+    caller: "admin",
     path: () => "/internal/emails",
     add: (index) =>
       created("server", "/emails/send-email", { user_ids: [userId], html: `<p>Email ${index}</p>` }),
@@ -175,14 +185,14 @@ const cases: Case[] = [
   },
   {
     name: "email drafts",
-    accessType: "admin",
+    caller: "admin",
     path: () => "/internal/email-drafts",
     add: (index) => created("admin", "/internal/email-drafts", { display_name: `Draft ${index}` }),
     itemCount: (body) => body.drafts.length,
   },
   {
     name: "webhook endpoints",
-    accessType: "admin",
+    caller: "admin",
     path: () => "/webhooks-portal/endpoints",
     add: (index) =>
       created("admin", "/webhooks-portal/endpoints", {
@@ -194,14 +204,14 @@ const cases: Case[] = [
   {
     // Each delivery is listed with its attempts.
     name: "deliveries of a webhook endpoint",
-    accessType: "admin",
+    caller: "admin",
     path: () => `/webhooks-portal/endpoints/${endpointId}/deliveries`,
     add: () => created("admin", `/webhooks-portal/endpoints/${endpointId}/test`, {}),
     itemCount: items,
   },
   {
     name: "AI conversations",
-    accessType: "admin",
+    caller: "admin",
     path: () => "/internal/ai-conversations",
     add: (index) =>
       created("admin", "/internal/ai-conversations", {
@@ -212,7 +222,7 @@ const cases: Case[] = [
   },
   {
     name: "payment transactions",
-    accessType: "admin",
+    caller: "admin",
     path: () => "/internal/payments/transactions",
     add: (index) =>
       index % 2 === 0
@@ -224,7 +234,7 @@ const cases: Case[] = [
   },
   {
     name: "products a customer holds",
-    accessType: "server",
+    caller: "server",
     path: () => `/payments/products/user/${readerId}?limit=100`,
     add: (index) =>
       created("server", `/payments/products/user/${readerId}`, {
@@ -239,8 +249,19 @@ const cases: Case[] = [
     itemCount: items,
   },
   {
+    name: "projects a dashboard owner manages",
+    caller: "owner",
+    path: () => "/internal/projects",
+    add: (index) =>
+      created("owner", "/internal/projects", {
+        display_name: `Project ${index}`,
+        owner_team_id: ownerTeamId,
+      }),
+    itemCount: items,
+  },
+  {
     name: "project key sets",
-    accessType: "admin",
+    caller: "admin",
     path: () => "/internal/api-keys",
     add: (index) =>
       created("admin", "/internal/api-keys", {
@@ -268,25 +289,28 @@ beforeAll(async () => {
   });
   userId = (await newUser()).id;
   readerId = (await newUser()).id;
+  const owner = await createSignedInUser(server, "internal", { primaryEmail: "owner@statements.example" });
+  ownerAccessToken = owner.accessToken;
+  ownerTeamId = (await created("owner", "/teams", { display_name: "Owners", creator_user_id: "me" })).id;
   endpointId = (await created("admin", "/webhooks-portal/endpoints", { url: "http://localhost:9/hook" })).id;
   teamId = (await created("server", "/teams", { display_name: "Team", creator_user_id: userId })).id;
 });
 afterAll(() => server?.close());
 
 describe("a read costs as many statements for 12 more items as for 2 more", () => {
-  it.each(cases)("$name", async ({ accessType, path, add, itemCount }) => {
+  it.each(cases)("$name", async ({ caller, path, add, itemCount }) => {
     // Lists may start with items (the primary email, the creator's team, the first key set, emails other cases
     // sent): 2 and 12 are added to those.
-    const initial = itemCount((await call(accessType, "GET", path())).body);
+    const initial = itemCount((await call(caller, "GET", path())).body);
     let count = initial;
     const growTo = async (target: number) => {
       while (count < target) await add(count++);
-      expect(itemCount((await call(accessType, "GET", path())).body)).toBe(target);
+      expect(itemCount((await call(caller, "GET", path())).body)).toBe(target);
     };
     await growTo(initial + 2);
-    const few = await statementsOfRead(accessType, path());
+    const few = await statementsOfRead(caller, path());
     await growTo(initial + 12);
-    const many = await statementsOfRead(accessType, path());
+    const many = await statementsOfRead(caller, path());
     expect(few.length, "the read sent no statement that was seen").toBeGreaterThan(0);
     expect(many, `with 2 more items:\n${few.join("\n")}\n\nwith 12 more:\n${many.join("\n")}`).toHaveLength(
       few.length,
