@@ -106,7 +106,8 @@ describe("the AI helper panel", () => {
 
     expect((await (await admin()).getProject()).config.clientTeamCreationEnabled).toBe(false);
     await proposal.getByTestId("ai-apply").click();
-    await proposal.getByText("Applied").waitFor();
+    // Exact: by default getByText matches any case and any part, and the "Not applied" badge is there already.
+    await proposal.getByText("Applied", { exact: true }).waitFor();
     expect((await (await admin()).getProject()).config.clientTeamCreationEnabled).toBe(true);
   });
 
@@ -118,7 +119,7 @@ describe("the AI helper panel", () => {
     await list.getByText("Who is Bob?").click();
     await panel().getByText("Bob Example (bob@acme.example) signed up today").waitFor();
     // The proposal reopens with its current state.
-    await panel().getByTestId("ai-proposal").getByText("Applied").waitFor();
+    await panel().getByTestId("ai-proposal").getByText("Applied", { exact: true }).waitFor();
     await screenshot(page, "ai-chat-history");
     expect((await (await admin()).listAiConversations()).map((c) => c.title)).toEqual(["Who is Bob?"]);
   });
