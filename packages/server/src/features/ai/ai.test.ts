@@ -3,6 +3,7 @@
  * chat-completions protocol, JSON and streamed, with tool calls scripted per test.
  */
 import { eq } from "drizzle-orm";
+import type pg from "pg";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
 import { createSignedInUser } from "../../testing/users.ts";
@@ -279,6 +280,69 @@ describe("a proposed config change", () => {
     expect(discarded.body.status).toBe("discarded");
     await project.configure({ "auth.otp": { allowSignIn: false } });
   });
+
+  it("is applied once when two calls race, claim and config write in one transaction", async () => {
+    fake.script(
+      {
+        toolCalls: [
+          {
+            name: "proposeConfigChange",
+            arguments: { changes: { "auth.allowSignUp": false }, summary: "Close sign-ups" },
+          },
+        ],
+      },
+      { text: "Proposed." },
+    );
+    const proposal = (await ask("Close sign-ups")).body.content[0].result.proposal;
+    const apply = () => api(`/internal/ai-proposals/${proposal.id}/apply`, { method: "POST" });
+    const statuses = (await Promise.all([apply(), apply()])).map((response) => response.status).sort();
+    expect(statuses).toEqual([200, 409]);
+    expect((await renderedConfig()).auth.allowSignUp).toBe(false);
+    expect((await api(`/internal/ai-proposals/${proposal.id}`)).body.status).toBe("applied");
+    await project.configure({ "auth.allowSignUp": true });
+  });
+
+  // Needs a second connection to hold the config rows; PGlite has one connection, whose transactions run in turn.
+  if (process.env.DATABASE_URL) {
+    it("is not seen applied while its config write waits, and applies once the config rows are free", async () => {
+      fake.script(
+        {
+          toolCalls: [
+            {
+              name: "proposeConfigChange",
+              arguments: { changes: { "auth.passkey.allowSignIn": false }, summary: "Passkeys off" },
+            },
+          ],
+        },
+        { text: "Proposed." },
+      );
+      const proposal = (await ask("Turn passkeys off")).body.content[0].result.proposal;
+      const pool = (server.deps.db as unknown as { $client: pg.Pool }).$client;
+      const holder = await pool.connect();
+      try {
+        await holder.query("begin");
+        await holder.query("select 1 from project_config_overrides where project_id = $1 for update", [
+          project.id,
+        ]);
+        const applying = api(`/internal/ai-proposals/${proposal.id}/apply`, { method: "POST" });
+        // Until the apply waits for the rows this transaction holds (polled, not slept).
+        while (true) {
+          const { rows } = await holder.query(
+            "select count(*)::int as waiting from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
+          );
+          if (rows[0].waiting > 0) break;
+        }
+        expect((await api(`/internal/ai-proposals/${proposal.id}`)).body.status).toBe("pending");
+        await holder.query("rollback");
+        const applied = await applying;
+        expect(applied.status, applied.text).toBe(200);
+        expect((await api(`/internal/ai-proposals/${proposal.id}`)).body.status).toBe("applied");
+        expect((await renderedConfig()).auth.passkey.allowSignIn).toBe(false);
+      } finally {
+        holder.release();
+      }
+    });
+  }
 
   it("that does not validate comes back to the model as problems, and nothing is stored", async () => {
     const before = (await api("/internal/ai-proposals")).body.items.length;

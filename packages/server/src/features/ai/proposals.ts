@@ -13,10 +13,11 @@ import {
   validateOverrideShape,
 } from "../../config/index.ts";
 import { randomUuid } from "../../crypto/index.ts";
+import type { Database } from "../../db/index.ts";
 import type { AppDeps } from "../../deps.ts";
 import { isUuid } from "../../fields/ids.ts";
 import { StatusError } from "../../http/status-error.ts";
-import { getConfigOverrides, patchConfigOverride } from "../projects/config-store.ts";
+import { type ConfigOverrides, getConfigOverrides, updateConfigOverride } from "../projects/config-store.ts";
 import { isSecretPath, SECRET_PLACEHOLDER } from "./redact.ts";
 import { type AiConfigDiffEntry, type AiConfigProposalRow, aiConfigProposals } from "./schema.ts";
 
@@ -124,37 +125,36 @@ export async function decideProposal(
 ): Promise<AiConfigProposalRow> {
   const row = await proposalOr404(deps, projectId, id);
   if (row.status !== "pending") throw new StatusError(409, `This proposal was already ${row.status}.`);
-  if (decision === "apply") await checkStillCurrent(deps, projectId, row);
-  // Claimed before the write, so two clicks (or two owners) apply it once; a refused write gives it back.
-  const [claimed] = await deps.db
-    .update(aiConfigProposals)
-    .set({ status: decision === "apply" ? "applied" : "discarded", decidedAt: sql`now()`, decidedBy })
-    .where(
-      and(
-        eq(aiConfigProposals.projectId, projectId),
-        eq(aiConfigProposals.id, id),
-        eq(aiConfigProposals.status, "pending"),
-      ),
-    )
-    .returning();
-  if (!claimed) throw new StatusError(409, "This proposal was decided by another call meanwhile.");
-  if (decision === "apply") {
-    try {
-      await patchConfigOverride(deps, projectId, row.level, row.override as ConfigOverride);
-    } catch (error) {
-      await deps.db
-        .update(aiConfigProposals)
-        .set({ status: "pending", decidedAt: null, decidedBy: null })
-        .where(and(eq(aiConfigProposals.projectId, projectId), eq(aiConfigProposals.id, id)));
-      throw error;
+  // One transaction: the claim (so two clicks, or two owners, apply it once), the check against the config as
+  // locked, and the write. A refused write or a crash leaves the proposal pending and the config as it was, and
+  // nobody sees it "applied" before the config says so.
+  return deps.db.transaction(async (tx) => {
+    const [claimed] = await tx
+      .update(aiConfigProposals)
+      .set({ status: decision === "apply" ? "applied" : "discarded", decidedAt: sql`now()`, decidedBy })
+      .where(
+        and(
+          eq(aiConfigProposals.projectId, projectId),
+          eq(aiConfigProposals.id, id),
+          eq(aiConfigProposals.status, "pending"),
+        ),
+      )
+      .returning();
+    if (!claimed) throw new StatusError(409, "This proposal was decided by another call meanwhile.");
+    if (decision === "apply") {
+      const store = { db: tx as Database, env: deps.env };
+      await updateConfigOverride(store, projectId, row.level, (current, levels) => {
+        assertStillCurrent(row, levels);
+        return mergeOverrideOverride(current, row.override as ConfigOverride);
+      });
     }
-  }
-  return claimed;
+    return claimed;
+  });
 }
 
 /** 409 unless every value the diff shows as "before" is still the current one. */
-async function checkStillCurrent(deps: AppDeps, projectId: string, row: AiConfigProposalRow) {
-  const current = renderConfig(await getConfigOverrides(deps, projectId));
+function assertStillCurrent(row: AiConfigProposalRow, levels: ConfigOverrides) {
+  const current = renderConfig(levels);
   if (!current.ok) return;
   const valueAt = (path: string) =>
     path
