@@ -15,7 +15,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -47,6 +47,7 @@ for (const name of ["better-auth", "pg"]) {
 // Imported only now: they load pg and Better Auth from bench/node_modules.
 const { default: pg } = await import("pg");
 const { measureHttp, sendOk } = await import("./compare/load.mjs");
+const { cpuPerRequest, cpuSample } = await import("./compare/cpu.mjs");
 const { freePort, startServer } = await import("./compare/processes.mjs");
 const { argon2Limit, scryptLimit, rawSelectLimit, seedRawSelectTable } = await import("./compare/limits.mjs");
 const { gatehouseEnv, gatehousePaths, startGatehouse } = await import("./compare/gatehouse.mjs");
@@ -56,6 +57,13 @@ const databases = {
   gatehouse: "gatehouse_bench_cmp",
   betterAuth: "betterauth_bench_cmp",
   select: "select_bench_cmp",
+};
+/** The measured paths as the tables name them. */
+const PATH_LABELS = {
+  signUp: "sign-up",
+  signIn: "password sign-in",
+  sessionRead: "session read",
+  refresh: "refresh",
 };
 const databaseUrl = (name) => `${options.postgres.replace(/\/+$/, "")}/${name}`;
 const admin = new pg.Client({ connectionString: databaseUrl("postgres") });
@@ -91,9 +99,15 @@ async function bootTwice(label, start) {
   return { first, second };
 }
 
-const measurePath = (label, paths, name) => {
+/** One path's rate, with its CPU per request by process (see compare/cpu.mjs) when `pid` is the server's. */
+const measurePath = async (label, paths, name, pid) => {
   log(`${label}: ${name}`);
-  return measureHttp({ ...timing, step: (_worker, agent) => paths[name](agent) });
+  const result = await measureHttp({
+    ...timing,
+    step: (_worker, agent) => paths[name](agent),
+    sample: () => cpuSample(pid),
+  });
+  return { ...result, cpu: cpuPerRequest(result.samples.before, result.samples.after, result.ok) };
 };
 
 /**
@@ -117,21 +131,21 @@ async function run() {
   gh.rates = {};
   ba.rates = {};
 
-  gh.rates.signUp = await measurePath("Gatehouse", ghPaths, "signUp");
-  ba.rates.signUp = await measurePath("Better Auth", baPaths, "signUp");
-  gh.rates.signIn = await measurePath("Gatehouse", ghPaths, "signIn");
-  ba.rates.signIn = await measurePath("Better Auth", baPaths, "signIn");
+  gh.rates.signUp = await measurePath("Gatehouse", ghPaths, "signUp", gh.second.pid);
+  ba.rates.signUp = await measurePath("Better Auth", baPaths, "signUp", ba.second.pid);
+  gh.rates.signIn = await measurePath("Gatehouse", ghPaths, "signIn", gh.second.pid);
+  ba.rates.signIn = await measurePath("Better Auth", baPaths, "signIn", ba.second.pid);
   const analyzed = await analyzeWhereAutovacuumIsOff();
   log(`argon2id verify limit (${threads} threads)`);
   const argon2 = await argon2Limit(root, timing);
   log(`scrypt verify limit (${threads} threads)`);
   const scrypt = await scryptLimit(timing);
-  gh.rates.sessionRead = await measurePath("Gatehouse", ghPaths, "sessionRead");
-  ba.rates.sessionRead = await measurePath("Better Auth", baPaths, "sessionRead");
+  gh.rates.sessionRead = await measurePath("Gatehouse", ghPaths, "sessionRead", gh.second.pid);
+  ba.rates.sessionRead = await measurePath("Better Auth", baPaths, "sessionRead", ba.second.pid);
   log("raw primary-key select limit");
   const select = await rawSelectLimit(databaseUrl(databases.select), timing);
   const httpSelect = await httpSelectFloor();
-  gh.rates.refresh = await measurePath("Gatehouse", ghPaths, "refresh");
+  gh.rates.refresh = await measurePath("Gatehouse", ghPaths, "refresh", gh.second.pid);
 
   gh.rssAfter = gh.second.rss();
   ba.rssAfter = ba.second.rss();
@@ -281,6 +295,7 @@ function print({ argon2, scrypt, select, httpSelect, analyzed, gatehouse: gh, be
   );
   console.log();
   for (const row of rows) console.log(row ? line(row) : "-".repeat(line(rows[0]).length));
+  printCpuSplit({ gatehouse: gh, betterAuth: ba, argon2 });
   console.log();
   console.log(
     [
@@ -319,4 +334,47 @@ function print({ argon2, scrypt, select, httpSelect, analyzed, gatehouse: gh, be
   }
   if (failures.length > 0)
     console.log(`\nFailed requests (not counted in the rates):\n${failures.join("\n")}`);
+}
+
+/**
+ * Each measured path's CPU per request by where it went, and what that leaves a sign-in at 0.85 × the argon2id
+ * limit: the limit's hashes keep every core busy, so each costs cores / rate, and a sign-in at 0.85 × may spend
+ * 1 / 0.85 of that in all.
+ */
+function printCpuSplit({ gatehouse: gh, betterAuth: ba, argon2 }) {
+  const rows = [
+    ["CPU per request (ms)", "main thread", "other threads", "PostgreSQL", "load generator", "total"],
+  ];
+  for (const [server, result] of [
+    ["Gatehouse", gh],
+    ["Better Auth", ba],
+  ]) {
+    for (const [path, phase] of Object.entries(result.rates)) {
+      const cpu = phase.cpu;
+      if (!cpu) continue;
+      const parts = [cpu.main, cpu.others, cpu.postgres, cpu.generator];
+      const total = parts.reduce((sum, part) => sum + part, 0);
+      rows.push([`${server} ${PATH_LABELS[path]}`, ...[...parts, total].map((ms) => ms.toFixed(2))]);
+    }
+  }
+  if (rows.length === 1) return; // no /proc here
+  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
+  console.log();
+  for (const row of rows)
+    console.log(
+      row
+        .map((cell, column) => (column === 0 ? cell.padEnd(widths[0]) : cell.padStart(widths[column])))
+        .join("  "),
+    );
+  const hashMs = (availableParallelism() * 1000) / argon2.rate;
+  const budgetMs = hashMs / 0.85;
+  console.log(
+    [
+      "Other threads: the libuv pool (password hashes) and V8's helpers. PostgreSQL: all its processes. Clock ticks",
+      "  are 10 ms, so short phases read coarse.",
+      `The argon2id limit's hashes cost ${hashMs.toFixed(1)} ms of CPU each (${availableParallelism()} cores / ` +
+        `${argon2.rate.toFixed(0)}/s): a sign-in at 0.85 × the limit`,
+      `  may use ${budgetMs.toFixed(1)} ms in all, ${(budgetMs - hashMs).toFixed(1)} ms beside its hash.`,
+    ].join("\n"),
+  );
 }

@@ -6,11 +6,14 @@ import { performance } from "node:perf_hooks";
 
 /**
  * `concurrency` workers each calling `step(worker)` in a loop, first for a warm-up whose figures are dropped, then
- * for `seconds`. A step that throws counts as failed; the first error is kept to show.
+ * for `seconds`. A step that throws counts as failed; the first error is kept to show. With `sample`, what it
+ * returns just before and just after the measured part comes back as `samples`.
  */
-export async function measure({ seconds, warmupSeconds, concurrency, step }) {
+export async function measure({ seconds, warmupSeconds, concurrency, step, sample }) {
   if (warmupSeconds > 0) await loop(warmupSeconds, concurrency, step);
-  return loop(seconds, concurrency, step);
+  const before = sample?.();
+  const result = await loop(seconds, concurrency, step);
+  return sample ? { ...result, samples: { before, after: sample() } } : result;
 }
 
 async function loop(seconds, concurrency, step) {
