@@ -63,6 +63,17 @@ const ask = (content: string, extra: Record<string, unknown> = {}, target: TestP
     target,
   );
 
+/** A proposal made the way the model makes one: its `proposeConfigChange` tool, asked for by the owner. */
+async function proposed(changes: Record<string, unknown>, summary: string) {
+  fake.script(
+    { toolCalls: [{ name: "proposeConfigChange", arguments: { changes, summary } }] },
+    { text: "Proposed." },
+  );
+  const response = await ask(summary);
+  expect(response.status, response.text).toBe(200);
+  return response.body.content[0].result.proposal;
+}
+
 async function renderedConfig(target: TestProject = project) {
   const response = await api("/internal/config", {}, target);
   expect(response.status, response.text).toBe(200);
@@ -257,19 +268,7 @@ describe("a proposed config change", () => {
   });
 
   it("is refused at apply time when the config changed since", async () => {
-    fake.script(
-      {
-        toolCalls: [
-          {
-            name: "proposeConfigChange",
-            arguments: { changes: { "auth.otp.allowSignIn": true }, summary: "Codes" },
-          },
-        ],
-      },
-      { text: "Proposed." },
-    );
-    const response = await ask("Turn on email codes");
-    const proposal = response.body.content[0].result.proposal;
+    const proposal = await proposed({ "auth.otp.allowSignIn": true }, "Codes");
     await project.configure({ "auth.otp.allowSignIn": true });
     await project.configure({ "auth.otp.allowSignIn": false, "auth.allowSignUp": true });
     await project.configure({ "auth.otp": { allowSignIn: true } });
@@ -282,18 +281,7 @@ describe("a proposed config change", () => {
   });
 
   it("is applied once when two calls race, claim and config write in one transaction", async () => {
-    fake.script(
-      {
-        toolCalls: [
-          {
-            name: "proposeConfigChange",
-            arguments: { changes: { "auth.allowSignUp": false }, summary: "Close sign-ups" },
-          },
-        ],
-      },
-      { text: "Proposed." },
-    );
-    const proposal = (await ask("Close sign-ups")).body.content[0].result.proposal;
+    const proposal = await proposed({ "auth.allowSignUp": false }, "Close sign-ups");
     const apply = () => api(`/internal/ai-proposals/${proposal.id}/apply`, { method: "POST" });
     const statuses = (await Promise.all([apply(), apply()])).map((response) => response.status).sort();
     expect(statuses).toEqual([200, 409]);
@@ -305,18 +293,8 @@ describe("a proposed config change", () => {
   // Needs a second connection to hold the config rows; PGlite has one connection, whose transactions run in turn.
   if (process.env.DATABASE_URL) {
     it("is not seen applied while its config write waits, and applies once the config rows are free", async () => {
-      fake.script(
-        {
-          toolCalls: [
-            {
-              name: "proposeConfigChange",
-              arguments: { changes: { "auth.passkey.allowSignIn": false }, summary: "Passkeys off" },
-            },
-          ],
-        },
-        { text: "Proposed." },
-      );
-      const proposal = (await ask("Turn passkeys off")).body.content[0].result.proposal;
+      const wanted = !(await renderedConfig()).auth.passkey.allowSignIn;
+      const proposal = await proposed({ "auth.passkey.allowSignIn": wanted }, "Passkeys switched");
       const pool = (server.deps.db as unknown as { $client: pg.Pool }).$client;
       const holder = await pool.connect();
       try {
@@ -325,19 +303,25 @@ describe("a proposed config change", () => {
           project.id,
         ]);
         const applying = api(`/internal/ai-proposals/${proposal.id}/apply`, { method: "POST" });
-        // Until the apply waits for the rows this transaction holds (polled, not slept).
-        while (true) {
+        // Until the apply waits for the rows this transaction holds (polled, not slept); an apply that answers
+        // without waiting fails the test with its answer.
+        let answered: { status: number; text: string } | undefined;
+        void applying.then((response) => {
+          answered = response;
+        });
+        while (answered === undefined) {
           const { rows } = await holder.query(
             "select count(*)::int as waiting from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
           );
           if (rows[0].waiting > 0) break;
         }
+        expect(answered, "the apply answered without waiting for the config rows").toBeUndefined();
         expect((await api(`/internal/ai-proposals/${proposal.id}`)).body.status).toBe("pending");
         await holder.query("rollback");
         const applied = await applying;
         expect(applied.status, applied.text).toBe(200);
         expect((await api(`/internal/ai-proposals/${proposal.id}`)).body.status).toBe("applied");
-        expect((await renderedConfig()).auth.passkey.allowSignIn).toBe(false);
+        expect((await renderedConfig()).auth.passkey.allowSignIn).toBe(wanted);
       } finally {
         holder.release();
       }
