@@ -1,7 +1,6 @@
 import { sql } from "drizzle-orm";
-import type pg from "pg";
 import { afterAll, expect, it } from "vitest";
-import { openTestDatabase } from "../testing/test-database.ts";
+import { openTestDatabase, postgresPoolOf } from "../testing/test-database.ts";
 import type { DatabaseHandle } from "./handle.ts";
 
 const handle = await openTestDatabase();
@@ -18,7 +17,7 @@ async function settingOnConnections(database: DatabaseHandle, count: number): Pr
     };
     return rows.map((row) => String(row[SETTING]));
   }
-  const pool = (database.db as unknown as { $client: pg.Pool }).$client;
+  const pool = postgresPoolOf(database.db);
   const clients = await Promise.all(Array.from({ length: count }, () => pool.connect()));
   try {
     return await Promise.all(

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import pg from "pg";
 import { migrationsFolder } from "../db/handle.ts";
-import { type DatabaseHandle, openDatabase } from "../db/index.ts";
+import { type Database, type DatabaseHandle, openDatabase } from "../db/index.ts";
 
 /**
  * A fresh, migrated database for one test file: in-memory PGlite by default, or, when DATABASE_URL is set, a new
@@ -33,6 +33,14 @@ export async function openTestDatabase(): Promise<DatabaseHandle> {
       await withAdminClient(baseUrl, (admin) => admin.query(`drop database if exists ${name} with (force)`));
     },
   };
+}
+
+/**
+ * The connection pool under a PostgreSQL database, for tests that need a connection of their own (to hold a lock, or
+ * to see each pooled connection's settings). Only for handles of kind "postgres".
+ */
+export function postgresPoolOf(db: Database): pg.Pool {
+  return (db as unknown as { $client: pg.Pool }).$client;
 }
 
 /** Names the migration set (and the PGlite build, whose dumps only it can read), so a changed one gets a new copy. */

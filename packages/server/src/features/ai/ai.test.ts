@@ -3,9 +3,9 @@
  * chat-completions protocol, JSON and streamed, with tool calls scripted per test.
  */
 import { eq } from "drizzle-orm";
-import type pg from "pg";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
+import { postgresPoolOf } from "../../testing/test-database.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 import { aiUsage } from "./schema.ts";
 import {
@@ -295,7 +295,7 @@ describe("a proposed config change", () => {
     it("is not seen applied while its config write waits, and applies once the config rows are free", async () => {
       const wanted = !(await renderedConfig()).auth.passkey.allowSignIn;
       const proposal = await proposed({ "auth.passkey.allowSignIn": wanted }, "Passkeys switched");
-      const pool = (server.deps.db as unknown as { $client: pg.Pool }).$client;
+      const pool = postgresPoolOf(server.deps.db);
       const holder = await pool.connect();
       try {
         await holder.query("begin");
