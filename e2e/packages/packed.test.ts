@@ -1,56 +1,30 @@
-import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { extname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBrowserTest } from "../../packages/server/src/testing/browser.ts";
 import { TEST_INTERNAL_KEYS } from "../../packages/server/src/testing/harness.ts";
+import { packWorkspacePackage, run, sh, tarballFiles, versionOf } from "./test-support.ts";
 
 /**
- * The packages as an app outside this repository gets them: built, packed with `npm pack`, installed from the
- * tarballs into a scratch app in the system's temp folder, then imported by plain Node, typechecked against the
- * shipped declarations, and bundled by Vite into a page that Chromium renders against a real server.
+ * The packages as an app outside this repository gets them: packed with `npm pack` (each package's prepack builds
+ * it), installed from the tarballs into a scratch app in the system's temp folder, then imported by plain Node,
+ * typechecked against the shipped declarations, and bundled by Vite into a page that Chromium renders against a
+ * real server.
  */
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const run = promisify(execFile);
-const rootPackage = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
-  devDependencies: Record<string, string>;
-};
-/** The scratch app installs the same versions the repository uses, so npm finds them in its cache. */
-const versionOf = (name: string) => rootPackage.devDependencies[name]!;
-
 let scratch: string;
 let tarballs: Record<string, string>;
 
-async function sh(command: string, args: string[], cwd: string): Promise<string> {
-  try {
-    const { stdout } = await run(command, args, { cwd, maxBuffer: 32 * 1024 * 1024 });
-    return stdout;
-  } catch (error) {
-    const failed = error as { stdout?: string; stderr?: string; message: string };
-    throw new Error(
-      `${command} ${args.join(" ")} failed in ${cwd}:\n${failed.stdout ?? ""}\n${failed.stderr ?? ""}`,
-    );
-  }
-}
-
 beforeAll(async () => {
-  await sh(process.execPath, ["scripts/build-packages.mjs"], ROOT);
   scratch = mkdtempSync(join(tmpdir(), "gatehouse-scratch-app-"));
   const packs = join(scratch, "packs");
   mkdirSync(packs);
   tarballs = {};
+  // In dependency order: each prepack builds its package on the declarations of the ones packed before.
   for (const name of ["shared", "js", "react", "cli"]) {
-    const out = await sh(
-      "npm",
-      ["pack", "--json", "--pack-destination", packs],
-      join(ROOT, "packages", name),
-    );
-    tarballs[`@gatehouse/${name}`] = join(packs, (JSON.parse(out) as { filename: string }[])[0]!.filename);
+    tarballs[`@gatehouse/${name}`] = await packWorkspacePackage(name, packs);
   }
   const app = join(scratch, "app");
   mkdirSync(join(app, "src"), { recursive: true });
@@ -83,8 +57,7 @@ afterAll(() => {
 describe("the packed packages in an app outside the workspace", () => {
   it("ship only their build: dist, declarations, no sources or tests", async () => {
     for (const [name, tarball] of Object.entries(tarballs)) {
-      const listing = await sh("tar", ["-tzf", tarball], scratch);
-      const files = listing.trim().split("\n");
+      const files = await tarballFiles(tarball);
       if (name === "@gatehouse/cli") {
         expect(files, name).toContain("package/dist/gatehouse.js");
         expect(files, name).toContain("package/config.d.ts");

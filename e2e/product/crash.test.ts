@@ -38,7 +38,7 @@ beforeAll(async () => {
   };
   if (postgresUrl) {
     database = await createOwnDatabase(postgresUrl, "gatehouse_crash");
-    env.DATABASE_URL = database.url;
+    Object.assign(env, database.serverEnv());
   }
 });
 

@@ -50,7 +50,8 @@ if (postgresUrl) {
       publicUrl = `http://localhost:${ports[0]}`;
       const env = {
         NODE_ENV: "production",
-        DATABASE_URL: database.url,
+        // Through the pooler (on the pooler pass) without a direct connection: the instances poll for change notices.
+        ...database.serverEnv({ direct: false }),
         GATEHOUSE_SECRET: randomBytes(32).toString("base64url"),
         GATEHOUSE_BASE_URL: publicUrl,
         GATEHOUSE_SMTP_URL: smtp.url,
@@ -124,6 +125,34 @@ if (postgresUrl) {
         "GET /users/me on A with B's access token",
       );
       expect(again.id).toBe(tokens.user_id);
+    });
+
+    it("shows on one instance a project change made through the other, well within its cache's lifetime", async () => {
+      const admin: Caller = {
+        projectId: "internal",
+        accessType: "admin",
+        superSecretAdminKey: keys.superSecretAdminKey,
+      };
+      const rename = (displayName: string) =>
+        expectOk(
+          callApi(a.baseUrl, admin, "/internal/projects/current", {
+            method: "PATCH",
+            body: { display_name: displayName },
+          }),
+          `rename to ${displayName} on A`,
+        );
+      const nameOnB = async () =>
+        (await expectOk(callApi(b.baseUrl, client(), "/projects/current"), "GET /projects/current on B"))
+          .display_name;
+      // Once B shows the first name it has just read the project, so its cached copy is fresh (kept 30 s): the
+      // second name can only reach it within the poll's 10 s through a change notice (LISTEN, or polling through a
+      // transaction pooler).
+      const first = `Renamed ${randomBytes(3).toString("hex")}`;
+      await rename(first);
+      await expect.poll(nameOnB, { timeout: 40_000 }).toBe(first);
+      const second = `Renamed again ${randomBytes(3).toString("hex")}`;
+      await rename(second);
+      await expect.poll(nameOnB).toBe(second);
     });
 
     it("refuses on one instance the sign-ins whose limit was used up on the other", async () => {

@@ -4,8 +4,15 @@ import pg from "pg";
 /** A database of one test file's own on the PostgreSQL server of the CI pass, dropped by `drop()`. */
 export type OwnDatabase = {
   name: string;
-  /** Connection string of this database, for the product's DATABASE_URL and the test's own queries. */
+  /** Connection string of this database, straight to PostgreSQL: for the test's own queries. */
   url: string;
+  /**
+   * The variables that point a Gatehouse process at this database the way the pass runs: straight to PostgreSQL,
+   * or, when GATEHOUSE_TEST_PGBOUNCER_URL names a PgBouncer in transaction pooling (the pooler pass of `.ci/run`),
+   * through it, with GATEHOUSE_DATABASE_DIRECT_URL for LISTEN and migrations unless `direct: false` (the process
+   * then polls for change notices).
+   */
+  serverEnv(options?: { direct?: boolean }): Record<string, string>;
   /** Runs one query on this database (a connection per call: the tests read little). */
   query<Row extends Record<string, unknown>>(text: string, values?: unknown[]): Promise<Row[]>;
   drop(): Promise<void>;
@@ -35,9 +42,20 @@ export async function createOwnDatabase(
   const own = new URL(serverUrl);
   own.pathname = `/${name}`;
   const url = own.toString();
+  const pooler = process.env.GATEHOUSE_TEST_PGBOUNCER_URL;
   return {
     name,
     url,
+    serverEnv: ({ direct = true } = {}) => {
+      if (!pooler) return { DATABASE_URL: url };
+      const pooled = new URL(pooler);
+      pooled.pathname = `/${name}`;
+      return {
+        DATABASE_URL: pooled.toString(),
+        GATEHOUSE_DATABASE_POOLING: "transaction",
+        ...(direct ? { GATEHOUSE_DATABASE_DIRECT_URL: url } : {}),
+      };
+    },
     async query<Row extends Record<string, unknown>>(text: string, values: unknown[] = []) {
       const client = new pg.Client({ connectionString: url });
       await client.connect();

@@ -23,8 +23,11 @@ export type ProductProcess = {
   /** Lines the server wrote for a 5xx answer (see http/server-error-log.ts). */
   serverErrors(): string[];
   internalKeys(): InternalKeys;
-  /** Stops the process the way an operator does (SIGTERM to npm and the server below it) and waits for it. */
-  stop(): Promise<void>;
+  /**
+   * Stops the process the way an operator does (SIGTERM to npm and the server below it) and waits for it; resolves
+   * with its exit code (null when a signal ended it, undefined when it had already exited before).
+   */
+  stop(): Promise<number | null | undefined>;
   /**
    * Crashes it: SIGKILL to the spawned process alone (start it with DEPLOY_START so that is the server), no chance
    * to finish a write or close the database. Resolves once it is gone; a data dir passed in is left as it is.
@@ -77,6 +80,8 @@ export async function startProduct(
      * and removes it. Without it a fresh one is made here and removed by `stop()`.
      */
     dataDir?: string;
+    /** Where it runs: the repository root unless told, as the README's commands are run from there. */
+    cwd?: string;
   } = {},
 ): Promise<ProductProcess> {
   const [program, ...args] = options.command ?? QUICK_START;
@@ -86,7 +91,7 @@ export async function startProduct(
   const baseUrl = `http://localhost:${port}`;
   let output = "";
   const child: ChildProcess = spawn(program!, args, {
-    cwd: ROOT,
+    cwd: options.cwd ?? ROOT,
     env: productEnvironment({ PORT: String(port), GATEHOUSE_DATA_DIR: dataDir, ...options.env?.(baseUrl) }),
     // Its own process group, so stopping it reaches the server that npm started.
     detached: true,
@@ -102,11 +107,13 @@ export async function startProduct(
 
   const running = () => child.exitCode === null && child.signalCode === null;
   const stop = async () => {
+    let code: number | null | undefined;
     if (running()) {
       process.kill(-child.pid!, "SIGTERM");
-      await exited;
+      code = await exited;
     }
     if (ownsDataDir) rmSync(dataDir, { recursive: true, force: true });
+    return code;
   };
   const kill = async () => {
     if (running()) {

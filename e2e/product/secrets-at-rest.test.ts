@@ -80,7 +80,7 @@ beforeAll(async () => {
   secret("internal super secret admin key", keys.superSecretAdminKey);
   if (postgresUrl) {
     database = await createOwnDatabase(postgresUrl, "gatehouse_secrets");
-    env.DATABASE_URL = database.url;
+    Object.assign(env, database.serverEnv());
   }
   product = await startProduct({
     command: DEPLOY_START,
@@ -320,6 +320,72 @@ describe(`secrets at rest (${mode})`, () => {
     );
     secret("CLI refresh token", polled.refresh_token as string);
     expect(product.serverErrors()).toEqual([]);
+  });
+
+  it("writes none of them to its log, whose every line is JSON (production's format)", async () => {
+    // A refresh too, so the log has seen every kind of credential in a request header.
+    const signIn = tokens(
+      await expectOk(
+        callApi(
+          product.baseUrl,
+          { projectId: "internal", accessType: "client", publishableClientKey: keys.publishableClientKey },
+          "/auth/password/sign-in",
+          {
+            body: { email: adminEmail, password: adminPassword },
+          },
+        ),
+        "the admin's second sign-in",
+      ),
+      "second sign-in",
+    );
+    const refreshed = await expectOk(
+      callApi(
+        product.baseUrl,
+        {
+          projectId: "internal",
+          accessType: "client",
+          publishableClientKey: keys.publishableClientKey,
+          refreshToken: signIn.refresh_token,
+        },
+        "/auth/sessions/current/refresh",
+        { body: {} },
+      ),
+      "refresh",
+    );
+    secret("refreshed access token", refreshed.access_token as string);
+
+    const lines = product
+      .log()
+      .split("\n")
+      .filter((line) => line.trim() !== "");
+    const notJson = lines.filter((line) => {
+      try {
+        return typeof JSON.parse(line) !== "object";
+      } catch {
+        return true;
+      }
+    });
+    expect(notJson).toEqual([]);
+    // One access line per request, with the route template and no query or body.
+    const access = lines
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((e) => e.msg === "request");
+    expect(access.some((e) => e.route === "/api/v1/auth/sessions/current/refresh" && e.status === 200)).toBe(
+      true,
+    );
+    expect(access.every((e) => typeof e.request_id === "string" && typeof e.duration_ms === "number")).toBe(
+      true,
+    );
+
+    const log = product.log();
+    // The typed part of an emailed code is six characters, short enough to occur by chance in ids; its full form
+    // is searched.
+    const found = secrets.flatMap((s) =>
+      Object.entries(s.forms)
+        .filter(([, form]) => form.length >= 16 && log.includes(form))
+        .map(([name]) => `${s.name} (${name})`),
+    );
+    expect(found).toEqual([]);
   });
 
   it("keeps none of them in the clear, in any column of any table", async () => {

@@ -60,7 +60,7 @@ beforeAll(async () => {
     productionDatabase = database;
     Object.assign(env, {
       NODE_ENV: "production",
-      DATABASE_URL: database.url,
+      ...database.serverEnv(),
       GATEHOUSE_SECRET: randomBytes(32).toString("base64url"),
     });
   }
@@ -114,7 +114,11 @@ describe(`the product as users run it (${mode})`, () => {
   let ownedProject: AdminOwnedProject;
 
   it("prints where to go and keeps the internal project's keys", () => {
-    expect(product.log()).toContain(`Open ${product.baseUrl}/ and sign up`);
+    // Production logs JSON lines: the banner is one line, saying where the keys are kept (never the keys).
+    expect(product.log()).toContain(
+      postgresUrl ? `Gatehouse is running at ${product.baseUrl}` : `Open ${product.baseUrl}/ and sign up`,
+    );
+    if (postgresUrl) expect(product.log()).toContain("internal-keys.json (readable by this user only)");
     expect(product.internalKeys().publishableClientKey).toMatch(/^pck_/);
   });
 

@@ -5,9 +5,12 @@ import { mountStoredFiles } from "./features/images/files-route.ts";
 import { apiRoutes } from "./features/routes.ts";
 import { apiResponseHeaders, requestBodyLimit } from "./http/api-middleware.ts";
 import { clientIpMiddleware } from "./http/client-ip.ts";
-import { jsonResponse, serverErrorHandler, textResponse } from "./http/responses.ts";
+import { closeConnectionsWhileDraining, mountProbes } from "./http/readiness.ts";
+import { serverErrorHandler, textResponse } from "./http/responses.ts";
 import { mountRoutes } from "./http/router.ts";
 import { serverErrorLog } from "./http/server-error-log.ts";
+import { mountMetrics } from "./observability/metrics-route.ts";
+import { observeRequests } from "./observability/request-observer.ts";
 
 export type { AppDeps } from "./deps.ts";
 
@@ -17,14 +20,18 @@ export type { AppDeps } from "./deps.ts";
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
 
-  app.onError(serverErrorHandler(deps.env));
+  const { logger } = deps.observability;
+  app.onError(serverErrorHandler(deps.env, logger));
 
-  app.use("*", serverErrorLog());
+  // Outermost: the span, the metrics and the access line cover everything below, error answers included.
+  app.use("*", observeRequests(deps.observability));
+  app.use("*", closeConnectionsWhileDraining(deps));
+  // Before the error log: /ready's 503 is this instance's state, for the load balancer, not a server error.
+  mountProbes(app, deps);
+  app.use("*", serverErrorLog(logger));
   app.use("*", clientIpMiddleware(deps.env));
 
-  app.get("/health", () =>
-    jsonResponse({ status: "ok" }, 200, { "access-control-allow-origin": "*", "cache-control": "no-store" }),
-  );
+  mountMetrics(app, deps.observability);
 
   app.use("/api/*", apiResponseHeaders());
   // The largest legitimate body is a profile image as a data URL (1 MB); anything far beyond is refused unread.

@@ -13,12 +13,24 @@ import { onProjectChangeInProcess, PROJECT_CHANGES_CHANNEL } from "./features/pr
 import { type SeedResult, seedAdminUser, seedInternalProject } from "./features/projects/seed.ts";
 import { featureHooks } from "./features/routes.ts";
 import { startWebhookWorker } from "./features/webhooks/worker.ts";
+import {
+  createObservability,
+  type Observability,
+  observeDatabasePool,
+  observeQueues,
+  QUIET_OBSERVABILITY,
+} from "./observability/index.ts";
 
 export type Gatehouse = {
   app: Hono;
   deps: AppDeps;
   database: DatabaseHandle;
   seed: SeedResult;
+  /**
+   * The first step of a shutdown (main.ts): /ready answers 503 from now on, and the background workers stop
+   * claiming and finish or hand back what they hold, within `handBackAfterMs`. Requests are still served.
+   */
+  beginDraining: (options: { handBackAfterMs: number }) => Promise<void>;
   close: () => Promise<void>;
 };
 
@@ -37,14 +49,31 @@ export async function bootGatehouse(
      * process would: tests of several instances in one process set it on all but the first.
      */
     hearsChangesInProcess?: boolean;
+    /** Metrics, logger and tracing made by the caller (tests that read the log); else made from `env`. */
+    observability?: Observability;
   } = {},
 ): Promise<Gatehouse> {
+  const observability =
+    options.observability ?? (await createObservability(env.observability ?? QUIET_OBSERVABILITY));
   const handle =
     database ??
-    (await openDatabase({ databaseUrl: env.databaseUrl, dataDir: path.join(env.dataDir, "pglite") }));
+    (await openDatabase({
+      databaseUrl: env.databaseUrl,
+      dataDir: path.join(env.dataDir, "pglite"),
+      postgres: {
+        pooling: env.database.pooling,
+        directUrl: env.database.directUrl,
+        migrations: env.database.migrateOnStart ? "apply" : "check",
+      },
+    }));
+  observeDatabasePool(handle, observability);
+  observeQueues(observability.metrics, handle.db);
   const keyring = createTokenKeyring({ masterSecret: env.secret, issuerBaseUrl: env.baseUrl });
   const activity = new ActivityWriter(handle.db);
-  const projectCache = new ProjectCache({ db: handle.db, env });
+  const projectCache = new ProjectCache(
+    { db: handle.db, env },
+    { onLookup: (hit) => observability.metrics.cacheLookup("project", hit) },
+  );
   const stopHearingInProcess =
     options.hearsChangesInProcess === false
       ? () => {}
@@ -56,7 +85,17 @@ export async function bootGatehouse(
     (projectId) => projectCache.invalidate(projectId, { committed: true }),
     () => projectCache.clear(),
   );
-  const deps: AppDeps = { env, db: handle.db, keyring, hooks: featureHooks, activity, projectCache };
+  const lifecycle = { draining: false };
+  const deps: AppDeps = {
+    env,
+    db: handle.db,
+    keyring,
+    hooks: featureHooks,
+    activity,
+    projectCache,
+    lifecycle,
+    observability,
+  };
   const seed = await seedInternalProject(deps, {
     publishableClientKey: env.seed.publishableClientKey,
     secretServerKey: env.seed.secretServerKey,
@@ -77,6 +116,10 @@ export async function bootGatehouse(
     deps,
     database: handle,
     seed,
+    beginDraining: async ({ handBackAfterMs }) => {
+      lifecycle.draining = true;
+      await Promise.all([emailWorker?.stop({ handBackAfterMs }), webhookWorker?.stop({ handBackAfterMs })]);
+    },
     close: async () => {
       await emailWorker?.stop();
       await webhookWorker?.stop();
@@ -86,6 +129,7 @@ export async function bootGatehouse(
       stopHearingInProcess();
       await stopListening();
       await handle.close();
+      await observability.close();
     },
   };
 }

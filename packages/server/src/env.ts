@@ -1,7 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { type PoolingSetting, parsePoolingSetting } from "./db/pooling-setting.ts";
 import { type ProxyTrust, parseProxyTrust } from "./http/client-ip.ts";
+import { type ObservabilitySettings, readObservabilitySettings } from "./observability/settings.ts";
 
 /** Everything the server reads from its environment, parsed once at start-up. DESIGN.md lists each variable. */
 export type ServerEnv = {
@@ -10,6 +12,16 @@ export type ServerEnv = {
   baseUrl: string;
   /** PostgreSQL connection string; undefined means embedded PGlite in `dataDir`. */
   databaseUrl: string | undefined;
+  /**
+   * PostgreSQL behind a pooler: how it pools (`GATEHOUSE_DATABASE_POOLING`, db/pooling.ts), a connection past it
+   * for LISTEN and migrations (`GATEHOUSE_DATABASE_DIRECT_URL`), and whether instances migrate as they start
+   * (`GATEHOUSE_MIGRATE_ON_START`, default true; false leaves it to `gatehouse-server migrate`).
+   */
+  database: {
+    pooling: PoolingSetting;
+    directUrl: string | undefined;
+    migrateOnStart: boolean;
+  };
   dataDir: string;
   /** Master secret for token signing keys and encryption of stored secrets. */
   secret: string;
@@ -57,6 +69,32 @@ export type ServerEnv = {
    * `GATEHOUSE_AI_API_KEY` and `GATEHOUSE_AI_MODEL`. Unset: the AI routes answer how to turn it on.
    */
   ai?: AiSettings | undefined;
+  /** Where the server listens and how it stops (`GATEHOUSE_HOST`, `GATEHOUSE_SHUTDOWN_*`); see readServingSettings. */
+  serving?: ServingSettings;
+  /**
+   * Metrics, logs and traces (observability/settings.ts): GATEHOUSE_METRICS, GATEHOUSE_METRICS_TOKEN,
+   * GATEHOUSE_LOG_FORMAT, GATEHOUSE_LOG_LEVEL, OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME. Unset (hand-built test
+   * environments): no metrics or traces, warnings and errors only.
+   */
+  observability?: ObservabilitySettings;
+  /**
+   * `GATEHOUSE_WEBHOOK_PRIVATE_ADDRESSES=allow`: production webhooks may reach loopback and private networks (an
+   * operator's own receivers inside the network). Off by default: the SSRF guard (webhooks/address-guard.ts).
+   */
+  webhooksToPrivateAddresses?: boolean;
+};
+
+export type ServingSettings = {
+  /**
+   * The addresses to listen on. Undefined: every interface (Node's default, IPv6 and IPv4 where the system has
+   * both). Development defaults to loopback, so a server that lets anyone sign in through its OAuth stand-in and
+   * shows stack traces is not reachable from the network unless asked.
+   */
+  hosts: string[] | undefined;
+  /** The longest a shutdown may take, from the signal to the exit: in-flight work past it is cut short. */
+  timeoutMs: number;
+  /** How long a draining instance keeps accepting connections (answering 503 on /ready) before it closes them. */
+  delayMs: number;
 };
 
 export type AiSettings = {
@@ -169,6 +207,7 @@ export function readServerEnv(env: NodeJS.ProcessEnv = process.env): ServerEnv {
     port,
     baseUrl,
     databaseUrl: env.DATABASE_URL || undefined,
+    database: readDatabaseSettings(env),
     dataDir,
     secret: loadOrCreateSecret(dataDir, env.GATEHOUSE_SECRET, isDevelopment),
     smtpUrl: env.GATEHOUSE_SMTP_URL || undefined,
@@ -189,6 +228,78 @@ export function readServerEnv(env: NodeJS.ProcessEnv = process.env): ServerEnv {
     s3: readS3Settings(env),
     stripe: readStripeSettings(env),
     ai: readAiSettings(env),
+    serving: readServingSettings(env, isDevelopment),
+    observability: readObservabilitySettings(env, isDevelopment),
+    webhooksToPrivateAddresses: readPrivateWebhookSetting(env),
+  };
+}
+
+/** Below Kubernetes' default grace period of 30 s, so the process exits before it would be killed. */
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 25_000;
+/**
+ * In production a draining instance keeps listening this long, answering /ready with 503, so that a load balancer
+ * probing it (or an endpoint list being updated) stops sending it traffic before connections are refused.
+ */
+export const DEFAULT_PRODUCTION_SHUTDOWN_DELAY_MS = 5_000;
+
+/** `GATEHOUSE_HOST` (or `HOST`), `GATEHOUSE_SHUTDOWN_TIMEOUT`, `GATEHOUSE_SHUTDOWN_DELAY`. */
+export function readServingSettings(env: NodeJS.ProcessEnv, isDevelopment: boolean): ServingSettings {
+  const hostSetting = (env.GATEHOUSE_HOST || env.HOST || "").trim();
+  const hosts = hostSetting
+    ? hostSetting.split(",").map((host) => host.trim().replace(/^\[(.*)\]$/, "$1"))
+    : isDevelopment
+      ? ["127.0.0.1", "::1"]
+      : undefined;
+  const timeoutMs = shutdownDuration(env, "GATEHOUSE_SHUTDOWN_TIMEOUT", DEFAULT_SHUTDOWN_TIMEOUT_MS);
+  const delayMs = shutdownDuration(
+    env,
+    "GATEHOUSE_SHUTDOWN_DELAY",
+    isDevelopment ? 0 : DEFAULT_PRODUCTION_SHUTDOWN_DELAY_MS,
+  );
+  if (delayMs >= timeoutMs) {
+    throw new Error(
+      `GATEHOUSE_SHUTDOWN_DELAY (${delayMs / 1000} s) must be shorter than GATEHOUSE_SHUTDOWN_TIMEOUT ` +
+        `(${timeoutMs / 1000} s): the delay is part of the shutdown, and requests need time to finish after it`,
+    );
+  }
+  return { hosts, timeoutMs, delayMs };
+}
+
+/** A duration in seconds (`25`, `25s`, `2.5s`) or milliseconds (`500ms`). */
+function shutdownDuration(env: NodeJS.ProcessEnv, name: string, fallbackMs: number): number {
+  const value = env[name]?.trim();
+  if (!value) return fallbackMs;
+  const match = /^(\d+(?:\.\d+)?)\s*(ms|s)?$/.exec(value);
+  if (!match)
+    throw new Error(`Invalid ${name} "${value}": use seconds (e.g. 25 or 25s) or milliseconds (500ms)`);
+  return Math.round(Number(match[1]) * (match[2] === "ms" ? 1 : 1000));
+}
+
+function readPrivateWebhookSetting(env: NodeJS.ProcessEnv): boolean {
+  const value = env.GATEHOUSE_WEBHOOK_PRIVATE_ADDRESSES || "deny";
+  if (value !== "allow" && value !== "deny") {
+    throw new Error(`Invalid GATEHOUSE_WEBHOOK_PRIVATE_ADDRESSES "${value}": use allow or deny`);
+  }
+  return value === "allow";
+}
+
+/** `GATEHOUSE_DATABASE_*` and `GATEHOUSE_MIGRATE_ON_START`: they only mean something with DATABASE_URL. */
+export function readDatabaseSettings(env: NodeJS.ProcessEnv): ServerEnv["database"] {
+  const directUrl = env.GATEHOUSE_DATABASE_DIRECT_URL || undefined;
+  const migrateOnStart = env.GATEHOUSE_MIGRATE_ON_START;
+  if (migrateOnStart !== undefined && migrateOnStart !== "" && !["true", "false"].includes(migrateOnStart)) {
+    throw new Error(`Invalid GATEHOUSE_MIGRATE_ON_START "${migrateOnStart}": use true or false`);
+  }
+  if (directUrl && !/^postgres(ql)?:\/\//.test(directUrl)) {
+    throw new Error("Invalid GATEHOUSE_DATABASE_DIRECT_URL: use a postgres:// connection string");
+  }
+  if ((directUrl || env.GATEHOUSE_DATABASE_POOLING) && !env.DATABASE_URL) {
+    throw new Error("GATEHOUSE_DATABASE_POOLING and GATEHOUSE_DATABASE_DIRECT_URL need DATABASE_URL");
+  }
+  return {
+    pooling: parsePoolingSetting(env.GATEHOUSE_DATABASE_POOLING),
+    directUrl,
+    migrateOnStart: migrateOnStart !== "false",
   };
 }
 

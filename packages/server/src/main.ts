@@ -1,13 +1,17 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { serve } from "@hono/node-server";
 import { bootGatehouse } from "./bootstrap.ts";
-import { readServerEnv, type ServerEnv } from "./env.ts";
+import { readServerEnv, readServingSettings, type ServerEnv } from "./env.ts";
 import type { CreatedKeys } from "./features/project-keys/service.ts";
+import { type Listeners, listen, shutDown } from "./serving.ts";
 import { StartupError } from "./startup-error.ts";
 
 // Marks for bench/start.mjs, which reads them from a preloaded module: where the start's time goes.
 performance.mark("gatehouse:modules-loaded");
+if (process.argv[2] === "migrate") {
+  const { runMigrateCommand } = await import("./migrate-command.ts");
+  process.exit(await runMigrateCommand(process.env));
+}
 const startedAt = performance.now();
 let env: ServerEnv;
 try {
@@ -29,6 +33,7 @@ const gatehouse = await bootGatehouse(env).catch((error: unknown) => {
   process.exit(1);
 });
 performance.mark("gatehouse:booted");
+const serving = env.serving ?? readServingSettings({}, env.isDevelopment);
 
 // Keys generated on first start are kept beside the embedded database (which already holds the master secret),
 // so a newcomer can find them again. With fixed seed keys nothing is written.
@@ -47,29 +52,74 @@ const internalKeys: CreatedKeys | null = env.seed.publishableClientKey
     ? (JSON.parse(readFileSync(keysFile, "utf8")) as CreatedKeys)
     : null;
 
-const server = serve({ fetch: gatehouse.app.fetch, port: env.port }, (info) => {
-  clearInterval(keepLoopAlive);
-  performance.mark("gatehouse:listening");
-  const seconds = ((performance.now() - startedAt) / 1000).toFixed(1);
-  const lines = [
+/**
+ * Development prints the keys, for the newcomer's first curl. Production never does: logs are shipped and kept
+ * where secrets must not be, so it says where the keys are instead.
+ */
+function internalKeyLines(): string[] {
+  if (env.isDevelopment) {
+    return [
+      '  The internal project (id "internal") is the dashboard\'s own project; its keys:',
+      internalKeys
+        ? [
+            `    publishable client key   ${internalKeys.publishableClientKey ?? "-"}`,
+            `    secret server key        ${internalKeys.secretServerKey ?? "-"}`,
+            `    super secret admin key   ${internalKeys.superSecretAdminKey ?? "-"}`,
+          ].join("\n")
+        : "    (generated on first start; not stored here. Set GATEHOUSE_SEED_INTERNAL_* to fix them.)",
+    ];
+  }
+  return [
+    '  The internal project (id "internal") is the dashboard\'s own project. Its keys are not printed in production:',
+    env.seed.publishableClientKey
+      ? "    they are the GATEHOUSE_SEED_INTERNAL_* values of this server's environment."
+      : existsSync(keysFile)
+        ? `    generated on first start, they are in ${keysFile} (readable by this user only).`
+        : "    the instance that first started on this database generated them; set GATEHOUSE_SEED_INTERNAL_* to fix them.",
+    "    Projects' own keys are made and shown in the dashboard.",
+  ];
+}
+
+let listeners: Listeners;
+try {
+  listeners = await listen(gatehouse.app.fetch, serving, env.port);
+} catch (error) {
+  console.error(`Gatehouse cannot start: cannot listen on port ${env.port}: ${(error as Error).message}`);
+  await gatehouse.close();
+  process.exit(1);
+}
+clearInterval(keepLoopAlive);
+performance.mark("gatehouse:listening");
+const seconds = ((performance.now() - startedAt) / 1000).toFixed(1);
+const { logger, settings: observed } = gatehouse.deps.observability;
+/** JSON logs stay one JSON object a line (GATEHOUSE_LOG_FORMAT, production); the banner is for a terminal. */
+const say = (text: string) => (observed.logFormat === "json" ? logger.info(text.trim()) : console.log(text));
+const banner =
+  observed.logFormat === "json"
+    ? (text: string) =>
+        logger.info(
+          {
+            port: listeners.port,
+            ready_seconds: Number(seconds),
+            internal_keys: internalKeyLines().slice(1).join(" ").replace(/\s+/g, " ").trim(),
+          },
+          text.trim().split("\n")[0]!,
+        )
+    : (text: string) => console.log(text);
+banner(
+  [
     "",
-    `  Gatehouse is running at ${env.baseUrl} (ready in ${seconds} s, port ${info.port})`,
+    `  Gatehouse is running at ${env.baseUrl} (ready in ${seconds} s, port ${listeners.port})`,
     "",
     `  → Open ${env.baseUrl}/ and sign up: the dashboard creates your first project and shows its keys.`,
     "",
     `  Database     ${env.databaseUrl ? "PostgreSQL (DATABASE_URL)" : `embedded PGlite in ${path.join(env.dataDir, "pglite")}`}`,
+    `  Listening    ${listeners.addresses.join(", ")}${serving.hosts ? " (GATEHOUSE_HOST sets the addresses)" : ""}`,
     `  Dashboard    ${env.baseUrl}/  (sign up there: every dashboard user can create and manage projects)`,
-    `  Health       ${env.baseUrl}/health`,
+    `  Health       ${env.baseUrl}/health (live), ${env.baseUrl}/ready (ready for traffic)`,
     `  API docs     ${env.baseUrl}/api/v1/docs`,
     "",
-    '  The internal project (id "internal") is the dashboard\'s own project; its keys:',
-    internalKeys
-      ? [
-          `    publishable client key   ${internalKeys.publishableClientKey ?? "-"}`,
-          `    secret server key        ${internalKeys.secretServerKey ?? "-"}`,
-          `    super secret admin key   ${internalKeys.superSecretAdminKey ?? "-"}`,
-        ].join("\n")
-      : "    (generated on first start; not stored here. Set GATEHOUSE_SEED_INTERNAL_* to fix them.)",
+    ...internalKeyLines(),
     "",
     ...(env.seed.adminEmail
       ? [`  Seeded admin: sign in to the dashboard as ${env.seed.adminEmail}.`, ""]
@@ -79,13 +129,31 @@ const server = serve({ fetch: gatehouse.app.fetch, port: env.port }, (info) => {
     `    curl ${env.baseUrl}/api/v1/internal/projects/current -H 'x-stack-project-id: internal' \\`,
     `      -H 'x-stack-access-type: admin' -H 'x-stack-super-secret-admin-key: <super secret admin key>'`,
     "",
-  ];
-  console.log(lines.join("\n"));
-});
+  ].join("\n"),
+);
 
-function shutdown() {
-  server.close();
-  gatehouse.close().finally(() => process.exit(0));
+let stopping = false;
+function onSignal(signal: NodeJS.Signals) {
+  if (stopping) {
+    // A second Ctrl-C: whoever asks twice does not want to wait for the drain.
+    say(`  ${signal} again: stopping now.`);
+    process.exit(1);
+  }
+  stopping = true;
+  say(
+    `  ${signal}: draining (/ready answers 503${serving.delayMs ? `, listening ${serving.delayMs / 1000} s more` : ""}, ` +
+      `at most ${serving.timeoutMs / 1000} s)`,
+  );
+  shutDown(gatehouse, listeners, serving, say).then(
+    (clean) => {
+      if (clean) say("  Stopped: every request answered, the workers' claims finished or handed back.");
+      process.exit(clean ? 0 : 1);
+    },
+    (error: unknown) => {
+      console.error("Shutdown failed:", error);
+      process.exit(1);
+    },
+  );
 }
-process.on("SIGINT", shutdown);
-process.on("SIGTERM", shutdown);
+process.on("SIGINT", onSignal);
+process.on("SIGTERM", onSignal);

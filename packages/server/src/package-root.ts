@@ -19,5 +19,22 @@ function findPackageRoot(start: string): string {
   return dir;
 }
 
-/** The monorepo root, where apps/dashboard lives beside packages/server. */
+/** The monorepo root, where apps/dashboard lives beside packages/server (meaningless in an installed package). */
 export const REPOSITORY_ROOT = join(SERVER_PACKAGE_ROOT, "../..");
+
+/**
+ * An installed @gatehouse/server (its `npm pack` tarball) has no sources and no repository around it, so its prepack
+ * (scripts/build-server-package.mjs) puts the dashboard build and the README inside dist/. A checkout keeps reading
+ * them where they are made, so a stale copy in dist/ is never served.
+ */
+const INSTALLED = !existsSync(join(SERVER_PACKAGE_ROOT, "src/main.ts"));
+
+/** The dashboard's `vite build`, served at `/`. */
+export const DASHBOARD_BUILD = INSTALLED
+  ? join(SERVER_PACKAGE_ROOT, "dist/dashboard")
+  : join(REPOSITORY_ROOT, "apps/dashboard/dist");
+
+/** The README, which the AI helper quotes (features/ai/docs.ts). */
+export const README_FILE = INSTALLED
+  ? join(SERVER_PACKAGE_ROOT, "dist/README.md")
+  : join(REPOSITORY_ROOT, "README.md");

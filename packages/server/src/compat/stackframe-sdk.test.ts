@@ -6,6 +6,7 @@ import * as sdk102 from "@stackframe/js";
 import * as sdkLatest from "stackframe-js-latest";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { signInOverHttp } from "../features/oauth/test-support.ts";
+import { uniqueEmail } from "../testing/known-errors.ts";
 import { type ListeningServer, startListeningServer } from "../testing/listening-server.ts";
 import { codeFromEmail, latestEmailTo } from "../testing/outbox.ts";
 import { setClock, useRealClock } from "../testing/time.ts";
@@ -59,7 +60,7 @@ describe.each([
   const callbackUrl = (path: string) => `http://localhost:3000/handler/${path}`;
   const codeSentTo = async (email: string) =>
     codeFromEmail((await latestEmailTo(server.gatehouse, projectId, email)).text);
-  const signedUpClient = async (email = uniqueEmail()) => {
+  const signedUpClient = async (email = uniqueEmail("sdk")) => {
     const app = clientApp();
     const result = await app.signUpWithCredential({
       email,
@@ -69,7 +70,6 @@ describe.each([
     expect(result.status).toBe("ok");
     return { app, email, user: await app.getUser({ or: "throw" }) };
   };
-  const uniqueEmail = () => `sdk-${Math.random().toString(36).slice(2, 10)}@example.com`;
 
   beforeAll(async () => {
     const project = await adminApp().getProject();
@@ -83,7 +83,7 @@ describe.each([
 
   it("signs up, reads and updates the current user, signs out and in again", async () => {
     const app = clientApp();
-    const email = uniqueEmail();
+    const email = uniqueEmail("sdk");
     const signUp = await app.signUpWithCredential({
       email,
       password: "correct horse battery",
@@ -112,7 +112,7 @@ describe.each([
   it("refreshes an expired access token", async () => {
     const app = clientApp();
     await app.signUpWithCredential({
-      email: uniqueEmail(),
+      email: uniqueEmail("sdk"),
       password: "correct horse battery",
       noVerificationCallback: true,
     });
@@ -125,7 +125,7 @@ describe.each([
 
   it("lists and creates users from a server app", async () => {
     const app = serverApp();
-    const email = uniqueEmail();
+    const email = uniqueEmail("sdk");
     const created = await app.createUser({
       primaryEmail: email,
       password: "server made this",
@@ -181,7 +181,7 @@ describe.each([
     const team = await owner.user.createTeam({ displayName: "Before" });
 
     // An email code proves the address, so the invitee's primary email is verified.
-    const inviteeEmail = uniqueEmail();
+    const inviteeEmail = uniqueEmail("sdk");
     const invitee = clientApp();
     await invitee.sendMagicLinkEmail(inviteeEmail, { callbackUrl: callbackUrl("magic-link-callback") });
     expect((await invitee.signInWithMagicLink(await codeSentTo(inviteeEmail))).status).toBe("ok");
@@ -216,7 +216,7 @@ describe.each([
       containedPermissionIds: [],
     });
     const app = serverApp();
-    const user = await app.createUser({ primaryEmail: uniqueEmail() });
+    const user = await app.createUser({ primaryEmail: uniqueEmail("sdk") });
     const team = await app.createTeam({ displayName: "Permissions" });
     await team.addUser(user.id);
 
@@ -296,7 +296,7 @@ describe.each([
     const app = clientApp();
     const anonymous = await app.getUser({ or: "anonymous" });
     expect(anonymous.isAnonymous).toBe(true);
-    const email = uniqueEmail();
+    const email = uniqueEmail("sdk");
     const signUp = await app.signUpWithCredential({
       email,
       password: "correct horse battery",
@@ -311,7 +311,7 @@ describe.each([
 
   it("signs in with a magic link", async () => {
     const app = clientApp();
-    const email = uniqueEmail();
+    const email = uniqueEmail("sdk");
     const sent = await app.sendMagicLinkEmail(email, { callbackUrl: callbackUrl("magic-link-callback") });
     expect(sent.status).toBe("ok");
     const signedIn = await app.signInWithMagicLink(await codeSentTo(email), { noRedirect: true });
@@ -340,7 +340,7 @@ describe.each([
     const channels = await user.listContactChannels();
     expect(channels.map((c) => [c.value, c.isPrimary, c.usedForAuth])).toEqual([[email, true, true]]);
 
-    const workEmail = uniqueEmail();
+    const workEmail = uniqueEmail("sdk");
     const work = await user.createContactChannel({ type: "email", value: workEmail, usedForAuth: false });
     expect(work).toMatchObject({ value: workEmail, isPrimary: false, isVerified: false, usedForAuth: false });
     await work.sendVerificationEmail({ callbackUrl: callbackUrl("email-verification") });
@@ -374,7 +374,7 @@ describe.each([
     await (await adminApp().getProject()).updateConfig({
       "auth.oauth.providers.github": { isShared: false, clientId: "MOCK", clientSecret: "MOCK" },
     });
-    const email = uniqueEmail();
+    const email = uniqueEmail("sdk");
     const session = await signInOverHttp(server.baseUrl, { id: projectId, keys }, email);
     const app = new sdk.StackClientApp({
       projectId,

@@ -282,6 +282,8 @@ describe("verifyAccessToken", () => {
       ok: false,
       reason: "unparsable",
       decoded: { projectId: PROJECT, userId: USER, refreshTokenId: SESSION },
+      // Its issuer is ours and its signature fails, as for a token from an instance with another secret.
+      mismatch: expect.stringContaining("GATEHOUSE_SECRET"),
     });
   });
 

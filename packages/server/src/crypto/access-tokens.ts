@@ -87,7 +87,16 @@ export type DecodedTokenIds = {
 
 export type VerifyAccessTokenResult =
   | { ok: true; claims: AccessTokenClaims; audienceKind: AudienceKind }
-  | { ok: false; reason: "unparsable"; decoded: DecodedTokenIds }
+  | {
+      ok: false;
+      reason: "unparsable";
+      decoded: DecodedTokenIds;
+      /**
+       * For a token that looks like ours but fails: the likely cause when instances disagree, a sentence for the
+       * error's message (its issuer names another GATEHOUSE_BASE_URL, or its signature another GATEHOUSE_SECRET).
+       */
+      mismatch?: string;
+    }
   | { ok: false; reason: "expired"; expiredAtMillis: number; decoded: DecodedTokenIds }
   | { ok: false; reason: "anonymous_not_allowed"; decoded: DecodedTokenIds }
   | {
@@ -269,21 +278,30 @@ export function createTokenKeyring(options: TokenKeyringOptions): TokenKeyring {
     const cachedPair = cachedKeyPair(projectId, kind);
     const pair = cachedPair ?? deriveKeyPair(projectId, kind);
     const key = [pair.current, pair.next].find((candidate) => candidate.kid === header.kid);
-    if (!key) return unparsable;
+    // Instances behind one load balancer that disagree on their settings refuse each other's tokens; saying which
+    // setting differs turns an hour of debugging into a config fix. Nothing here is secret: issuers are public.
+    const expectedIssuer = issuer(projectId, kind);
+    const otherIssuer =
+      typeof unverifiedPayload.iss === "string" && unverifiedPayload.iss !== expectedIssuer
+        ? { ...unparsable, mismatch: issuerMismatch(unverifiedPayload.iss, expectedIssuer) }
+        : null;
+    const otherSecret = { ...unparsable, mismatch: SECRET_MISMATCH };
+    if (!key) return otherIssuer ?? otherSecret;
 
     // 4. Signature: r || s, 32 bytes each for P-256 (RFC 7518 §3.4).
     const signature = Buffer.from(encodedSignature, "base64url");
     if (signature.length !== 64) return unparsable;
     const signingInput = Buffer.from(`${encodedHeader}.${encodedPayload}`);
     if (!verify("sha256", signingInput, { key: key.publicKey, dsaEncoding: "ieee-p1363" }, signature)) {
-      return unparsable;
+      return otherIssuer ?? otherSecret;
     }
     if (!cachedPair) rememberKeyPair(projectId, kind, pair);
 
     // 5. Claims: exact shape, and consistent with the audience.
     const claims = readAccessTokenClaims(unverifiedPayload);
     if (!claims) return unparsable;
-    if (claims.project_id !== projectId || claims.iss !== issuer(projectId, kind)) return unparsable;
+    if (claims.project_id !== projectId) return unparsable;
+    if (claims.iss !== expectedIssuer) return otherIssuer ?? unparsable;
     if (audienceKindOf({ isAnonymous: claims.is_anonymous, isRestricted: claims.is_restricted }) !== kind) {
       return unparsable;
     }
@@ -361,6 +379,18 @@ export function createTokenKeyring(options: TokenKeyringOptions): TokenKeyring {
   }
 
   return { signAccessToken, verifyAccessToken, jwks, issuer };
+}
+
+const SECRET_MISMATCH =
+  "Its issuer is this server's, but its signature does not verify: it was likely signed by an instance with " +
+  "another GATEHOUSE_SECRET (every instance needs the same one), or before the secret was changed.";
+
+function issuerMismatch(tokenIssuer: string, expectedIssuer: string): string {
+  const shown = tokenIssuer.length > 200 ? `${tokenIssuer.slice(0, 200)}…` : tokenIssuer;
+  return (
+    `It was issued by ${JSON.stringify(shown)}, but this server's issuer is ${JSON.stringify(expectedIssuer)}: ` +
+    "the instance that issued it likely has another GATEHOUSE_BASE_URL (every instance needs the same one)."
+  );
 }
 
 const NO_IDS: DecodedTokenIds = Object.freeze({ projectId: null, userId: null, refreshTokenId: null });

@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import type pg from "pg";
 import { SERVER_PACKAGE_ROOT } from "../package-root.ts";
 import type * as schema from "./schema.ts";
 
@@ -11,6 +12,10 @@ export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
 export type DatabaseHandle = {
   db: Database;
   kind: "pglite" | "postgres";
+  /** PostgreSQL's connection pool, for what watches it (pool use and waits); absent on PGlite. */
+  pgPool?: pg.Pool;
+  /** How the PostgreSQL connections are pooled (db/pooling.ts); absent on PGlite. */
+  pooling?: "session" | "transaction";
   /**
    * Subscribes to a NOTIFY channel (`pg_notify` in any transaction, delivered after it commits). `onGap` runs when
    * notifications may have been missed (the listening connection dropped and came back), so callers can drop what

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Database, DatabaseHandle } from "./handle.ts";
+import type { PostgresOptions } from "./open-postgres.ts";
 import * as schema from "./schema.ts";
 
 export type { Database, DatabaseHandle } from "./handle.ts";
@@ -12,6 +13,8 @@ export type { Database, DatabaseHandle } from "./handle.ts";
  */
 export async function openDatabase(options: {
   databaseUrl?: string | undefined;
+  /** PostgreSQL only: see `PostgresOptions` (open-postgres.ts). */
+  postgres?: Omit<PostgresOptions, "databaseUrl">;
   dataDir?: string | undefined;
   /**
    * In-memory PGlite only: start from this dump of a data directory (`dumpDataDir`) instead of running initdb.
@@ -21,7 +24,7 @@ export async function openDatabase(options: {
 }): Promise<DatabaseHandle> {
   if (options.databaseUrl) {
     const { openPostgres } = await import("./open-postgres.ts");
-    return openPostgres(options.databaseUrl);
+    return openPostgres({ ...options.postgres, databaseUrl: options.databaseUrl });
   }
   const { openPglite } = await import("./open-pglite.ts");
   return openPglite(options);

@@ -4,9 +4,10 @@ import { PGlite } from "@electric-sql/pglite";
 import { btree_gin } from "@electric-sql/pglite/contrib/btree_gin";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { drizzle } from "drizzle-orm/pglite";
-import { migrate } from "drizzle-orm/pglite/migrator";
+import { StartupError } from "../startup-error.ts";
 import { lockDataDir } from "./data-dir-lock.ts";
-import { type Database, type DatabaseHandle, migrationsFolder } from "./handle.ts";
+import type { Database, DatabaseHandle } from "./handle.ts";
+import { migrateDatabase, SchemaNewerError } from "./migrate.ts";
 import * as schema from "./schema.ts";
 
 /**
@@ -47,7 +48,9 @@ export async function openPglite(options: {
       startParams: [...PGlite.defaultStartParams, "-c", "shared_buffers=16MB"],
     });
     const db = drizzle(client, { schema }) as unknown as Database;
-    await migrate(drizzle(client, { schema }), { migrationsFolder });
+    await migrateDatabase(db).catch((error: unknown) => {
+      throw error instanceof SchemaNewerError ? new StartupError(error.message) : error;
+    });
     const close = async () => {
       try {
         await client.close();

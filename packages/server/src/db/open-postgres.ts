@@ -1,11 +1,16 @@
 import { drizzle } from "drizzle-orm/node-postgres";
-import { migrate } from "drizzle-orm/node-postgres/migrator";
 import pg from "pg";
-import { type Database, type DatabaseHandle, migrationsFolder } from "./handle.ts";
+import { StartupError } from "../startup-error.ts";
+import type { Database, DatabaseHandle } from "./handle.ts";
+import { migrateDatabase, readSchemaState, SchemaNewerError } from "./migrate.ts";
+import { pollNotices } from "./notices.ts";
+import {
+  type PoolingMode,
+  type PoolingSetting,
+  sendStatementsUnnamed,
+  sharesServerSessions,
+} from "./pooling.ts";
 import * as schema from "./schema.ts";
-
-/** Any fixed number works; it only has to be the same in every process that migrates this database. */
-const MIGRATION_LOCK_ID = 7_402_113;
 
 /**
  * Every statement Gatehouse sends is short and indexed, answering one request. A parallel plan must first start its
@@ -13,20 +18,43 @@ const MIGRATION_LOCK_ID = 7_402_113;
  * in a 20,000-user project took 80 ms with two workers and 6.6 ms without (bench/users-search.mjs), and the owners'
  * metrics of a 200,000-user project 718 ms against 495 ms (bench/metrics.mjs), its sections' queries running side by
  * side. Workers are also a server-wide pool (max_parallel_workers, 8 by default) that instances would compete for.
- * So Gatehouse's own connections never plan parallel; other users of the server keep its settings.
+ * So Gatehouse's own connections never plan parallel; other users of the server keep its settings. Behind a
+ * transaction pooler a session setting would land on whichever server session ran it, so there the operator sets
+ * it for Gatehouse's role instead (README, Deploy).
  */
 const CONNECTION_SETTINGS = "set max_parallel_workers_per_gather = 0";
 
+/** How often an instance that cannot LISTEN polls for change notices: the bound on how stale its caches get. */
+export const NOTICE_POLL_MS = 1000;
+
+export type PostgresOptions = {
+  databaseUrl: string;
+  /**
+   * A connection straight to PostgreSQL, past any pooler: for LISTEN and migrations. Unset: the database URL,
+   * except that LISTEN is then replaced by polling in transaction pooling.
+   */
+  directUrl?: string | undefined;
+  pooling?: PoolingSetting;
+  /** `check`: apply nothing, refuse to start if migrations are pending (`gatehouse-server migrate` applies them). */
+  migrations?: "apply" | "check";
+};
+
 /**
- * PostgreSQL through a pool of 10 connections, after applying pending migrations. Imported by `openDatabase` only
- * when a connection string is given, so an embedded instance never loads `pg`.
+ * PostgreSQL through a pool of 10 connections, after applying pending migrations (or checking that none are
+ * pending). Imported by `openDatabase` only when a connection string is given, so an embedded instance never loads
+ * `pg`.
  */
-export async function openPostgres(databaseUrl: string): Promise<DatabaseHandle> {
+export async function openPostgres(options: PostgresOptions): Promise<DatabaseHandle> {
+  const { databaseUrl, directUrl } = options;
+  const pooling = await resolvePooling(databaseUrl, options.pooling ?? "auto");
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     max: 10,
     // Awaited before the pool hands the new connection out; if it fails, the caller gets that error.
-    onConnect: (client) => client.query(CONNECTION_SETTINGS),
+    onConnect:
+      pooling === "transaction"
+        ? (client) => sendStatementsUnnamed(client)
+        : (client) => client.query(CONNECTION_SETTINGS),
   });
   // An idle connection can be cut by the server (restart, failover, admin termination). Without a listener that
   // 'error' event would crash the process; the pool simply opens a new connection on the next query.
@@ -34,21 +62,24 @@ export async function openPostgres(databaseUrl: string): Promise<DatabaseHandle>
     console.warn(`[database] an idle connection was closed: ${error.message}`);
   });
   const db = drizzle(pool, { schema }) as unknown as Database;
-  // Several instances may start at once; the advisory lock makes them migrate one after another.
-  const client = await pool.connect();
   try {
-    await client.query("select pg_advisory_lock($1)", [MIGRATION_LOCK_ID]);
-    await migrate(drizzle(client, { schema }), { migrationsFolder });
-  } finally {
-    await client.query("select pg_advisory_unlock($1)", [MIGRATION_LOCK_ID]).catch(() => {});
-    client.release();
+    await prepareSchema(directUrl ?? databaseUrl, db, directUrl !== undefined, options.migrations ?? "apply");
+  } catch (error) {
+    await pool.end().catch(() => {});
+    throw error;
   }
   const listeners = new Set<ListenConnection>();
+  // Behind a transaction pooler a LISTEN would hold whichever server session ran it: only a direct URL can listen.
+  const listenUrl = pooling === "transaction" ? directUrl : (directUrl ?? databaseUrl);
   return {
     db,
     kind: "postgres",
+    pgPool: pool,
+    pooling,
     listen: async (channel, onNotify, onGap) => {
-      const connection = await listenOnPostgres(databaseUrl, channel, onNotify, onGap);
+      const connection = listenUrl
+        ? await listenOnPostgres(listenUrl, channel, onNotify, onGap)
+        : await pollNotices(db, channel, NOTICE_POLL_MS, onNotify, onGap);
       listeners.add(connection);
       return async () => {
         listeners.delete(connection);
@@ -60,6 +91,65 @@ export async function openPostgres(databaseUrl: string): Promise<DatabaseHandle>
       await pool.end();
     },
   };
+}
+
+/**
+ * The pooling mode to run in. `auto` asks the connection whether it shares server sessions. A setting of `session`
+ * on a connection that does is refused at start-up: every request would fail later on named statements.
+ */
+async function resolvePooling(databaseUrl: string, setting: PoolingSetting): Promise<PoolingMode> {
+  if (setting === "transaction") return "transaction";
+  const shared = await sharesServerSessions(databaseUrl);
+  if (shared && setting === "session") {
+    throw new StartupError(
+      "DATABASE_URL leads to a pooler that shares server sessions between clients (transaction pooling), but " +
+        "GATEHOUSE_DATABASE_POOLING=session says it does not. Set GATEHOUSE_DATABASE_POOLING=transaction (or auto), " +
+        "or point DATABASE_URL at a session-mode pool or at PostgreSQL itself.",
+    );
+  }
+  return shared ? "transaction" : "session";
+}
+
+/** Migrates (over the direct URL when there is one) or checks that nothing is pending. */
+async function prepareSchema(
+  migrationUrl: string,
+  pooled: Database,
+  hasDirectUrl: boolean,
+  migrations: "apply" | "check",
+): Promise<void> {
+  if (migrations === "check") {
+    const state = await readSchemaState(pooled);
+    if (state.unknown > 0) throw new StartupError(new SchemaNewerError(state.unknown).message);
+    if (state.pending.length > 0) {
+      throw new StartupError(
+        `the database lacks ${state.pending.length} migration(s) of this release (${state.pending.join(", ")}). ` +
+          "Run `gatehouse-server migrate` first (it uses GATEHOUSE_DATABASE_DIRECT_URL when set), or unset " +
+          "GATEHOUSE_MIGRATE_ON_START=false to let instances migrate as they start.",
+      );
+    }
+    return;
+  }
+  try {
+    if (!hasDirectUrl) {
+      await migrateDatabase(pooled);
+      return;
+    }
+    await migrateOver(migrationUrl);
+  } catch (error) {
+    if (error instanceof SchemaNewerError) throw new StartupError(error.message);
+    throw error;
+  }
+}
+
+/** Applies pending migrations over one connection of their own to `connectionString`; returns what it applied. */
+export async function migrateOver(connectionString: string): Promise<string[]> {
+  const client = new pg.Client({ connectionString });
+  await client.connect();
+  try {
+    return await migrateDatabase(drizzle(client, { schema }) as unknown as Database);
+  } finally {
+    await client.end().catch(() => {});
+  }
 }
 
 type ListenConnection = { stop: () => Promise<void> };

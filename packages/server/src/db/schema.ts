@@ -20,3 +20,4 @@ export * from "../features/users/schema.ts";
 export * from "../features/verification-codes/schema.ts";
 export * from "../features/webhooks/schema.ts";
 export * from "../rate-limit/schema.ts";
+export { changeNotices } from "./notices-schema.ts";

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestServer, type TestProject, type TestServer } from "../testing/harness.ts";
+import { expectKnownError } from "../testing/known-errors.ts";
 
 let server: TestServer;
 let project: TestProject;
@@ -9,18 +10,6 @@ beforeAll(async () => {
   project = await server.createProject("Protocol test project");
 });
 afterAll(() => server.close());
-
-function expectKnownError(
-  response: { status: number; headers: Headers; body: any },
-  status: number,
-  code: string,
-) {
-  expect(response.status).toBe(status);
-  expect(response.headers.get("x-stack-known-error")).toBe(code);
-  expect(response.headers.get("content-type")).toContain("application/json");
-  expect(response.body.code).toBe(code);
-  expect(typeof response.body.error).toBe("string");
-}
 
 describe("non-API endpoints", () => {
   it("answers /health", async () => {

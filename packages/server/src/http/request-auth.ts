@@ -82,7 +82,7 @@ export async function resolveRequestAuth(deps: AppDeps, headers: Headers): Promi
             restricted_reason: result.restrictedReason ?? { type: "email_not_verified" },
           });
         default:
-          throw knownError("UNPARSABLE_ACCESS_TOKEN");
+          throw unparsableTokenError("UNPARSABLE_ACCESS_TOKEN", result.mismatch);
       }
     }
     if (result.claims.project_id !== projectId) {
@@ -179,6 +179,18 @@ function checkProjectKey(
   if (!hasLiveKey(keySets, rule.header, key!)) throw rule.invalid(project.id);
 }
 
+/**
+ * The protocol's error for a token that does not verify, its message followed by the likely cause when the token
+ * came from an instance configured differently (crypto/access-tokens.ts); the code stays the one clients know.
+ */
+export function unparsableTokenError(
+  code: "UNPARSABLE_ACCESS_TOKEN" | "UNPARSABLE_ADMIN_ACCESS_TOKEN",
+  mismatch: string | undefined,
+) {
+  const error = knownError(code);
+  return mismatch ? knownError(code, undefined, `${error.message} ${mismatch}`) : error;
+}
+
 /** PROTOCOL.md §6: an internal-project user's access token stands in for the project's keys. */
 async function checkAdminAccessToken(deps: AppDeps, token: string, project: ProjectRow): Promise<UserRow> {
   const result = await deps.keyring.verifyAccessToken(token, {
@@ -189,7 +201,9 @@ async function checkAdminAccessToken(deps: AppDeps, token: string, project: Proj
     if (result.reason === "expired") {
       throw knownError("ADMIN_ACCESS_TOKEN_EXPIRED", { expired_at_millis: result.expiredAtMillis ?? null });
     }
-    if (result.reason === "unparsable") throw knownError("UNPARSABLE_ADMIN_ACCESS_TOKEN");
+    if (result.reason === "unparsable") {
+      throw unparsableTokenError("UNPARSABLE_ADMIN_ACCESS_TOKEN", result.mismatch);
+    }
     throw knownError("ADMIN_ACCESS_TOKEN_IS_NOT_ADMIN");
   }
   if (result.claims.project_id !== "internal") throw knownError("ADMIN_ACCESS_TOKEN_IS_NOT_ADMIN");

@@ -29,16 +29,20 @@ export function knownErrorResponse(error: KnownError): Response {
  */
 export function errorToResponse(
   error: unknown,
-  options: { requestId: string; showDetails: boolean },
+  options: { requestId: string; showDetails: boolean; log?: ServerErrorLogger },
 ): Response {
   if (error instanceof KnownError) return knownErrorResponse(error);
   if (error instanceof StatusError) return textResponse(error.message, error.status, error.headers);
-  console.error(`[request ${options.requestId}] unhandled error`, error);
+  if (options.log) options.log.error({ err: error, request_id: options.requestId }, "unhandled error");
+  else console.error(`[request ${options.requestId}] unhandled error`, error);
   const text = options.showDetails
     ? `Internal server error (request ${options.requestId}):\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}`
     : `Something went wrong. Please make sure the data you entered is correct.\n\nRequest ID: ${options.requestId}`;
   return textResponse(text, 500);
 }
+
+/** Where unexpected errors are written (the app's logger, observability/logger.ts); else the console. */
+export type ServerErrorLogger = { error: (fields: object, message: string) => void };
 
 /** Headers a proxy adds when it forwards someone else's request. */
 const FORWARDING_HEADERS = ["forwarded", "x-forwarded-for", "x-real-ip"];
@@ -48,7 +52,10 @@ const FORWARDING_HEADERS = ["forwarded", "x-forwarded-for", "x-real-ip"];
  * development, and only when the TCP peer is loopback (never a forwarded header, which anyone can send) and is not
  * a local proxy forwarding a request from elsewhere.
  */
-export function serverErrorHandler(env: Pick<ServerEnv, "isDevelopment">): ErrorHandler {
+export function serverErrorHandler(
+  env: Pick<ServerEnv, "isDevelopment">,
+  log?: ServerErrorLogger,
+): ErrorHandler {
   return (error, c) => {
     const localCaller =
       isLoopbackAddress(socketAddress(c)) &&
@@ -56,6 +63,7 @@ export function serverErrorHandler(env: Pick<ServerEnv, "isDevelopment">): Error
     return errorToResponse(error, {
       requestId: (c.get("requestId" as never) as string | undefined) ?? "none",
       showDetails: env.isDevelopment && localCaller,
+      ...(log ? { log } : {}),
     });
   };
 }

@@ -18,10 +18,16 @@ export type RateLimitScope = {
   /** The caller's address as the server sees it (behind proxies: GATEHOUSE_TRUST_PROXY). */
   clientIp: string | null;
   isDevelopment: boolean;
+  /** Hears each refusal, by rule id (the rate-limit refusals metric). */
+  onRefused?: (ruleId: string) => void;
 };
 
 export function rateLimitScope(
-  deps: { db: Database; env: { isDevelopment: boolean } },
+  deps: {
+    db: Database;
+    env: { isDevelopment: boolean };
+    observability?: { metrics: { rateLimitRefused: (ruleId: string) => void } };
+  },
   auth: { project: { id: string }; config: Pick<RenderedConfig, "gatehouse"> },
   clientIp: string | null,
 ): RateLimitScope {
@@ -31,6 +37,9 @@ export function rateLimitScope(
     config: auth.config,
     clientIp,
     isDevelopment: deps.env.isDevelopment,
+    ...(deps.observability
+      ? { onRefused: (ruleId) => deps.observability!.metrics.rateLimitRefused(ruleId) }
+      : {}),
   };
 }
 
@@ -182,7 +191,9 @@ export async function consumeRateLimits(
   if (effective.length === 0) return;
   const attempts = await countAttempts(scope, effective);
   for (const [index, attempt] of attempts.entries()) {
-    if (attempt.count > effective[index]!.rule.limit)
+    if (attempt.count > effective[index]!.rule.limit) {
+      scope.onRefused?.(effective[index]!.rule.id);
       throw tooManyAttempts(attempt.now, attempt.windowEndsAt);
+    }
   }
 }

@@ -101,6 +101,7 @@ export async function consumePasswordCheckLimits(
     .where(eq(rateLimitCounters.key, attempt.key));
   // A retry passes at the next slow pass, or when the window ends and the count starts over, whichever is first.
   const nextPass = (row?.slowNextAt ?? now).getTime();
+  scope.onRefused?.(ceiling.id);
   throw tooManyAttempts(now, new Date(Math.min(nextPass, attempt.windowEndsAt.getTime())));
 }
 

@@ -22,6 +22,7 @@ export function testEnv(overrides: Partial<ServerEnv> = {}): ServerEnv {
     port: 0,
     baseUrl: "http://localhost:8102",
     databaseUrl: undefined,
+    database: { pooling: "auto", directUrl: undefined, migrateOnStart: true },
     // Nothing is written there but uploaded images (created on the first); `removeTestDataDir` clears it.
     dataDir: path.join(tmpdir(), `gatehouse-test-${randomUUID()}`),
     secret: "test-secret-that-is-long-enough-to-pass-the-check",

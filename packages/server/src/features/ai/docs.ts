@@ -3,8 +3,7 @@
  * summary of the admin API and config keys. Kept small on purpose: the tools give the project's actual state.
  */
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { REPOSITORY_ROOT } from "../../package-root.ts";
+import { README_FILE } from "../../package-root.ts";
 
 const README_SECTIONS = ["Gatehouse", "Rate limits", "Payments"];
 const MAX_README_CHARS = 7000;
@@ -38,7 +37,7 @@ export function docsContext(): string {
 function readmeExcerpt(): string {
   let text: string;
   try {
-    text = readFileSync(join(REPOSITORY_ROOT, "README.md"), "utf8");
+    text = readFileSync(README_FILE, "utf8");
   } catch {
     return "";
   }

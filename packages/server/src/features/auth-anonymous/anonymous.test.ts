@@ -1,7 +1,8 @@
 import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
-import { expectKnownError, passwordApi, storedUser, uniqueEmail } from "../auth-password/test-support.ts";
+import { expectKnownError, uniqueEmail } from "../../testing/known-errors.ts";
+import { passwordApi, storedUser } from "../auth-password/test-support.ts";
 
 let server: TestServer;
 let project: TestProject;

@@ -2,13 +2,14 @@ import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CROCKFORD_ALPHABET, generateSecureToken, hashPassword } from "../../crypto/index.ts";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
+import { expectKnownError, uniqueEmail } from "../../testing/known-errors.ts";
 import { codeFromEmail, emailsTo, latestEmailTo } from "../../testing/outbox.ts";
 import { expireCode } from "../../testing/time.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 import { contactChannels } from "../contact-channels/schema.ts";
 import { holdAfterAnswer } from "../emails/after-answer.ts";
 import { verificationCodes } from "../verification-codes/schema.ts";
-import { channelsOf, expectKnownError, passwordApi, uniqueEmail } from "./test-support.ts";
+import { channelsOf, passwordApi } from "./test-support.ts";
 
 let server: TestServer;
 let project: TestProject;

@@ -3,9 +3,10 @@ import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashPassword, verifyPassword, verifyPasswordAgainstDummy } from "../../crypto/index.ts";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
+import { expectKnownError, uniqueEmail } from "../../testing/known-errors.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 import { type PasswordVerifier, verifyEmailAndPassword } from "./credentials.ts";
-import { expectKnownError, passwordApi, storedUser, uniqueEmail } from "./test-support.ts";
+import { passwordApi, storedUser } from "./test-support.ts";
 
 let server: TestServer;
 let project: TestProject;

@@ -3,10 +3,11 @@ import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sha256Hex } from "../../crypto/index.ts";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
+import { expectKnownError, uniqueEmail } from "../../testing/known-errors.ts";
 import { codeFromEmail, emailsTo, latestEmailTo } from "../../testing/outbox.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 import { verificationCodes } from "../verification-codes/schema.ts";
-import { channelsOf, expectKnownError, passwordApi, storedUser, uniqueEmail } from "./test-support.ts";
+import { channelsOf, passwordApi, storedUser } from "./test-support.ts";
 
 let server: TestServer;
 let project: TestProject;

@@ -1,6 +1,5 @@
 /** Request helpers shared by the password and anonymous authentication tests. */
 import { and, eq } from "drizzle-orm";
-import { expect } from "vitest";
 import type { TestProject, TestServer } from "../../testing/harness.ts";
 import { contactChannels } from "../contact-channels/schema.ts";
 import { users } from "../users/schema.ts";
@@ -32,19 +31,6 @@ export function passwordApi(server: TestServer, project: TestProject) {
   };
 }
 
-/** Asserts a known-error response: status, header, code and (when given) details. */
-export function expectKnownError(
-  response: Reply,
-  status: number,
-  code: string,
-  details?: Record<string, unknown>,
-): void {
-  expect({ status: response.status, code: response.body?.code }, response.text).toEqual({ status, code });
-  expect(response.headers.get("x-stack-known-error")).toBe(code);
-  if (details === undefined) expect(response.body).not.toHaveProperty("details");
-  else expect(response.body.details).toEqual(details);
-}
-
 export async function storedUser(server: TestServer, projectId: string, userId: string) {
   const [user] = await server.deps.db
     .select()
@@ -58,11 +44,4 @@ export async function channelsOf(server: TestServer, projectId: string, userId: 
     .select()
     .from(contactChannels)
     .where(and(eq(contactChannels.projectId, projectId), eq(contactChannels.userId, userId)));
-}
-
-let counter = 0;
-/** A unique email per call, so tests in one file never collide. */
-export function uniqueEmail(label = "user"): string {
-  counter += 1;
-  return `${label}-${counter}-${Date.now().toString(36)}@example.com`;
 }

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashPassword } from "../../crypto/index.ts";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
+import { expectKnownError, uniqueEmail } from "../../testing/known-errors.ts";
 import { createSignedInUser } from "../../testing/users.ts";
-import { expectKnownError, passwordApi, uniqueEmail } from "./test-support.ts";
+import { passwordApi } from "./test-support.ts";
 
 let server: TestServer;
 let project: TestProject;

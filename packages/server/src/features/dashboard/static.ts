@@ -2,10 +2,10 @@ import { readFile, stat } from "node:fs/promises";
 import { extname, join, resolve, sep } from "node:path";
 import type { Hono } from "hono";
 import { HTML_SECURITY_HEADERS } from "../../http/html-security-headers.ts";
-import { REPOSITORY_ROOT } from "../../package-root.ts";
+import { DASHBOARD_BUILD } from "../../package-root.ts";
 
 /** Where `vite build` of apps/dashboard writes (scripts/build.mjs keeps it fresh before `npm start`). */
-export const DEFAULT_DASHBOARD_DIST = join(REPOSITORY_ROOT, "apps/dashboard/dist");
+export const DEFAULT_DASHBOARD_DIST = DASHBOARD_BUILD;
 
 const CONTENT_TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",

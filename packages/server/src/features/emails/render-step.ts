@@ -36,9 +36,20 @@ import { createUnsubscribeLink } from "./unsubscribe.ts";
 /** What rendering needs of the server: the database and the secret that seals the messages. */
 type RenderDeps = Pick<AppDeps, "db" | "env">;
 
-export type RenderStepOptions = { batchSize?: number; leaseMs?: number };
+export type RenderStepOptions = {
+  batchSize?: number;
+  leaseMs?: number;
+  /** True once the worker is stopping: no further batch is claimed, and a failed one is handed back due now. */
+  stopping?: () => boolean;
+};
 
-const DEFAULTS = { batchSize: 50, leaseMs: 5 * 60_000 };
+const DEFAULTS: Required<RenderStepOptions> = { batchSize: 50, leaseMs: 5 * 60_000, stopping: () => false };
+/**
+ * How long a batch whose rendering failed as a whole waits before any worker tries it again. Not a template's own
+ * error (that is the row's `render_error`) but the machinery's: the database, the sandbox, or esbuild's service
+ * process, which a signal sent to the whole process group (Ctrl-C, systemd's stop) ends under a draining server.
+ */
+const RETRY_AFTER_FAILURE_MS = 30_000;
 
 const inMs = (ms: number) => sql`now() + ${`${Math.round(ms)} milliseconds`}::interval`;
 
@@ -58,15 +69,25 @@ export async function renderDueEmails(deps: RenderDeps, options: RenderStepOptio
   const settings = { ...DEFAULTS, ...options };
   let handled = 0;
   for (;;) {
+    if (settings.stopping()) return handled;
     const batch = await claim(deps, settings);
     if (batch.length === 0) return handled;
-    await renderBatch(deps, batch);
+    try {
+      await renderBatch(deps, batch);
+    } catch (error) {
+      // The rows it did not finish go back to `preparing` for any worker, rather than wait out the lease.
+      const delayMs = settings.stopping() ? 0 : RETRY_AFTER_FAILURE_MS;
+      await Promise.all(
+        batch.map((row) => fenced(deps, row, { status: "preparing", nextAttemptAt: inMs(delayMs) })),
+      ).catch(() => {});
+      throw error;
+    }
     handled += batch.length;
     if (batch.length < settings.batchSize) return handled;
   }
 }
 
-async function claim(deps: RenderDeps, settings: typeof DEFAULTS): Promise<Claimed[]> {
+async function claim(deps: RenderDeps, settings: Required<RenderStepOptions>): Promise<Claimed[]> {
   const due = deps.db
     .select({ id: sentEmails.id })
     .from(sentEmails)

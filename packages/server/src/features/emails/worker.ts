@@ -1,6 +1,8 @@
 import { and, desc, eq, inArray, lte, sql } from "drizzle-orm";
 import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
 import type { AppDeps } from "../../deps.ts";
+import type { DeliveryOutcome } from "../../observability/metrics.ts";
+import { settlesWithin } from "../../settles-within.ts";
 import { getRenderedConfig } from "../projects/config-store.ts";
 import { projects } from "../projects/schema.ts";
 import { settleAfterAnswer } from "./after-answer.ts";
@@ -13,8 +15,14 @@ import { type Delivery, describeSmtpError, resolveDelivery, sendWith, TransportC
 export type EmailWorker = {
   /** Look at the outbox now (called whenever a message is queued). */
   wake: () => void;
-  /** Stops the timer, waits for the deliveries in flight and closes the SMTP transports. */
-  stop: () => Promise<void>;
+  /**
+   * Stops claiming, waits for the deliveries in flight and closes the SMTP transports. Messages claimed but not yet
+   * handed to SMTP go back to the queue at once. With `handBackAfterMs`, sends still running after that long are
+   * handed back too (they may still go out: delivery is at least once), so a shutdown never waits on a slow server.
+   */
+  stop: (options?: { handBackAfterMs?: number }) => Promise<void>;
+  /** False once `stop` was called: readiness (http/readiness.ts) reports it. */
+  isRunning: () => boolean;
   /**
    * Lets email work still running after its request answered (after-answer.ts) queue its mail, then delivers
    * everything that is due now, and resolves; for tests and shutdown hooks.
@@ -68,6 +76,8 @@ export function startEmailWorker(deps: AppDeps, options: EmailWorkerOptions = {}
   let stopped = false;
   let running: Promise<void> | null = null;
   let runAgain = false;
+  /** Rows this worker claimed and has not written an outcome for: what a shutdown hands back. */
+  const held = new Set<SentEmailRow>();
 
   const claimBatch = async (): Promise<SentEmailRow[]> => {
     const due = deps.db
@@ -121,18 +131,39 @@ export function startEmailWorker(deps: AppDeps, options: EmailWorkerOptions = {}
     ],
   });
 
+  /** `finish` with the outcome counted (the delivery outcomes metric). */
+  const counted = (
+    outcome: DeliveryOutcome,
+    row: SentEmailRow,
+    values: PgUpdateSetSource<typeof sentEmails>,
+  ) => {
+    deps.observability.metrics.deliveryOutcome("email", outcome);
+    return finish(row, values);
+  };
+
   const giveUp = (row: SentEmailRow, error: string) =>
-    finish(row, {
+    counted("failed", row, {
       status: "failed",
       failedAt: sql`now()`,
       ...withAttemptError(row, error),
       ...outOfHands(row),
     });
 
+  /**
+   * Makes a claimed row due again now, for another worker (or this process after a restart) instead of after the
+   * lease. Unsent, the claim is not counted as an attempt; possibly sent (cut short), it is.
+   */
+  const handBack = (row: SentEmailRow, options: { unsent: boolean }) =>
+    finish(row, {
+      status: "queued",
+      nextAttemptAt: sql`now()`,
+      ...(options.unsent ? { attempts: sql`${sentEmails.attempts} - 1` } : {}),
+    });
+
   const recordFailure = (row: SentEmailRow, error: string) =>
     row.attempts >= settings.maxAttempts
       ? giveUp(row, error)
-      : finish(row, {
+      : counted("retried", row, {
           status: "queued",
           ...withAttemptError(row, error),
           nextAttemptAt: inMs(retryDelayMs(row.attempts, settings)),
@@ -180,7 +211,7 @@ export function startEmailWorker(deps: AppDeps, options: EmailWorkerOptions = {}
       return;
     }
     if (delivery.kind === "dev-outbox") {
-      await finish(row, {
+      await counted("sent", row, {
         status: "sent",
         transport: "dev-outbox",
         sentAt: sql`now()`,
@@ -188,6 +219,10 @@ export function startEmailWorker(deps: AppDeps, options: EmailWorkerOptions = {}
         // In production nothing secret is kept, even though nothing was sent (no SMTP server is configured).
         ...(deps.env.isDevelopment && row.bodyEncrypted ? {} : outOfHands(row)),
       });
+      return;
+    }
+    if (stopped) {
+      await handBack(row, { unsent: true });
       return;
     }
     try {
@@ -200,7 +235,7 @@ export function startEmailWorker(deps: AppDeps, options: EmailWorkerOptions = {}
       await recordFailure(row, describeSmtpError(error));
       return;
     }
-    await finish(row, {
+    await counted("sent", row, {
       status: "sent",
       transport: "smtp",
       sentAt: sql`now()`,
@@ -210,14 +245,20 @@ export function startEmailWorker(deps: AppDeps, options: EmailWorkerOptions = {}
   };
 
   const deliverDue = async (): Promise<void> => {
-    await renderDueEmails(deps);
+    await renderDueEmails(deps, { stopping: () => stopped });
     while (!stopped) {
       const claimed = await claimBatch();
       if (claimed.length === 0) return;
       // What is over a project's hourly capacity goes back to the queue until a slot frees (capacity.ts).
       const batch = await withinCapacity(deps, claimed);
-      const deliveries = await deliveriesFor(batch);
-      await Promise.all(batch.map((row) => deliver(row, deliveries.get(row.projectId))));
+      for (const row of batch) held.add(row);
+      const deliveries = await deliveriesFor(batch).catch((error: unknown) => {
+        for (const row of batch) held.delete(row);
+        throw error;
+      });
+      await Promise.all(
+        batch.map((row) => deliver(row, deliveries.get(row.projectId)).finally(() => held.delete(row))),
+      );
       if (claimed.length < settings.batchSize) return;
     }
   };
@@ -256,12 +297,15 @@ export function startEmailWorker(deps: AppDeps, options: EmailWorkerOptions = {}
       await settleAfterAnswer(deps);
       if (!stopped) await run();
     },
-    stop: async () => {
+    isRunning: () => !stopped,
+    stop: async (stopOptions = {}) => {
       stopped = true;
       clearInterval(timer);
       // Work after an answer only queues mail (which stays in the outbox for the next start); let it finish first.
-      await settleAfterAnswer(deps);
-      await running?.catch(() => {});
+      const settled = settleAfterAnswer(deps).then(() => running?.catch(() => {}));
+      if (!(await settlesWithin(settled, stopOptions.handBackAfterMs))) {
+        await Promise.all([...held].map((row) => handBack(row, { unsent: false }).catch(() => {})));
+      }
       transports.closeAll();
     },
   };

@@ -6,15 +6,14 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
+import { expectKnownError, uniqueEmail } from "../../testing/known-errors.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 import {
   exchangeCode,
-  expectKnownError,
   redirectError,
   runFlow,
   signInWithDevProvider,
   signInWithTrustedProvider,
-  uniqueEmail,
 } from "./test-support.ts";
 
 let server: TestServer;

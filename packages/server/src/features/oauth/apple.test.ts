@@ -7,17 +7,11 @@
 import { exportPKCS8, generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
+import { expectKnownError, uniqueEmail } from "../../testing/known-errors.ts";
 import { type ListeningServer, startListeningServer } from "../../testing/listening-server.ts";
 import { appleClientSecret } from "./apple-client-secret.ts";
 import { APPLE_KEY_ID, APPLE_TEAM_ID, type AppleStandIn, startAppleStandIn } from "./apple-test-support.ts";
-import {
-  appRedirect,
-  exchangeCode,
-  expectKnownError,
-  redirectError,
-  startFlow,
-  uniqueEmail,
-} from "./test-support.ts";
+import { appRedirect, exchangeCode, redirectError, startFlow } from "./test-support.ts";
 
 const SERVICES_ID = "com.example.web";
 const BUNDLE_ID = "com.example.ios";

@@ -2,15 +2,14 @@
 import { createHash, randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
+import { expectKnownError, uniqueEmail } from "../../testing/known-errors.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 import {
   authorizeQuery,
   deliverCallback,
   exchangeCode,
-  expectKnownError,
   type FlowOptions,
   signInAtDevProvider,
-  uniqueEmail,
 } from "./test-support.ts";
 
 let server: TestServer;

@@ -8,8 +8,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BrowserTest, startBrowserTest } from "../../testing/browser.ts";
+import { uniqueEmail } from "../../testing/known-errors.ts";
 import type { ListeningServer } from "../../testing/listening-server.ts";
-import { uniqueEmail } from "./test-support.ts";
 
 let app: { url: string; server: Server } | undefined;
 let session: BrowserTest | undefined;

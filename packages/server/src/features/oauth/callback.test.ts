@@ -7,18 +7,17 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sha256Hex } from "../../crypto/index.ts";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
+import { expectKnownError, uniqueEmail } from "../../testing/known-errors.ts";
 import { expireRows } from "../../testing/time.ts";
 import { oauthAuthorizationCodes, oauthOuterStates } from "./schema.ts";
 import {
   deliverCallback,
   exchangeCode,
-  expectKnownError,
   redirectError,
   runFlow,
   signInAtDevProvider,
   signInWithDevProvider,
   startFlow,
-  uniqueEmail,
 } from "./test-support.ts";
 
 let server: TestServer;

@@ -1,7 +1,7 @@
 import { knownError } from "@gatehouse/shared";
 import type { RenderedConfig } from "../../config/index.ts";
 import type { AppDeps } from "../../deps.ts";
-import { NO_PUBLISHABLE_KEY_SENTINEL } from "../../http/request-auth.ts";
+import { NO_PUBLISHABLE_KEY_SENTINEL, unparsableTokenError } from "../../http/request-auth.ts";
 import { hasLiveKey } from "../project-keys/keys.ts";
 import type { ProjectRow } from "../projects/schema.ts";
 import type { UserRow } from "../users/schema.ts";
@@ -54,7 +54,10 @@ export async function userOfAccessToken(deps: AppDeps, projectId: string, token:
         refresh_token_id: result.decoded.refreshTokenId,
       });
     }
-    throw knownError("UNPARSABLE_ACCESS_TOKEN");
+    throw unparsableTokenError(
+      "UNPARSABLE_ACCESS_TOKEN",
+      result.reason === "unparsable" ? result.mismatch : undefined,
+    );
   }
   if (result.claims.project_id !== projectId) {
     throw knownError("INVALID_PROJECT_FOR_ACCESS_TOKEN", {

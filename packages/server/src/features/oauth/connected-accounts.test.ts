@@ -5,11 +5,12 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
+import { expectKnownError, uniqueEmail } from "../../testing/known-errors.ts";
 import { expireRows } from "../../testing/time.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 import { encryptProviderToken } from "./accounts.ts";
 import { oauthAccounts, oauthTokens } from "./schema.ts";
-import { expectKnownError, signInWithDevProvider, uniqueEmail } from "./test-support.ts";
+import { signInWithDevProvider } from "./test-support.ts";
 
 let server: TestServer;
 let project: TestProject;

@@ -7,11 +7,12 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sha256Hex } from "../../crypto/index.ts";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
+import { expectKnownError, uniqueEmail } from "../../testing/known-errors.ts";
 import { expireRows } from "../../testing/time.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 import { AUTHORIZATION_CODE_LIFETIME_MS } from "./code-grant.ts";
 import { oauthAuthorizationCodes } from "./schema.ts";
-import { exchangeCode, expectKnownError, uniqueEmail } from "./test-support.ts";
+import { exchangeCode } from "./test-support.ts";
 
 const TARGET = "https://docs.example.com/handler/oauth-callback?stack_cross_domain_auth=1";
 const AFTER = "https://docs.example.com/dashboard";

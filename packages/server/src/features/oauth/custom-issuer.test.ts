@@ -8,16 +8,11 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
+import { expectKnownError, uniqueEmail } from "../../testing/known-errors.ts";
 import { getRenderedConfig } from "../projects/config-store.ts";
 import { getDevOAuthProvider } from "./dev-provider.ts";
 import { resolveProvider } from "./resolve-provider.ts";
-import {
-  authorizeQuery,
-  expectKnownError,
-  signInWithDevProvider,
-  startFlow,
-  uniqueEmail,
-} from "./test-support.ts";
+import { authorizeQuery, signInWithDevProvider, startFlow } from "./test-support.ts";
 
 let server: TestServer;
 let project: TestProject;

@@ -2,16 +2,11 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
+import { expectKnownError, uniqueEmail } from "../../testing/known-errors.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 import { getRenderedConfig } from "../projects/config-store.ts";
 import { attachProviderAccounts } from "./accounts.ts";
-import {
-  expectKnownError,
-  redirectError,
-  runFlow,
-  signInWithDevProvider,
-  uniqueEmail,
-} from "./test-support.ts";
+import { redirectError, runFlow, signInWithDevProvider } from "./test-support.ts";
 
 let server: TestServer;
 let project: TestProject;

@@ -4,9 +4,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
+import { expectKnownError } from "../../testing/known-errors.ts";
 import { BlockedAddressError } from "../webhooks/address-guard.ts";
 import { guardedFetch, isLoopbackHost, ownerUrlProblem } from "./provider-fetch.ts";
-import { authorizeQuery, expectKnownError } from "./test-support.ts";
+import { authorizeQuery } from "./test-support.ts";
 
 describe("which addresses a project may use", () => {
   it("takes https, and plain http only for this machine in development", () => {

@@ -5,6 +5,7 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
+import { uniqueEmail } from "../../testing/known-errors.ts";
 import {
   APP_REDIRECT_URI,
   devProviderLoginPage,
@@ -12,7 +13,6 @@ import {
   runFlow,
   signInWithDevProvider,
   startFlow,
-  uniqueEmail,
 } from "./test-support.ts";
 
 let server: TestServer;

@@ -10,8 +10,6 @@ import { getRenderedConfig } from "../projects/config-store.ts";
 import type { OAuthOuterStateRow } from "./schema.ts";
 import { signInWithProviderAccount } from "./sign-in-user.ts";
 
-type Reply = Awaited<ReturnType<TestServer["request"]>>;
-
 export const APP_REDIRECT_URI = "http://localhost:3000/handler/oauth-callback";
 
 /** A browser's cookies for one host, ignoring paths (the dev provider does not mind extra cookies). */
@@ -283,18 +281,6 @@ export async function signInWithDevProvider(
   });
   expect(tokens.status, tokens.text).toBe(200);
   return { flow, code, tokens: tokens.body as CodeGrantResponse };
-}
-
-let emailCounter = 0;
-export function uniqueEmail(prefix = "oauth"): string {
-  emailCounter += 1;
-  return `${prefix}-${process.pid}-${emailCounter}-${randomBytes(3).toString("hex")}@example.com`;
-}
-
-/** Asserts a known-error response by status and code. */
-export function expectKnownError(response: Reply, status: number, code: string) {
-  expect({ status: response.status, code: response.body?.code }, response.text).toEqual({ status, code });
-  expect(response.headers.get("x-stack-known-error")).toBe(code);
 }
 
 /** The known error an error redirect carries (PROTOCOL.md §4.7). */

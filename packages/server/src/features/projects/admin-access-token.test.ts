@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTokenKeyring, randomUuid } from "../../crypto/index.ts";
 import { createTestServer, protocolHeaders, type TestServer } from "../../testing/harness.ts";
+import { expectKnownError } from "../../testing/known-errors.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 import { deleteUser } from "../users/service.ts";
 
@@ -33,11 +34,6 @@ const withToken = (token: string, accessType: (typeof ACCESS_TYPES)[number], pro
 const currentProject = (headers: Record<string, string>) =>
   server.request("/api/v1/projects/current", { headers });
 
-function expectKnownError(response: { status: number; headers: Headers }, code: string) {
-  expect(response.status).toBe(401);
-  expect(response.headers.get("x-stack-known-error")).toBe(code);
-}
-
 describe("an owner's access token", () => {
   it.each(ACCESS_TYPES)("replaces the keys for %s access", async (accessType) => {
     const response = await currentProject(withToken(owner.accessToken, accessType));
@@ -56,7 +52,7 @@ describe("an owner's access token", () => {
       const response = await server.request("/api/v1/internal/projects/current", {
         headers: withToken(owner.accessToken, accessType),
       });
-      expectKnownError(response, "INSUFFICIENT_ACCESS_TYPE");
+      expectKnownError(response, 401, "INSUFFICIENT_ACCESS_TYPE");
     }
   });
 
@@ -74,6 +70,7 @@ describe("refused admin access tokens", () => {
     const stranger = await createSignedInUser(server, "internal");
     expectKnownError(
       await currentProject(withToken(stranger.accessToken, accessType)),
+      401,
       "ADMIN_ACCESS_TOKEN_IS_NOT_ADMIN",
     );
   });
@@ -83,6 +80,7 @@ describe("refused admin access tokens", () => {
     const endUser = await createSignedInUser(server, projectId);
     expectKnownError(
       await currentProject(withToken(endUser.accessToken, accessType)),
+      401,
       "ADMIN_ACCESS_TOKEN_IS_NOT_ADMIN",
     );
   });
@@ -91,6 +89,7 @@ describe("refused admin access tokens", () => {
     const anonymous = await createSignedInUser(server, "internal", { isAnonymous: true });
     expectKnownError(
       await currentProject(withToken(anonymous.accessToken, accessType)),
+      401,
       "ADMIN_ACCESS_TOKEN_IS_NOT_ADMIN",
     );
   });
@@ -119,13 +118,17 @@ describe("refused admin access tokens", () => {
       expiresInSeconds: 600,
     });
     const response = await currentProject(withToken(expired, accessType));
-    expectKnownError(response, "ADMIN_ACCESS_TOKEN_EXPIRED");
+    expectKnownError(response, 401, "ADMIN_ACCESS_TOKEN_EXPIRED");
     expect(response.body.details.expired_at_millis).toBeLessThan(Date.now() - 49 * 60 * 1000);
   });
 
   it.each(ACCESS_TYPES)("garbage: %s", async (accessType) => {
     for (const token of ["garbage", "a.b.c", `${owner.accessToken.slice(0, -4)}AAAA`]) {
-      expectKnownError(await currentProject(withToken(token, accessType)), "UNPARSABLE_ADMIN_ACCESS_TOKEN");
+      expectKnownError(
+        await currentProject(withToken(token, accessType)),
+        401,
+        "UNPARSABLE_ADMIN_ACCESS_TOKEN",
+      );
     }
   });
 
@@ -150,7 +153,7 @@ describe("refused admin access tokens", () => {
       requiresTotpMfa: false,
       expiresInSeconds: 600,
     });
-    expectKnownError(await currentProject(withToken(forged, "admin")), "UNPARSABLE_ADMIN_ACCESS_TOKEN");
+    expectKnownError(await currentProject(withToken(forged, "admin")), 401, "UNPARSABLE_ADMIN_ACCESS_TOKEN");
   });
 
   it("a deleted user's token gets a plain 401", async () => {

@@ -51,12 +51,20 @@ export class ProjectCache {
   readonly #uncommittedUntil = new Map<string, number>();
   readonly #now: () => number;
   readonly #read: ReadProject;
+  readonly #onLookup: (hit: boolean) => void;
 
-  /** `now` and `read` stand in for the clock and the database in tests that hold a read at a chosen point. */
-  constructor(store: ConfigStoreDeps, options: { now?: () => number; read?: ReadProject } = {}) {
+  /**
+   * `now` and `read` stand in for the clock and the database in tests that hold a read at a chosen point;
+   * `onLookup` hears whether each `get` was answered from the cache (the hit-ratio metric).
+   */
+  constructor(
+    store: ConfigStoreDeps,
+    options: { now?: () => number; read?: ReadProject; onLookup?: (hit: boolean) => void } = {},
+  ) {
     this.#store = store;
     this.#now = options.now ?? Date.now;
     this.#read = options.read ?? ((projectId) => readProject(this.#store, projectId));
+    this.#onLookup = options.onLookup ?? (() => {});
   }
 
   /** The project with its config and key sets, or null when no such project exists (never cached). */
@@ -66,8 +74,10 @@ export class ProjectCache {
       // Re-inserting keeps the Map in least-recently-used order.
       this.#entries.delete(projectId);
       this.#entries.set(projectId, entry);
+      this.#onLookup(true);
       return entry.value;
     }
+    this.#onLookup(false);
     // While a change announced here may be uncommitted, a read in flight may have begun before the commit: a request
     // that may come after it reads for itself rather than take that read's old rows.
     const running = newest(this.#loads.get(projectId));

@@ -1,11 +1,11 @@
 /**
  * How a change to a project's row, config or key sets reaches every cache of it. The writer calls
- * `announceProjectChange` inside its transaction: the caches of this process drop the project at once, and a
- * `pg_notify` on PROJECT_CHANGES_CHANNEL, delivered when the transaction commits, tells every process listening on
- * the database (this one included) to drop it again, now that the new rows are visible.
+ * `announceProjectChange` inside its transaction: the caches of this process drop the project at once, and a notice
+ * on PROJECT_CHANGES_CHANNEL (db/notices.ts), delivered when the transaction commits, tells every process listening
+ * or polling on the database (this one included) to drop it again, now that the new rows are visible.
  */
-import { sql } from "drizzle-orm";
 import type { Database } from "../../db/index.ts";
+import { sendNotice } from "../../db/notices.ts";
 
 export const PROJECT_CHANGES_CHANNEL = "gatehouse_project_changed";
 
@@ -20,5 +20,5 @@ export function onProjectChangeInProcess(listener: (projectId: string) => void):
 /** Call from every write of `projects`, `project_config_overrides` or `project_api_key_sets`, with the same db/tx. */
 export async function announceProjectChange(db: Database, projectId: string): Promise<void> {
   for (const listener of inProcessListeners) listener(projectId);
-  await db.execute(sql`select pg_notify(${PROJECT_CHANGES_CHANNEL}, ${projectId})`);
+  await sendNotice(db, PROJECT_CHANGES_CHANNEL, projectId);
 }

@@ -4,9 +4,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
+import { expectKnownError } from "../../testing/known-errors.ts";
 import { codeFromEmail, latestEmailTo } from "../../testing/outbox.ts";
 import { createSignedInUser } from "../../testing/users.ts";
-import { expectKnownError } from "../auth-password/test-support.ts";
 import { redirectError, runFlow, signInWithDevProvider } from "../oauth/test-support.ts";
 import { findUser } from "../users/service.ts";
 import { SIGN_UP_REJECTED_MESSAGE } from "./apply.ts";

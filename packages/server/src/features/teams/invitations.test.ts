@@ -1,15 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
+import { expectKnownError } from "../../testing/known-errors.ts";
 import { codeFromEmail, emailsTo, latestEmailTo } from "../../testing/outbox.ts";
 import { seamState } from "./test-seam.ts";
-import {
-  CALLBACK,
-  expectKnownError,
-  freshEmail,
-  invitationHelpers,
-  teamsApi,
-  UNKNOWN_ID,
-} from "./test-support.ts";
+import { CALLBACK, freshEmail, invitationHelpers, teamsApi, UNKNOWN_ID } from "./test-support.ts";
 
 vi.mock("./permission-seam.ts", () => import("./test-seam.ts"));
 

@@ -60,18 +60,6 @@ export function teamsApi(server: TestServer, project: TestProject) {
   };
 }
 
-/** Asserts a known-error response: status, header, code and (when given) details. */
-export function expectKnownError(
-  response: Reply,
-  status: number,
-  code: string,
-  details?: Record<string, unknown>,
-): void {
-  expect({ status: response.status, code: response.body?.code }, response.text).toEqual({ status, code });
-  expect(response.headers.get("x-stack-known-error")).toBe(code);
-  if (details !== undefined) expect(response.body.details).toEqual(details);
-}
-
 export const UNKNOWN_ID = "00000000-0000-4000-8000-000000000000";
 /** A (tiny) inline picture, the only kind clients may upload; it is stored and answered as a URL. */
 export const PNG = TINY_PNG_DATA_URL;

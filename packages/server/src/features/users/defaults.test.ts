@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
+import { uniqueEmail } from "../../testing/known-errors.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 
 let server: TestServer;
@@ -20,8 +21,6 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-let counter = 0;
-const uniqueEmail = (label: string) => `${label}-${++counter}@example.com`;
 const PASSWORD = "correct horse battery";
 
 const createUser = (target: TestProject, body: unknown) =>

@@ -5,6 +5,7 @@
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
+import { uniqueEmail } from "../../testing/known-errors.ts";
 import { codeFromEmail, latestEmailTo } from "../../testing/outbox.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 import { contactChannels } from "../contact-channels/schema.ts";
@@ -23,8 +24,6 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const PASSWORD = "correct horse battery";
-let counter = 0;
-const uniqueEmail = (label = "user") => `${label}-${++counter}@example.com`;
 
 const post = (target: TestProject, path: string, body: unknown, accessToken?: string) =>
   server.request(`/api/v1${path}`, {

@@ -115,10 +115,21 @@ function describe(host: string, address: string, reason: string): string {
 }
 
 /**
+ * Whether deliveries from this server go through the guard: in production, unless the operator allowed private
+ * addresses (`GATEHOUSE_WEBHOOK_PRIVATE_ADDRESSES=allow`, for receivers inside their own network).
+ */
+export function webhookAddressesGuarded(env: {
+  isDevelopment: boolean;
+  webhooksToPrivateAddresses?: boolean;
+}) {
+  return !env.isDevelopment && !env.webhooksToPrivateAddresses;
+}
+
+/**
  * Whether this server may send to `rawUrl`: http(s) always; in production, a host whose every address is public.
  * Used when an endpoint is saved; delivery checks again on the connection's own lookup (`guardedLookup`).
  */
-export async function checkEndpointUrl(isDevelopment: boolean, rawUrl: string): Promise<UrlCheck> {
+export async function checkEndpointUrl(allowEveryAddress: boolean, rawUrl: string): Promise<UrlCheck> {
   let url: URL;
   try {
     url = new URL(rawUrl);
@@ -129,7 +140,7 @@ export async function checkEndpointUrl(isDevelopment: boolean, rawUrl: string): 
   if (url.username || url.password) {
     return { ok: false, reason: "The endpoint URL must not contain a user name or password." };
   }
-  if (isDevelopment) return { ok: true };
+  if (allowEveryAddress) return { ok: true };
   const host = hostOf(url);
   let addresses: string[];
   if (isIP(host)) addresses = [host];

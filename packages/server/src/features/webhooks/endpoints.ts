@@ -8,7 +8,7 @@ import type { AppDeps } from "../../deps.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { recordDispatchedEvent } from "../events/dispatch.ts";
 import { events } from "../events/schema.ts";
-import { checkEndpointUrl } from "./address-guard.ts";
+import { checkEndpointUrl, webhookAddressesGuarded } from "./address-guard.ts";
 import { insertDelivery } from "./fan-out.ts";
 import { type WebhookEndpointRow, webhookDeliveries, webhookEndpoints } from "./schema.ts";
 import { generateEndpointSecret, sealEndpointSecret } from "./signing.ts";
@@ -23,7 +23,7 @@ export type EndpointInput = {
 const NOT_FOUND = "Webhook endpoint not found.";
 
 async function assertUrlAllowed(deps: AppDeps, url: string): Promise<void> {
-  const check = await checkEndpointUrl(deps.env.isDevelopment, url);
+  const check = await checkEndpointUrl(!webhookAddressesGuarded(deps.env), url);
   if (!check.ok) throw new StatusError(400, check.reason);
 }
 

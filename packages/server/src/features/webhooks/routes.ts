@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { randomUuid } from "../../crypto/index.ts";
 import { defineRoute } from "../../http/route.ts";
+import { webhookAddressesGuarded } from "./address-guard.ts";
 import { getEndpoint, testMessageData } from "./endpoints.ts";
 import { portalRoutes } from "./portal-routes.ts";
 import { createPortalToken } from "./portal-token.ts";
@@ -48,7 +49,7 @@ export const webhookRoutes = [
           id: randomUuid(),
           body: JSON.stringify({ type: "stack.test", data: testMessageData(endpoint.url) }),
         },
-        { guard: !deps.env.isDevelopment },
+        { guard: webhookAddressesGuarded(deps.env) },
       );
       if (outcome.ok) return { body: { success: true } };
       const error_message =

@@ -1,8 +1,10 @@
 import { and, eq, inArray, lte, sql } from "drizzle-orm";
 import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
 import type { AppDeps } from "../../deps.ts";
+import { settlesWithin } from "../../settles-within.ts";
 import { claimUndispatchedEvents, markDispatched } from "../events/dispatch.ts";
 import { events } from "../events/schema.ts";
+import { webhookAddressesGuarded } from "./address-guard.ts";
 import { makeDeliveriesFor } from "./fan-out.ts";
 import {
   type WebhookAttempt,
@@ -18,8 +20,14 @@ export type WebhookWorker = {
   wake: () => void;
   /** Fans out and delivers everything due now, then resolves (tests, benches). */
   drain: () => Promise<void>;
-  /** Stops the timer and waits for the attempts in flight. */
-  stop: () => Promise<void>;
+  /**
+   * Stops claiming and waits for the attempts in flight; claimed deliveries not yet sent go back to the queue at
+   * once. With `handBackAfterMs`, attempts still running after that long are handed back too (the receiver may
+   * still get them: delivery is at least once, and the message id stays the same).
+   */
+  stop: (options?: { handBackAfterMs?: number }) => Promise<void>;
+  /** False once `stop` was called: readiness (http/readiness.ts) reports it. */
+  isRunning: () => boolean;
 };
 
 export type WebhookWorkerOptions = {
@@ -71,6 +79,8 @@ export function startWebhookWorker(deps: AppDeps, options: WebhookWorkerOptions 
   let stopped = false;
   let running: Promise<void> | null = null;
   let runAgain = false;
+  /** Deliveries this worker claimed and has not written an outcome for: what a shutdown hands back. */
+  const held = new Set<Claimed>();
 
   const fanOut = async (): Promise<number> =>
     deps.db.transaction(async (tx) => {
@@ -136,8 +146,12 @@ export function startWebhookWorker(deps: AppDeps, options: WebhookWorkerOptions 
 
   const record = (row: Claimed, outcome: AttemptOutcome) => {
     const common = { attemptLog: logWith(row, outcome), lastStatusCode: outcome.statusCode };
-    if (outcome.ok) return finish(row, { ...common, status: "succeeded", finishedAt: sql`now()` });
     const delay = settings.retryDelaysMs[row.attempts - 1];
+    deps.observability.metrics.deliveryOutcome(
+      "webhook",
+      outcome.ok ? "sent" : delay === undefined ? "failed" : "retried",
+    );
+    if (outcome.ok) return finish(row, { ...common, status: "succeeded", finishedAt: sql`now()` });
     return finish(
       row,
       delay === undefined
@@ -146,13 +160,26 @@ export function startWebhookWorker(deps: AppDeps, options: WebhookWorkerOptions 
     );
   };
 
-  /** Ends a delivery without sending, saying why in its log. */
-  const giveUp = (row: Claimed, why: string) =>
+  /**
+   * Makes a claimed delivery due again now, for another worker (or this process after a restart) instead of after
+   * the lease. Unsent, the claim is not counted; possibly sent (cut short), it counts as an interrupted claim.
+   */
+  const handBack = (row: Claimed, options: { unsent: boolean }) =>
     finish(row, {
+      status: "pending",
+      nextAttemptAt: sql`now()`,
+      ...(options.unsent ? { attempts: sql`${webhookDeliveries.attempts} - 1` } : {}),
+    });
+
+  /** Ends a delivery without sending, saying why in its log. */
+  const giveUp = (row: Claimed, why: string) => {
+    deps.observability.metrics.deliveryOutcome("webhook", "failed");
+    return finish(row, {
       status: "failed",
       attemptLog: logWith(row, { statusCode: null, response: why, durationMs: 0 }),
       finishedAt: sql`now()`,
     });
+  };
 
   const deliverBatch = async (batch: Claimed[]) => {
     const endpointRows = await deps.db
@@ -179,6 +206,10 @@ export function startWebhookWorker(deps: AppDeps, options: WebhookWorkerOptions 
           await giveUp(row, "Not sent: the endpoint is disabled.");
           return;
         }
+        if (stopped) {
+          await handBack(row, { unsent: true });
+          return;
+        }
         let secret: string;
         try {
           secret = openEndpointSecret(deps.env, endpoint.secretEncrypted);
@@ -196,7 +227,7 @@ export function startWebhookWorker(deps: AppDeps, options: WebhookWorkerOptions 
             id: event.id,
             body: JSON.stringify({ type: event.type, data: event.data }),
           },
-          { guard: !deps.env.isDevelopment, timeoutMs: settings.timeoutMs },
+          { guard: webhookAddressesGuarded(deps.env), timeoutMs: settings.timeoutMs },
         );
         await record(row, outcome);
       }),
@@ -208,7 +239,10 @@ export function startWebhookWorker(deps: AppDeps, options: WebhookWorkerOptions 
     while (!stopped) {
       const batch = await claimDeliveries();
       if (batch.length === 0) return;
-      await deliverBatch(batch);
+      for (const row of batch) held.add(row);
+      await deliverBatch(batch).finally(() => {
+        for (const row of batch) held.delete(row);
+      });
       if (batch.length < settings.deliveryBatchSize) return;
     }
   };
@@ -246,10 +280,15 @@ export function startWebhookWorker(deps: AppDeps, options: WebhookWorkerOptions 
     drain: async () => {
       if (!stopped) await run();
     },
-    stop: async () => {
+    isRunning: () => !stopped,
+    stop: async (stopOptions = {}) => {
       stopped = true;
       clearInterval(timer);
-      await running?.catch(() => {});
+      if (
+        !(await settlesWithin(running?.catch(() => {}) ?? Promise.resolve(), stopOptions.handBackAfterMs))
+      ) {
+        await Promise.all([...held].map((row) => handBack(row, { unsent: false }).catch(() => {})));
+      }
     },
   };
 }
