@@ -3,6 +3,7 @@ import path from "node:path";
 import { bootGatehouse } from "./bootstrap.ts";
 import { readServerEnv, readServingSettings, type ServerEnv } from "./env.ts";
 import type { CreatedKeys } from "./features/project-keys/service.ts";
+import { routeConsoleToLogger } from "./observability/logger.ts";
 import { type Listeners, listen, shutDown } from "./serving.ts";
 import { StartupError } from "./startup-error.ts";
 
@@ -33,6 +34,9 @@ const gatehouse = await bootGatehouse(env).catch((error: unknown) => {
   process.exit(1);
 });
 performance.mark("gatehouse:booted");
+if (gatehouse.deps.observability.settings.logFormat === "json") {
+  routeConsoleToLogger(gatehouse.deps.observability.logger);
+}
 const serving = env.serving ?? readServingSettings({}, env.isDevelopment);
 
 // Keys generated on first start are kept beside the embedded database (which already holds the master secret),

@@ -4,6 +4,7 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { sql } from "drizzle-orm";
 import { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootGatehouse, type Gatehouse } from "./bootstrap.ts";
@@ -78,7 +79,7 @@ describe("readiness", () => {
     expect(ready.status).toBe(200);
     expect(await ready.json()).toEqual({
       status: "ready",
-      checks: { draining: false, database: "ok", email_worker: "ok", webhook_worker: "ok" },
+      checks: { draining: false, database: "ok", migrations: "ok", email_worker: "ok", webhook_worker: "ok" },
     });
     expect(ready.headers.get("cache-control")).toBe("no-store");
     const health = await gatehouse.app.request("/health");
@@ -91,11 +92,36 @@ describe("readiness", () => {
     const report = await checkReadiness({ ...gatehouse.deps, db: failing as unknown as AppDeps["db"] });
     expect(report).toEqual({
       ready: false,
-      checks: { draining: false, database: "unreachable", email_worker: "ok", webhook_worker: "ok" },
+      checks: {
+        draining: false,
+        database: "unreachable",
+        migrations: "unreachable",
+        email_worker: "ok",
+        webhook_worker: "ok",
+      },
     });
     const stopped = await checkReadiness({ ...gatehouse.deps, emailWorker: undefined });
     expect(stopped.ready).toBe(false);
     expect(stopped.checks.email_worker).toBe("stopped");
+  });
+
+  it("is not ready on a database that lacks a migration this build needs", async () => {
+    const { db } = gatehouse.deps;
+    const newest = sql`(select max(created_at) from drizzle.__drizzle_migrations)`;
+    const [removed] = (
+      (await db.execute(
+        sql`delete from drizzle.__drizzle_migrations where created_at = ${newest} returning hash, created_at`,
+      )) as unknown as { rows: { hash: string; created_at: string }[] }
+    ).rows;
+    try {
+      // A handle of its own, so that the minute for which a passed check is remembered does not apply.
+      const report = await checkReadiness({ ...gatehouse.deps, db: Object.create(db) });
+      expect(report).toMatchObject({ ready: false, checks: { database: "ok", migrations: "pending" } });
+    } finally {
+      await db.execute(
+        sql`insert into drizzle.__drizzle_migrations (hash, created_at) values (${removed!.hash}, ${removed!.created_at})`,
+      );
+    }
   });
 
   it("answers 503 as soon as draining begins, while requests are still served, each closing its connection", async () => {

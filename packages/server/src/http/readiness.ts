@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Hono, MiddlewareHandler } from "hono";
+import { readSchemaState } from "../db/migrate.ts";
 import type { AppDeps } from "../deps.ts";
 import { settlesWithin } from "../settles-within.ts";
 import { jsonResponse } from "./responses.ts";
@@ -16,24 +17,36 @@ import { jsonResponse } from "./responses.ts";
 /** A probe waits this long for the database; a ping slower than that means requests would be as slow. */
 const DATABASE_PING_TIMEOUT_MS = 2_000;
 
-type CheckState = "ok" | "draining" | "unreachable" | "timed out" | "stopped";
+type CheckState = "ok" | "draining" | "unreachable" | "timed out" | "stopped" | "pending";
 
 export type ReadinessReport = {
   ready: boolean;
-  checks: { draining: boolean; database: CheckState; email_worker: CheckState; webhook_worker: CheckState };
+  checks: {
+    draining: boolean;
+    database: CheckState;
+    migrations: CheckState;
+    email_worker: CheckState;
+    webhook_worker: CheckState;
+  };
 };
 
 export async function checkReadiness(deps: AppDeps): Promise<ReadinessReport> {
   const draining = deps.lifecycle?.draining ?? false;
   const worker = (running: boolean | undefined): CheckState => (running ? "ok" : "stopped");
+  const database = await pingDatabase(deps);
   const checks: ReadinessReport["checks"] = {
     draining,
-    database: await pingDatabase(deps),
+    database,
+    migrations: database === "ok" ? await migrationsApplied(deps) : database,
     email_worker: worker(deps.emailWorker?.isRunning?.()),
     webhook_worker: worker(deps.webhookWorker?.isRunning?.()),
   };
   const ready =
-    !draining && checks.database === "ok" && checks.email_worker === "ok" && checks.webhook_worker === "ok";
+    !draining &&
+    checks.database === "ok" &&
+    checks.migrations === "ok" &&
+    checks.email_worker === "ok" &&
+    checks.webhook_worker === "ok";
   return { ready, checks };
 }
 
@@ -47,6 +60,24 @@ async function pingDatabase(deps: AppDeps): Promise<CheckState> {
   );
   if (!(await settlesWithin(ping, DATABASE_PING_TIMEOUT_MS))) return "timed out";
   return failed ? "unreachable" : "ok";
+}
+
+/**
+ * Whether every migration this build needs is applied: an instance started with GATEHOUSE_MIGRATE_ON_START=false
+ * refuses to start otherwise, but a database restored from an older backup under a running instance is caught
+ * here. Migrations a newer release applied do not make an instance unready: during a rolling upgrade the previous
+ * release keeps serving on the expanded schema (README, Deploy). Once applied they stay applied, so a database
+ * that passed is not asked again for a minute.
+ */
+const migrationsCheckedAt = new WeakMap<AppDeps["db"], number>();
+async function migrationsApplied(deps: AppDeps): Promise<CheckState> {
+  const checkedAt = migrationsCheckedAt.get(deps.db);
+  if (checkedAt !== undefined && Date.now() - checkedAt < 60_000) return "ok";
+  const state = await readSchemaState(deps.db).catch(() => null);
+  if (!state) return "unreachable";
+  if (state.pending.length > 0) return "pending";
+  migrationsCheckedAt.set(deps.db, Date.now());
+  return "ok";
 }
 
 const PROBE_HEADERS = { "access-control-allow-origin": "*", "cache-control": "no-store" };

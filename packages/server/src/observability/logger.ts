@@ -1,3 +1,4 @@
+import { formatWithOptions } from "node:util";
 import pino, { type DestinationStream, type Logger } from "pino";
 import type { ObservabilitySettings } from "./settings.ts";
 
@@ -114,4 +115,25 @@ function prettyConsole(): DestinationStream {
       else console.log(full);
     },
   };
+}
+
+/**
+ * With JSON logs every line of standard output and error must be a JSON object, including what code of ours or a
+ * library writes with `console` (a worker's failure, a library's warning). Those calls go through the logger
+ * instead: an Error among the arguments becomes its serialized `err` (with Drizzle's parameters cut), the rest the
+ * message.
+ */
+export function routeConsoleToLogger(logger: Logger): void {
+  const through =
+    (level: "info" | "warn" | "error") =>
+    (...args: unknown[]): void => {
+      const error = args.find((arg) => arg instanceof Error);
+      const message = formatWithOptions({ colors: false }, ...args.filter((arg) => arg !== error));
+      if (error) logger[level]({ err: error }, message);
+      else logger[level](message);
+    };
+  console.log = through("info");
+  console.info = through("info");
+  console.warn = through("warn");
+  console.error = through("error");
 }
