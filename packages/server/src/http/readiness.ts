@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import type { Hono, MiddlewareHandler } from "hono";
 import { readSchemaState } from "../db/migrate.ts";
 import type { AppDeps } from "../deps.ts";
-import { settlesWithin } from "../settles-within.ts";
+import { settlesWithin } from "../background/settles-within.ts";
 import { jsonResponse } from "./responses.ts";
 
 /**
