@@ -3,7 +3,7 @@ import { serve } from "@hono/node-server";
 import { bootGatehouse, type Gatehouse } from "../../../server/src/bootstrap.ts";
 import type { ServerEnv } from "../../../server/src/env.ts";
 import { getRenderedConfig } from "../../../server/src/features/projects/config-store.ts";
-import { INTERNAL_TEAM_ID } from "../../../server/src/features/projects/seed.ts";
+import { INTERNAL_TEAM_ID } from "../../../server/src/features/project-admin/seed.ts";
 import { createOwnedProject } from "../../../server/src/features/projects/service.ts";
 import { issueTokens } from "../../../server/src/features/sessions/service.ts";
 import { addMember } from "../../../server/src/features/teams/service.ts";

@@ -2,9 +2,9 @@ import { inArray, sql } from "drizzle-orm";
 import { inMs, leasedQueue } from "../../background/leased-queue.ts";
 import { type PollingWorker, startPollingWorker } from "../../background/polling-worker.ts";
 import type { AppDeps } from "../../deps.ts";
+import { webhookAddressesGuarded } from "../../net/address-guard.ts";
 import { claimUndispatchedEvents, markDispatched } from "../events/dispatch.ts";
 import { events } from "../events/schema.ts";
-import { webhookAddressesGuarded } from "./address-guard.ts";
 import { makeDeliveriesFor } from "./fan-out.ts";
 import {
   type WebhookAttempt,
