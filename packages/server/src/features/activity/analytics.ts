@@ -1,3 +1,17 @@
+/**
+ * Activity events (`$token-refresh`, `$sign-in`, `$page-view`, `$click`): what the metrics count, written without
+ * costing the requests that cause them anything but an array push. `ActivityWriter.record` buffers an event in
+ * memory; the buffer is written with one multi-row INSERT a second after its first event, as soon as it holds
+ * `batchSize` events, and when the writer stops (bootstrap.ts's close). Flushes run one at a time, so a burst of
+ * refreshes never queues more than one insert on the pool. Losing what a crash leaves in the buffer (a second of
+ * activity) costs nothing that matters, which is why these events skip the transactional outbox that webhook
+ * events go through (record.ts); they are written with `dispatched_at` set, so the webhook worker never sees them.
+ * The same flush moves the refreshing users' `last_active_at` and their sessions' "last used" (one UPDATE each,
+ * sessions/touches.ts), so a refresh writes nothing itself.
+ *
+ * A flush writes what was buffered when it started. Events that arrive meanwhile wait for their own second (or a
+ * full batch): under steady traffic, draining until empty would turn into a stream of small INSERTs back to back.
+ */
 import { randomUuid } from "../../crypto/index.ts";
 import type { Database } from "../../db/index.ts";
 import { countryOfIp } from "../../net/ip-info.ts";
