@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Two rules of the house that no linter knows, checked over the source tree (run by `npm run lint`):
+ * Three rules of the house that no linter knows, checked over the source tree (run by `npm run lint`):
  *
  * 1. No import cycles. A cycle makes module initialisation order matter (an import can be `undefined` while the
  *    cycle loads) and means two modules are really one; a type-only import counts too, because it still ties the two
@@ -8,6 +8,12 @@
  * 2. One owner per table. Each Drizzle table is written (insert, update, delete) only from the folder that declares
  *    it in its `schema.ts`, so its rules ("one primary email per user", "one override per level") have one home.
  *    Reads may come from anywhere. Tests are exempt: they set up and age rows directly.
+ * 3. Features in one direction. The server's feature folders stand in layers (features/layers.json: tenancy,
+ *    entities, services, flows, surfaces). A folder imports values only from its own layer and those below; upward
+ *    it may import types, and table definitions (a `schema.ts`), since reads are for tables. So a newcomer reads the
+ *    core without the features above it. Every folder must be in exactly one layer. Where lower work must reach a
+ *    higher feature (a new user's OAuth accounts, a password change ending sessions), the higher one registers a
+ *    hook (features/hooks.ts).
  *
  * It reads files as text (import lines and `.insert(table)` calls), which is enough for this codebase's style and
  * keeps the check dependency-free and fast (~100 ms).
@@ -140,6 +146,63 @@ function foreignTableWrites(serverFiles) {
   return problems;
 }
 
+const FEATURES = join(SERVER_SRC, "features");
+
+function featureLayers() {
+  const { layers } = JSON.parse(readFileSync(join(FEATURES, "layers.json"), "utf8"));
+  const layerOf = new Map();
+  const problems = [];
+  layers.forEach((layer, index) => {
+    for (const folder of layer.folders) {
+      if (layerOf.has(folder)) problems.push(`features/layers.json names ${folder} twice`);
+      layerOf.set(folder, index);
+      if (!existsSync(join(FEATURES, folder)))
+        problems.push(`features/layers.json names ${folder}, which does not exist`);
+    }
+  });
+  for (const name of readdirSync(FEATURES)) {
+    if (statSync(join(FEATURES, name)).isDirectory() && !layerOf.has(name)) {
+      problems.push(`features/${name} is in no layer of features/layers.json`);
+    }
+  }
+  return { layerOf, problems };
+}
+
+// Value imports only: `import type` and `export type` lines are types, and so is an import whose every name is `type X`.
+const VALUE_IMPORT_PATTERN =
+  /(?:^|\n)\s*(import|export)(\s+type)?\s([^;]*?)from\s*["'](\.{1,2}\/[^"']+)["']/g;
+
+function upwardImports(serverFiles, layerOf) {
+  const found = [];
+  const folderOf = (file) => {
+    const path = relative(FEATURES, file);
+    return path.startsWith("..") || !path.includes("/") ? null : path.split("/")[0];
+  };
+  for (const file of serverFiles) {
+    if (isTestFile(file)) continue;
+    const from = folderOf(file);
+    if (from === null) continue;
+    const text = readFileSync(file, "utf8");
+    for (const match of text.matchAll(VALUE_IMPORT_PATTERN)) {
+      if (match[2]) continue;
+      const names = match[3]
+        .replace(/[{}]/g, "")
+        .split(",")
+        .map((name) => name.trim())
+        .filter(Boolean);
+      if (names.length > 0 && names.every((name) => name.startsWith("type "))) continue;
+      const target = resolveImport(file, match[4]);
+      if (!target || target.endsWith("/schema.ts")) continue;
+      const to = folderOf(target);
+      if (to === null || to === from) continue;
+      if ((layerOf.get(to) ?? 0) > (layerOf.get(from) ?? 0)) {
+        found.push(`${relative(ROOT, file)} -> features/${to}`);
+      }
+    }
+  }
+  return [...new Set(found)].sort();
+}
+
 const failures = [];
 for (const root of SOURCE_ROOTS) {
   for (const cycle of findCycles(listSources(join(ROOT, root)))) {
@@ -147,6 +210,9 @@ for (const root of SOURCE_ROOTS) {
   }
 }
 failures.push(...foreignTableWrites(listSources(SERVER_SRC)));
+const { layerOf, problems: layerProblems } = featureLayers();
+failures.push(...layerProblems);
+for (const entry of upwardImports(listSources(SERVER_SRC), layerOf)) failures.push(`upward import: ${entry}`);
 
 if (failures.length > 0) {
   console.error(
@@ -154,4 +220,7 @@ if (failures.length > 0) {
   );
   process.exit(1);
 }
-console.log("check-architecture: no import cycles; every table is written only by its own feature folder");
+console.log(
+  "check-architecture: no import cycles; every table is written only by its own feature folder; no feature imports " +
+    "a value from a layer above its own",
+);

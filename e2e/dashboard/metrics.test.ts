@@ -1,7 +1,7 @@
 import type { GatehouseAdminApp, MetricsResponse } from "@gatehouse/js";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tokenRefreshEvent } from "../../packages/server/src/features/events/analytics.ts";
+import { tokenRefreshEvent } from "../../packages/server/src/features/activity/analytics.ts";
 import { getRenderedConfig } from "../../packages/server/src/features/projects/config-store.ts";
 import { issueTokens } from "../../packages/server/src/features/sessions/service.ts";
 import { createUser } from "../../packages/server/src/features/users/service.ts";

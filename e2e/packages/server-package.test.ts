@@ -130,7 +130,7 @@ describe("the packed @gatehouse/server, installed outside the workspace", () => 
       join(installed, "bin/gatehouse-server.js"),
       join(installed, "src/email-rendering/sandbox-worker.mjs"),
     ]);
-    // features/events/ip-info.ts and features/images/storage.ts load theirs with createRequire.
+    // net/ip-info.ts and features/images/storage.ts load theirs with createRequire.
     for (const file of readdirSync(join(installed, "dist")).filter((name) => name.endsWith(".js"))) {
       const code = readFileSync(join(installed, "dist", file), "utf8");
       for (const match of code.matchAll(/createRequire\d*\(import\.meta\.url\)\(\s*"([^"]+)"/g)) {

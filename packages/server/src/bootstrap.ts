@@ -6,11 +6,11 @@ import { startEmbeddedMaintenance } from "./db/embedded-maintenance.ts";
 import { type DatabaseHandle, openDatabase } from "./db/index.ts";
 import type { AppDeps } from "./deps.ts";
 import type { ServerEnv } from "./env.ts";
+import { ActivityWriter } from "./features/activity/analytics.ts";
 import { startEmailWorker } from "./features/emails/worker.ts";
-import { ActivityWriter } from "./features/events/analytics.ts";
+import { type SeedResult, seedAdminUser, seedInternalProject } from "./features/project-admin/seed.ts";
 import { ProjectCache } from "./features/projects/project-cache.ts";
 import { onProjectChangeInProcess, PROJECT_CHANGES_CHANNEL } from "./features/projects/project-changes.ts";
-import { type SeedResult, seedAdminUser, seedInternalProject } from "./features/projects/seed.ts";
 import { featureHooks } from "./features/routes.ts";
 import { startWebhookWorker } from "./features/webhooks/worker.ts";
 import {

@@ -1,7 +1,7 @@
 import type { TokenKeyring } from "./crypto/index.ts";
 import type { Database } from "./db/index.ts";
 import type { ServerEnv } from "./env.ts";
-import type { ActivityWriter } from "./features/events/analytics.ts";
+import type { ActivityWriter } from "./features/activity/analytics.ts";
 import type { FeatureHooks } from "./features/hooks.ts";
 import type { ProjectCache } from "./features/projects/project-cache.ts";
 import type { Observability } from "./observability/index.ts";

@@ -79,7 +79,7 @@ export type ServerEnv = {
   observability?: ObservabilitySettings;
   /**
    * `GATEHOUSE_WEBHOOK_PRIVATE_ADDRESSES=allow`: production webhooks may reach loopback and private networks (an
-   * operator's own receivers inside the network). Off by default: the SSRF guard (webhooks/address-guard.ts).
+   * operator's own receivers inside the network). Off by default: the SSRF guard (net/address-guard.ts).
    */
   webhooksToPrivateAddresses?: boolean;
 };

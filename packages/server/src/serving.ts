@@ -1,9 +1,9 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createAdaptorServer } from "@hono/node-server";
+import { settlesWithin } from "./background/settles-within.ts";
 import type { Gatehouse } from "./bootstrap.ts";
 import type { ServingSettings } from "./env.ts";
-import { settlesWithin } from "./settles-within.ts";
 
 /** The HTTP servers of one process: one per listen address, all on one port, all serving the one app. */
 export type Listeners = { servers: Server[]; port: number; addresses: string[] };

@@ -1,5 +1,5 @@
 import type { AnyRoute } from "../http/route.ts";
-import type { UserCreatedHook } from "./hooks.ts";
+import type { PasswordChangedHook, UserCreatedHook } from "./hooks.ts";
 
 /**
  * A feature as the server wires it: its routes, and the hooks it runs in other features' work. features/routes.ts
@@ -9,5 +9,5 @@ import type { UserCreatedHook } from "./hooks.ts";
 export type Feature = {
   id: string;
   routes: readonly AnyRoute[];
-  hooks?: { userCreated?: UserCreatedHook };
+  hooks?: { userCreated?: UserCreatedHook; passwordChanged?: PasswordChangedHook };
 };

@@ -1,5 +1,6 @@
 import { openApiRoutes } from "../http/openapi.ts";
 import type { AnyRoute } from "../http/route.ts";
+import { analyticsRoutes } from "./activity/analytics-routes.ts";
 import { aiRoutes } from "./ai/routes.ts";
 import { anonymousRoutes } from "./auth-anonymous/routes.ts";
 import { mfaRoutes } from "./auth-mfa/routes.ts";
@@ -11,11 +12,11 @@ import { contactChannelRoutes } from "./contact-channels/routes.ts";
 import { emailDraftRoutes } from "./email-drafts/routes.ts";
 import { emailTemplateRoutes } from "./email-templates/routes.ts";
 import { emailRoutes } from "./emails/routes.ts";
-import { analyticsRoutes } from "./events/analytics-routes.ts";
 import type { Feature } from "./feature.ts";
 import type { FeatureHooks } from "./hooks.ts";
 import { metricsRoutes } from "./metrics/routes.ts";
 import { notificationRoutes } from "./notifications/routes.ts";
+import { attachRequestedProviderAccounts } from "./oauth/accounts.ts";
 import { oauthRoutes } from "./oauth/routes.ts";
 import { tokenRoutes } from "./oauth/token-route.ts";
 import { paymentAdminRoutes } from "./payments/admin-routes.ts";
@@ -26,11 +27,12 @@ import { stripeRoutes } from "./payments/stripe-routes.ts";
 import { stripeWebhookRoutes } from "./payments/stripe-webhook.ts";
 import { permissionRoutes } from "./permissions/routes.ts";
 import { grantDefaultPermissionsToNewUser } from "./permissions/user-hooks.ts";
+import { internalProjectRoutes } from "./project-admin/internal-projects-routes.ts";
+import { projectRoutes } from "./project-admin/routes.ts";
 import { configRoutes } from "./project-config/routes.ts";
 import { projectKeyRoutes } from "./project-keys/routes.ts";
-import { internalProjectRoutes } from "./projects/internal-projects-routes.ts";
-import { projectRoutes } from "./projects/routes.ts";
 import { sessionRoutes } from "./sessions/routes.ts";
+import { signOutEverywhereOnPasswordChange } from "./sessions/service.ts";
 import { signUpRuleRoutes } from "./sign-up-rules/routes.ts";
 import { systemRoutes } from "./system/routes.ts";
 import { teamRoutes } from "./teams/routes.ts";
@@ -48,7 +50,7 @@ export const features: readonly Feature[] = [
   { id: "projects", routes: [...projectRoutes, ...internalProjectRoutes] },
   { id: "project-keys", routes: projectKeyRoutes },
   { id: "project-config", routes: configRoutes },
-  { id: "sessions", routes: sessionRoutes },
+  { id: "sessions", routes: sessionRoutes, hooks: { passwordChanged: signOutEverywhereOnPasswordChange } },
   { id: "oauth-token", routes: tokenRoutes },
   // The import routes first: `/users/export` must not be read as `/users/:user_id`.
   { id: "users", routes: [...userImportRoutes, ...userRoutes] },
@@ -70,7 +72,7 @@ export const features: readonly Feature[] = [
   },
   { id: "user-api-keys", routes: userApiKeyRoutes },
   { id: "notifications", routes: notificationRoutes },
-  { id: "oauth", routes: oauthRoutes },
+  { id: "oauth", routes: oauthRoutes, hooks: { userCreated: attachRequestedProviderAccounts } },
   { id: "analytics", routes: analyticsRoutes },
   { id: "metrics", routes: metricsRoutes },
   { id: "webhooks", routes: webhookRoutes },
@@ -94,6 +96,9 @@ export const featureRoutes: readonly AnyRoute[] = features.flatMap((feature) => 
 /** Every feature's hooks, for `AppDeps.hooks`. */
 export const featureHooks: FeatureHooks = {
   userCreated: features.flatMap((feature) => (feature.hooks?.userCreated ? [feature.hooks.userCreated] : [])),
+  passwordChanged: features.flatMap((feature) =>
+    feature.hooks?.passwordChanged ? [feature.hooks.passwordChanged] : [],
+  ),
 };
 
 /** What the app serves: the feature routes plus the OpenAPI document and docs page generated from them. */

@@ -1,8 +1,9 @@
-import { and, desc, eq, inArray, lte, sql } from "drizzle-orm";
+import { desc, eq, inArray, sql } from "drizzle-orm";
 import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
+import { inMs, leasedQueue } from "../../background/leased-queue.ts";
+import { type PollingWorker, startPollingWorker } from "../../background/polling-worker.ts";
 import type { AppDeps } from "../../deps.ts";
 import type { DeliveryOutcome } from "../../observability/metrics.ts";
-import { settlesWithin } from "../../settles-within.ts";
 import { getRenderedConfig } from "../projects/config-store.ts";
 import { projects } from "../projects/schema.ts";
 import { settleAfterAnswer } from "./after-answer.ts";
@@ -12,23 +13,13 @@ import { renderDueEmails } from "./render-step.ts";
 import { type SentEmailRow, sentEmails } from "./schema.ts";
 import { type Delivery, describeSmtpError, resolveDelivery, sendWith, TransportCache } from "./transport.ts";
 
-export type EmailWorker = {
-  /** Look at the outbox now (called whenever a message is queued). */
-  wake: () => void;
-  /**
-   * Stops claiming, waits for the deliveries in flight and closes the SMTP transports. Messages claimed but not yet
-   * handed to SMTP go back to the queue at once. With `handBackAfterMs`, sends still running after that long are
-   * handed back too (they may still go out: delivery is at least once), so a shutdown never waits on a slow server.
-   */
-  stop: (options?: { handBackAfterMs?: number }) => Promise<void>;
-  /** False once `stop` was called: readiness (http/readiness.ts) reports it. */
-  isRunning: () => boolean;
-  /**
-   * Lets email work still running after its request answered (after-answer.ts) queue its mail, then delivers
-   * everything that is due now, and resolves; for tests and shutdown hooks.
-   */
-  drain: () => Promise<void>;
-};
+/**
+ * The outbox's worker (background/polling-worker.ts). Its `drain` and `stop` first let email work still running
+ * after its request answered (after-answer.ts) queue its mail; `stop` also closes the SMTP transports. Messages
+ * claimed but not yet handed to SMTP go back to the queue at once; sends still running after `handBackAfterMs` are
+ * handed back too (they may still go out: delivery is at least once).
+ */
+export type EmailWorker = PollingWorker;
 
 export type EmailWorkerOptions = {
   /** How often the outbox is polled without a wake-up, for retries and for mail queued by other instances. */
@@ -61,67 +52,20 @@ export function retryDelayMs(
   return Math.min(max, base * 2 ** Math.max(0, attempts - 1));
 }
 
-const inMs = (ms: number) => sql`now() + ${`${Math.round(ms)} milliseconds`}::interval`;
-
 /**
- * Delivers the outbox. Rows are claimed with `FOR UPDATE SKIP LOCKED`, so any number of workers (in one process or
- * many) can run on one database and each message is claimed by exactly one of them. A claim sets `sending` and a
- * lease in `next_attempt_at`; a worker that dies mid-send leaves a row whose lease runs out and which is claimed
- * again (delivery is at least once). `attempts` counts claims and also fences the final write, so a worker that
- * lost its lease cannot overwrite the outcome of the worker that took over.
+ * Delivers the outbox: rows are claimed under a lease, their outcome written behind the claim's fence, and a
+ * stopping worker hands back what it holds (background/leased-queue.ts), so any number of workers in any number of
+ * instances share one outbox and each message goes out at least once.
  */
 export function startEmailWorker(deps: AppDeps, options: EmailWorkerOptions = {}): EmailWorker {
   const settings = { ...DEFAULTS, ...options };
   const transports = new TransportCache();
-  let stopped = false;
-  let running: Promise<void> | null = null;
-  let runAgain = false;
-  /** Rows this worker claimed and has not written an outcome for: what a shutdown hands back. */
-  const held = new Set<SentEmailRow>();
-
-  const claimBatch = async (): Promise<SentEmailRow[]> => {
-    const due = deps.db
-      .select({ id: sentEmails.id })
-      .from(sentEmails)
-      // `sending` rows are due only once their lease has run out (the claim moved next_attempt_at forward).
-      .where(
-        and(
-          inArray(sentEmails.status, ["queued", "sending"]),
-          lte(sentEmails.nextAttemptAt, sql`now()`),
-          eq(sentEmails.isPaused, false),
-        ),
-      )
-      // High priority (the built-in emails) and transactional first (PROTOCOL-EXTRA §1.8), then oldest due.
-      .orderBy(desc(sentEmails.priority), sentEmails.nextAttemptAt)
-      .limit(settings.batchSize)
-      .for("update", { skipLocked: true });
-    return deps.db
-      .update(sentEmails)
-      .set({
-        status: "sending",
-        attempts: sql`${sentEmails.attempts} + 1`,
-        nextAttemptAt: inMs(settings.leaseMs),
-        startedSendingAt: sql`now()`,
-        updatedAt: sql`now()`,
-      })
-      .where(inArray(sentEmails.id, due))
-      .returning();
-  };
-
-  /** Writes the outcome only if this worker still holds the claim (same status and attempt number). */
-  const finish = (row: SentEmailRow, values: PgUpdateSetSource<typeof sentEmails>) =>
-    deps.db
-      .update(sentEmails)
-      .set({ ...values, updatedAt: sql`now()` })
-      .where(
-        and(
-          eq(sentEmails.projectId, row.projectId),
-          eq(sentEmails.id, row.id),
-          eq(sentEmails.status, "sending"),
-          eq(sentEmails.attempts, row.attempts),
-        ),
-      );
-
+  const outbox = leasedQueue(
+    deps.db,
+    sentEmails,
+    { due: ["queued", "sending"], claimed: "sending", waiting: "queued" },
+    { touch: () => ({ updatedAt: sql`now()` }) },
+  );
   /** The attempt's error appended to the row's list (one entry per failed attempt). */
   const withAttemptError = (row: SentEmailRow, error: string) => ({
     error,
@@ -138,7 +82,7 @@ export function startEmailWorker(deps: AppDeps, options: EmailWorkerOptions = {}
     values: PgUpdateSetSource<typeof sentEmails>,
   ) => {
     deps.observability.metrics.deliveryOutcome("email", outcome);
-    return finish(row, values);
+    return outbox.finish(row, values);
   };
 
   const giveUp = (row: SentEmailRow, error: string) =>
@@ -147,17 +91,6 @@ export function startEmailWorker(deps: AppDeps, options: EmailWorkerOptions = {}
       failedAt: sql`now()`,
       ...withAttemptError(row, error),
       ...outOfHands(row),
-    });
-
-  /**
-   * Makes a claimed row due again now, for another worker (or this process after a restart) instead of after the
-   * lease. Unsent, the claim is not counted as an attempt; possibly sent (cut short), it is.
-   */
-  const handBack = (row: SentEmailRow, options: { unsent: boolean }) =>
-    finish(row, {
-      status: "queued",
-      nextAttemptAt: sql`now()`,
-      ...(options.unsent ? { attempts: sql`${sentEmails.attempts} - 1` } : {}),
     });
 
   const recordFailure = (row: SentEmailRow, error: string) =>
@@ -192,7 +125,11 @@ export function startEmailWorker(deps: AppDeps, options: EmailWorkerOptions = {}
     return new Map(entries);
   };
 
-  const deliver = async (row: SentEmailRow, delivery: Delivery | undefined): Promise<void> => {
+  const deliver = async (
+    row: SentEmailRow,
+    delivery: Delivery | undefined,
+    stopping: () => boolean,
+  ): Promise<void> => {
     if (!delivery) return; // the project was deleted meanwhile, and its outbox with it
     if (row.attempts > settings.maxAttempts) {
       await giveUp(row, row.error ?? "Delivery was interrupted too many times.");
@@ -221,8 +158,8 @@ export function startEmailWorker(deps: AppDeps, options: EmailWorkerOptions = {}
       });
       return;
     }
-    if (stopped) {
-      await handBack(row, { unsent: true });
+    if (stopping()) {
+      await outbox.handBack(row, { unsent: true });
       return;
     }
     try {
@@ -244,71 +181,38 @@ export function startEmailWorker(deps: AppDeps, options: EmailWorkerOptions = {}
     });
   };
 
-  const deliverDue = async (): Promise<void> => {
-    await renderDueEmails(deps, { stopping: () => stopped });
-    while (!stopped) {
-      const claimed = await claimBatch();
+  /** One pass: render what waits for it, then claim and send due messages, batch after batch. */
+  const deliverDue = async (stopping: () => boolean): Promise<void> => {
+    await renderDueEmails(deps, { stopping });
+    while (!stopping()) {
+      const claimed = await outbox.claim({
+        limit: settings.batchSize,
+        leaseMs: settings.leaseMs,
+        // High priority (the built-in emails) and transactional first (PROTOCOL-EXTRA §1.8), then oldest due.
+        orderBy: [desc(sentEmails.priority), sentEmails.nextAttemptAt],
+        where: eq(sentEmails.isPaused, false),
+        set: { startedSendingAt: sql`now()` },
+      });
       if (claimed.length === 0) return;
       // What is over a project's hourly capacity goes back to the queue until a slot frees (capacity.ts).
       const batch = await withinCapacity(deps, claimed);
-      for (const row of batch) held.add(row);
-      const deliveries = await deliveriesFor(batch).catch((error: unknown) => {
-        for (const row of batch) held.delete(row);
-        throw error;
+      await outbox.holding(batch, async () => {
+        const deliveries = await deliveriesFor(batch);
+        await Promise.all(batch.map((row) => deliver(row, deliveries.get(row.projectId), stopping)));
       });
-      await Promise.all(
-        batch.map((row) => deliver(row, deliveries.get(row.projectId)).finally(() => held.delete(row))),
-      );
       if (claimed.length < settings.batchSize) return;
     }
   };
 
-  /** At most one run at a time; a wake-up during a run makes it look once more before finishing. */
-  const run = (): Promise<void> => {
-    if (running) {
-      runAgain = true;
-      return running;
-    }
-    running = (async () => {
-      try {
-        do {
-          runAgain = false;
-          await deliverDue();
-        } while (runAgain && !stopped);
-      } finally {
-        running = null;
-      }
-    })();
-    return running;
-  };
-
-  const runInBackground = () => {
-    if (stopped) return;
-    run().catch((error) => console.error("Email delivery failed:", error));
-  };
-
-  const timer = setInterval(runInBackground, settings.intervalMs);
-  timer.unref();
-  runInBackground();
-
-  return {
-    wake: runInBackground,
-    drain: async () => {
-      await settleAfterAnswer(deps);
-      if (!stopped) await run();
-    },
-    isRunning: () => !stopped,
-    stop: async (stopOptions = {}) => {
-      stopped = true;
-      clearInterval(timer);
-      // Work after an answer only queues mail (which stays in the outbox for the next start); let it finish first.
-      const settled = settleAfterAnswer(deps).then(() => running?.catch(() => {}));
-      if (!(await settlesWithin(settled, stopOptions.handBackAfterMs))) {
-        await Promise.all([...held].map((row) => handBack(row, { unsent: false }).catch(() => {})));
-      }
-      transports.closeAll();
-    },
-  };
+  return startPollingWorker({
+    name: "Email delivery",
+    intervalMs: settings.intervalMs,
+    pass: deliverDue,
+    // Work after an answer only queues mail (which stays in the outbox for the next start); let it finish first.
+    settleFirst: () => settleAfterAnswer(deps),
+    handBack: outbox.handBackHeld,
+    onStopped: () => transports.closeAll(),
+  });
 }
 
 /**

@@ -6,6 +6,7 @@ import { decryptSecret, encryptSecret, randomUuid } from "../../crypto/index.ts"
 import type { Database } from "../../db/index.ts";
 import type { ServerEnv } from "../../env.ts";
 import { isUuid } from "../../fields/ids.ts";
+import type { UserCreatedHook } from "../hooks.ts";
 import type { ProviderTokens } from "./client.ts";
 import { findProviderConfig } from "./provider-config.ts";
 import { type OAuthAccountRow, type OAuthTokenRow, oauthAccounts, oauthTokens } from "./schema.ts";
@@ -199,3 +200,12 @@ export async function attachProviderAccounts(
   if (taken.length > 0 || duplicate) throw knownError("OAUTH_CONNECTION_ALREADY_CONNECTED_TO_ANOTHER_USER");
   await tx.insert(oauthAccounts).values(rows);
 }
+
+/** The `userCreated` hook (features/hooks.ts): attaches the accounts a server `POST /users` asked for. */
+export const attachRequestedProviderAccounts: UserCreatedHook = (tx, context) =>
+  attachProviderAccounts(tx, {
+    projectId: context.projectId,
+    config: context.config,
+    userId: context.user.id,
+    providers: context.oauthProviders,
+  });

@@ -3,9 +3,9 @@
  * the connection), so an owner cannot make the server probe loopback or cloud metadata through OAuth settings.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BlockedAddressError } from "../../net/address-guard.ts";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
 import { expectKnownError } from "../../testing/known-errors.ts";
-import { BlockedAddressError } from "../webhooks/address-guard.ts";
 import { guardedFetch, isLoopbackHost, ownerUrlProblem } from "./provider-fetch.ts";
 import { authorizeQuery } from "./test-support.ts";
 

@@ -8,7 +8,7 @@
 import type { IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import type { ServerEnv } from "../../env.ts";
-import { assertLiteralHostAllowed, BlockedAddressError, guardedLookup } from "../webhooks/address-guard.ts";
+import { assertLiteralHostAllowed, BlockedAddressError, guardedLookup } from "../../net/address-guard.ts";
 
 export type Fetcher = (url: string, init?: RequestInit) => Promise<Response>;
 

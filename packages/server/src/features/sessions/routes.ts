@@ -3,7 +3,7 @@ import { z } from "zod";
 import { requireUser, resolveUserId } from "../../http/current-user.ts";
 import { readProtocolHeader } from "../../http/protocol-headers.ts";
 import { defineRoute } from "../../http/route.ts";
-import { endUserIpInfo } from "../events/ip-info.ts";
+import { endUserIpInfo } from "../../net/ip-info.ts";
 import { findUser } from "../users/service.ts";
 import {
   deleteSession,

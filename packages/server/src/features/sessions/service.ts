@@ -6,8 +6,9 @@ import { jsonRowOf, parseJsonRow } from "../../db/json-rows.ts";
 import { preparedPerDatabase, preparedSql } from "../../db/prepared-sql.ts";
 import type { AppDeps } from "../../deps.ts";
 import { isUuid } from "../../fields/ids.ts";
+import { tokenRefreshEvent } from "../activity/analytics.ts";
 import { type ContactChannelRow, contactChannels } from "../contact-channels/schema.ts";
-import { tokenRefreshEvent } from "../events/analytics.ts";
+import type { PasswordChangedHook } from "../hooks.ts";
 import { type UserRow, users } from "../users/schema.ts";
 import { findPrimaryChannel } from "../users/service.ts";
 import { restrictedReasonOf } from "../users/views.ts";
@@ -171,7 +172,7 @@ const refreshStatement = preparedSql<RefreshValues, { session: unknown; user: un
  * A fresh access token for a refresh token (both the OAuth refresh grant and `/auth/sessions/current/refresh`), in
  * one prepared statement that reads the live session by its token's hash, with its user and primary email. When
  * and from where the session was used, the user's `last_active_at` and the `$token-refresh` event for the metrics
- * are buffered and written in batches (events/analytics.ts), so nothing waits on a write. Null for a token that
+ * are buffered and written in batches (activity/analytics.ts), so nothing waits on a write. Null for a token that
  * names no live session.
  */
 export async function refreshSession(
@@ -259,3 +260,7 @@ export async function deleteSessionByRefreshTokenHash(
     .delete(sessions)
     .where(and(eq(sessions.projectId, projectId), eq(sessions.refreshTokenHash, refreshTokenHash)));
 }
+
+/** The `passwordChanged` hook (features/hooks.ts): a new password ends every session of the user. */
+export const signOutEverywhereOnPasswordChange: PasswordChangedHook = (tx, { projectId, userId }) =>
+  deleteOtherSessions(tx, projectId, userId, null).then(() => {});

@@ -1,7 +1,7 @@
 /**
  * When and from where sessions were last used, written in batches. A refresh only reads its session
  * (service.ts's `refreshSession`); what it would have written is handed to the activity writer
- * (events/analytics.ts), which applies a second's worth of refreshes with one UPDATE. A session's "last used" is
+ * (activity/analytics.ts), which applies a second's worth of refreshes with one UPDATE. A session's "last used" is
  * thus up to a second late, and a crash forgets at most that second: it decides nothing (a session ends at its
  * `expires_at`, never for being idle), so it is not worth a write, a commit and a WAL flush on every refresh.
  */

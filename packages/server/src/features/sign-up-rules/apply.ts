@@ -14,7 +14,7 @@ import { knownError } from "@gatehouse/shared";
 import type { RenderedConfig } from "../../config/index.ts";
 import type { AppDeps } from "../../deps.ts";
 import { normalizeEmail } from "../../fields/email.ts";
-import type { ActivityEvent } from "../events/analytics.ts";
+import type { ActivityEvent } from "../activity/analytics.ts";
 import {
   createSignUpRuleContext,
   deriveSignUpCountryCode,

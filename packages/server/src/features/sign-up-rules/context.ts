@@ -3,7 +3,7 @@
  * sign-ups (apply.ts) and for the admin tester (routes.ts).
  */
 import { normalizeEmail } from "../../fields/email.ts";
-import { countryOfIp } from "../events/ip-info.ts";
+import { countryOfIp } from "../../net/ip-info.ts";
 import type { SignUpRiskScores } from "./risk-scores.ts";
 
 export const SIGN_UP_AUTH_METHODS = ["password", "otp", "oauth", "passkey"] as const;

@@ -3,8 +3,8 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestServer, type TestServer } from "../../testing/harness.ts";
 import { createSignedInUser } from "../../testing/users.ts";
+import { INTERNAL_TEAM_ID } from "../project-admin/seed.ts";
 import { projects } from "../projects/schema.ts";
-import { INTERNAL_TEAM_ID } from "../projects/seed.ts";
 import { findTeam } from "./service.ts";
 
 let server: TestServer;

@@ -3,7 +3,6 @@ import type { RenderedConfig } from "../../config/index.ts";
 import type { AppDeps } from "../../deps.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { storedImageUrl } from "../images/stored-image.ts";
-import { attachProviderAccounts } from "../oauth/accounts.ts";
 import type { UserCreateBody } from "./requests.ts";
 import { type UserRow, users } from "./schema.ts";
 import { createUser, type NewUser } from "./service.ts";
@@ -58,16 +57,11 @@ export async function createUserFromBody(
   config: RenderedConfig,
   body: UserCreateBody,
 ): Promise<UserRow> {
-  const input = await newUserFromBody(deps, body);
+  const input = { ...(await newUserFromBody(deps, body)), oauthProviders: body.oauth_providers ?? [] };
   // One transaction, so that a refused selected team leaves no user behind (createUser nests as a savepoint).
   return deps.db.transaction(async (tx) => {
+    // The oauth feature's hook attaches the requested provider accounts inside createUser's transaction.
     const user = await createUser(tx, projectId, config, input, deps.hooks);
-    await attachProviderAccounts(tx, {
-      projectId,
-      config,
-      userId: user.id,
-      providers: body.oauth_providers ?? [],
-    });
     if (body.selected_team_id === undefined) return user;
     if (body.selected_team_id !== null) await ensureTeamMember(tx, projectId, body.selected_team_id, user.id);
     const [updated] = await tx

@@ -10,7 +10,7 @@ import { isUuid } from "../../fields/ids.ts";
 import { type ContactChannelRow, contactChannels } from "../contact-channels/schema.ts";
 import { insertPrimaryEmail, insertPrimaryEmails } from "../contact-channels/store.ts";
 import { recordEvents } from "../events/record.ts";
-import type { FeatureHooks } from "../hooks.ts";
+import type { FeatureHooks, RequestedProviderAccount } from "../hooks.ts";
 import { createPersonalTeam } from "../teams/personal-team.ts";
 import { teamMembers } from "../teams/schema.ts";
 import { type UserRow, users } from "./schema.ts";
@@ -89,6 +89,8 @@ export type NewUser = {
   restrictedByAdminPrivateDetails?: string | null;
   countryCode?: string | null;
   riskScores?: unknown;
+  /** OAuth accounts to attach in the same transaction (the oauth feature's `userCreated` hook does). */
+  oauthProviders?: readonly RequestedProviderAccount[];
 };
 
 /**
@@ -145,7 +147,13 @@ export async function createUser(
       }
       const created = { ...user!, selectedTeamId: personalTeamId };
       for (const hook of hooks.userCreated)
-        await hook(tx as Database, { projectId, user: created, config, personalTeamId });
+        await hook(tx as Database, {
+          projectId,
+          user: created,
+          config,
+          personalTeamId,
+          oauthProviders: input.oauthProviders ?? [],
+        });
       await recordUserEvent(tx as Database, "user.created", projectId, created, config);
       return created;
     });
@@ -213,7 +221,7 @@ export async function createUsers(
     await insertPrimaryEmails(tx as Database, channels);
     for (const user of created) {
       for (const hook of hooks.userCreated) {
-        await hook(tx as Database, { projectId, user, config, personalTeamId: null });
+        await hook(tx as Database, { projectId, user, config, personalTeamId: null, oauthProviders: [] });
       }
     }
     const relations = await loadUserRelations(tx as Database, projectId, created);

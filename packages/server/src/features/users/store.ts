@@ -74,7 +74,7 @@ export async function clearSelectedTeam(
 }
 
 /**
- * When users last did something, for a batch of token refreshes (events/analytics.ts writes them with the activity
+ * When users last did something, for a batch of token refreshes (activity/analytics.ts writes them with the activity
  * events, a second at most after they happened): one UPDATE for the batch, each user's latest time, and never
  * backwards, so a batch that arrives late cannot undo a newer one.
  */

@@ -8,7 +8,6 @@ import type { AppDeps } from "../../deps.ts";
 import { normalizeEmail } from "../../fields/email.ts";
 import { applyPrimaryEmailPatch, emailTakenError } from "../contact-channels/primary-email.ts";
 import { storedImageUrl } from "../images/stored-image.ts";
-import { deleteOtherSessions } from "../sessions/service.ts";
 import { teamMembers, teams } from "../teams/schema.ts";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "./fields.ts";
 import type { UserPatch } from "./requests.ts";
@@ -134,7 +133,8 @@ export async function updateUser(
         });
       }
       if (passwordHash !== undefined) {
-        await deleteOtherSessions(tx, projectId, user.id, null);
+        for (const hook of deps.hooks.passwordChanged)
+          await hook(tx as Database, { projectId, userId: user.id });
       }
       if (updated) await recordUserEvent(tx as Database, "user.updated", projectId, updated, config);
       return updated ?? null;

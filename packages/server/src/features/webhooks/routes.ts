@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { randomUuid } from "../../crypto/index.ts";
 import { defineRoute } from "../../http/route.ts";
-import { webhookAddressesGuarded } from "./address-guard.ts";
+import { webhookAddressesGuarded } from "../../net/address-guard.ts";
 import { getEndpoint, testMessageData } from "./endpoints.ts";
 import { portalRoutes } from "./portal-routes.ts";
 import { createPortalToken } from "./portal-token.ts";

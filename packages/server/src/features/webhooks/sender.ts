@@ -5,7 +5,7 @@
  */
 import http from "node:http";
 import https from "node:https";
-import { assertLiteralHostAllowed, BlockedAddressError, guardedLookup } from "./address-guard.ts";
+import { assertLiteralHostAllowed, BlockedAddressError, guardedLookup } from "../../net/address-guard.ts";
 import { signedHeaders } from "./signing.ts";
 
 /** Success is any 2xx within this time (PROTOCOL-EXTRA §3.3). */

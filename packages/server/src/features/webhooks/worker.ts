@@ -1,10 +1,10 @@
-import { and, eq, inArray, lte, sql } from "drizzle-orm";
-import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
+import { inArray, sql } from "drizzle-orm";
+import { inMs, leasedQueue } from "../../background/leased-queue.ts";
+import { type PollingWorker, startPollingWorker } from "../../background/polling-worker.ts";
 import type { AppDeps } from "../../deps.ts";
-import { settlesWithin } from "../../settles-within.ts";
+import { webhookAddressesGuarded } from "../../net/address-guard.ts";
 import { claimUndispatchedEvents, markDispatched } from "../events/dispatch.ts";
 import { events } from "../events/schema.ts";
-import { webhookAddressesGuarded } from "./address-guard.ts";
 import { makeDeliveriesFor } from "./fan-out.ts";
 import {
   type WebhookAttempt,
@@ -15,20 +15,12 @@ import {
 import { type AttemptOutcome, DELIVERY_TIMEOUT_MS, sendMessage } from "./sender.ts";
 import { openEndpointSecret } from "./signing.ts";
 
-export type WebhookWorker = {
-  /** Look for new events and due deliveries now. */
-  wake: () => void;
-  /** Fans out and delivers everything due now, then resolves (tests, benches). */
-  drain: () => Promise<void>;
-  /**
-   * Stops claiming and waits for the attempts in flight; claimed deliveries not yet sent go back to the queue at
-   * once. With `handBackAfterMs`, attempts still running after that long are handed back too (the receiver may
-   * still get them: delivery is at least once, and the message id stays the same).
-   */
-  stop: (options?: { handBackAfterMs?: number }) => Promise<void>;
-  /** False once `stop` was called: readiness (http/readiness.ts) reports it. */
-  isRunning: () => boolean;
-};
+/**
+ * The deliveries' worker (background/polling-worker.ts). Claimed deliveries not yet sent go back to the queue at
+ * once when it stops; attempts still running after `handBackAfterMs` are handed back too (the receiver may still get
+ * them: delivery is at least once, and the message id stays the same).
+ */
+export type WebhookWorker = PollingWorker;
 
 export type WebhookWorkerOptions = {
   /** How often the event log and the deliveries are polled without a wake-up. */
@@ -60,8 +52,6 @@ const DEFAULTS: Required<WebhookWorkerOptions> = {
   retryDelaysMs: RETRY_DELAYS_MS,
 };
 
-const inMs = (ms: number) => sql`now() + ${`${Math.round(ms)} milliseconds`}::interval`;
-
 type Claimed = WebhookDeliveryRow;
 
 /**
@@ -70,17 +60,17 @@ type Claimed = WebhookDeliveryRow;
  *
  * 1. Fan-out: in one transaction, lock undispatched events `FOR UPDATE SKIP LOCKED`, insert one delivery per
  *    matching enabled endpoint (`on conflict do nothing` on (event, endpoint)), mark the events dispatched.
- * 2. Delivery: claim due deliveries `FOR UPDATE SKIP LOCKED`, setting `sending`, `attempts + 1` and a lease in
- *    `next_attempt_at`; send; write the outcome only while still holding the claim (same status and attempt
- *    number), so a worker that lost its lease cannot overwrite the outcome of the one that took over.
+ * 2. Delivery: claim due deliveries under a lease, send, write the outcome behind the claim's fence
+ *    (background/leased-queue.ts).
  */
 export function startWebhookWorker(deps: AppDeps, options: WebhookWorkerOptions = {}): WebhookWorker {
   const settings = { ...DEFAULTS, ...options };
-  let stopped = false;
-  let running: Promise<void> | null = null;
-  let runAgain = false;
-  /** Deliveries this worker claimed and has not written an outcome for: what a shutdown hands back. */
-  const held = new Set<Claimed>();
+  const deliveries = leasedQueue(deps.db, webhookDeliveries, {
+    due: ["pending", "sending"],
+    claimed: "sending",
+    waiting: "pending",
+  });
+  const finish = deliveries.finish;
 
   const fanOut = async (): Promise<number> =>
     deps.db.transaction(async (tx) => {
@@ -93,44 +83,6 @@ export function startWebhookWorker(deps: AppDeps, options: WebhookWorkerOptions 
       );
       return claimed.length;
     });
-
-  const claimDeliveries = async (): Promise<Claimed[]> => {
-    const due = deps.db
-      .select({ id: webhookDeliveries.id })
-      .from(webhookDeliveries)
-      .where(
-        and(
-          inArray(webhookDeliveries.status, ["pending", "sending"]),
-          lte(webhookDeliveries.nextAttemptAt, sql`now()`),
-        ),
-      )
-      .orderBy(webhookDeliveries.nextAttemptAt)
-      .limit(settings.deliveryBatchSize)
-      .for("update", { skipLocked: true });
-    return deps.db
-      .update(webhookDeliveries)
-      .set({
-        status: "sending",
-        attempts: sql`${webhookDeliveries.attempts} + 1`,
-        nextAttemptAt: inMs(settings.leaseMs),
-      })
-      .where(inArray(webhookDeliveries.id, due))
-      .returning();
-  };
-
-  /** Writes the outcome only if this worker still holds the claim. */
-  const finish = (row: Claimed, values: PgUpdateSetSource<typeof webhookDeliveries>) =>
-    deps.db
-      .update(webhookDeliveries)
-      .set(values)
-      .where(
-        and(
-          eq(webhookDeliveries.projectId, row.projectId),
-          eq(webhookDeliveries.id, row.id),
-          eq(webhookDeliveries.status, "sending"),
-          eq(webhookDeliveries.attempts, row.attempts),
-        ),
-      );
 
   /** The row's attempt log with this attempt added (the newest KEPT_ATTEMPTS). */
   const logWith = (row: Claimed, outcome: Pick<AttemptOutcome, "statusCode" | "response" | "durationMs">) => {
@@ -160,17 +112,6 @@ export function startWebhookWorker(deps: AppDeps, options: WebhookWorkerOptions 
     );
   };
 
-  /**
-   * Makes a claimed delivery due again now, for another worker (or this process after a restart) instead of after
-   * the lease. Unsent, the claim is not counted; possibly sent (cut short), it counts as an interrupted claim.
-   */
-  const handBack = (row: Claimed, options: { unsent: boolean }) =>
-    finish(row, {
-      status: "pending",
-      nextAttemptAt: sql`now()`,
-      ...(options.unsent ? { attempts: sql`${webhookDeliveries.attempts} - 1` } : {}),
-    });
-
   /** Ends a delivery without sending, saying why in its log. */
   const giveUp = (row: Claimed, why: string) => {
     deps.observability.metrics.deliveryOutcome("webhook", "failed");
@@ -181,7 +122,7 @@ export function startWebhookWorker(deps: AppDeps, options: WebhookWorkerOptions 
     });
   };
 
-  const deliverBatch = async (batch: Claimed[]) => {
+  const deliverBatch = async (batch: Claimed[], stopping: () => boolean) => {
     const endpointRows = await deps.db
       .select()
       .from(webhookEndpoints)
@@ -206,8 +147,8 @@ export function startWebhookWorker(deps: AppDeps, options: WebhookWorkerOptions 
           await giveUp(row, "Not sent: the endpoint is disabled.");
           return;
         }
-        if (stopped) {
-          await handBack(row, { unsent: true });
+        if (stopping()) {
+          await deliveries.handBack(row, { unsent: true });
           return;
         }
         let secret: string;
@@ -234,61 +175,25 @@ export function startWebhookWorker(deps: AppDeps, options: WebhookWorkerOptions 
     );
   };
 
-  const work = async (): Promise<void> => {
-    while (!stopped && (await fanOut()) === settings.eventBatchSize) {}
-    while (!stopped) {
-      const batch = await claimDeliveries();
-      if (batch.length === 0) return;
-      for (const row of batch) held.add(row);
-      await deliverBatch(batch).finally(() => {
-        for (const row of batch) held.delete(row);
+  /** One pass: fan new events out into deliveries, then claim and send due deliveries, batch after batch. */
+  const pass = async (stopping: () => boolean): Promise<void> => {
+    while (!stopping() && (await fanOut()) === settings.eventBatchSize) {}
+    while (!stopping()) {
+      const batch = await deliveries.claim({
+        limit: settings.deliveryBatchSize,
+        leaseMs: settings.leaseMs,
+        orderBy: [webhookDeliveries.nextAttemptAt],
       });
+      if (batch.length === 0) return;
+      await deliveries.holding(batch, () => deliverBatch(batch, stopping));
       if (batch.length < settings.deliveryBatchSize) return;
     }
   };
 
-  /** At most one run at a time; a wake-up during a run makes it look once more before finishing. */
-  const run = (): Promise<void> => {
-    if (running) {
-      runAgain = true;
-      return running;
-    }
-    running = (async () => {
-      try {
-        do {
-          runAgain = false;
-          await work();
-        } while (runAgain && !stopped);
-      } finally {
-        running = null;
-      }
-    })();
-    return running;
-  };
-
-  const runInBackground = () => {
-    if (stopped) return;
-    run().catch((error) => console.error("Webhook delivery failed:", error));
-  };
-
-  const timer = setInterval(runInBackground, settings.intervalMs);
-  timer.unref();
-  runInBackground();
-
-  return {
-    wake: runInBackground,
-    drain: async () => {
-      if (!stopped) await run();
-    },
-    isRunning: () => !stopped,
-    stop: async (stopOptions = {}) => {
-      stopped = true;
-      clearInterval(timer);
-      if (
-        !(await settlesWithin(running?.catch(() => {}) ?? Promise.resolve(), stopOptions.handBackAfterMs))
-      ) {
-        await Promise.all([...held].map((row) => handBack(row, { unsent: false }).catch(() => {})));
-      }
-    },
-  };
+  return startPollingWorker({
+    name: "Webhook delivery",
+    intervalMs: settings.intervalMs,
+    pass,
+    handBack: deliveries.handBackHeld,
+  });
 }

@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Database } from "../../db/index.ts";
 import { createTestServer, type TestServer } from "../../testing/harness.ts";
 import { createSignedInUser } from "../../testing/users.ts";
+import { projects } from "../projects/schema.ts";
 import { teamMembers, teams } from "../teams/schema.ts";
-import { projects } from "./schema.ts";
 
 let server: TestServer;
 let owner: { userId: string; accessToken: string };

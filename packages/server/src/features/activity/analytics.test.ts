@@ -6,9 +6,9 @@ import { type Database, openDatabase } from "../../db/index.ts";
 import { deferred } from "../../testing/deferred.ts";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
 import { createSignedInUser } from "../../testing/users.ts";
+import { events } from "../events/schema.ts";
 import { sessions } from "../sessions/schema.ts";
 import { ActivityWriter } from "./analytics.ts";
-import { events } from "./schema.ts";
 
 let server: TestServer;
 let project: TestProject;

@@ -5,15 +5,15 @@ import { storableText } from "../../fields/text.ts";
 import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { withStoredProjectLogos } from "../images/stored-image.ts";
-import { getRenderedConfig } from "./config-store.ts";
-import { deleteProject, updateProject } from "./service.ts";
+import { getRenderedConfig } from "../projects/config-store.ts";
+import { deleteProject, updateProject } from "../projects/service.ts";
 import {
   adminProjectSchema,
   clientProjectSchema,
   ONBOARDING_STATUSES,
   toAdminProjectView,
   toClientProjectView,
-} from "./views.ts";
+} from "../projects/views.ts";
 
 const tags = ["Projects"];
 /** An http(s) URL, or a data URL that is uploaded and replaced by its URL (PROTOCOL-EXTRA §6.7). */

@@ -3,10 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomUuid } from "../../crypto/index.ts";
 import { createTestServer, protocolHeaders, type TestServer } from "../../testing/harness.ts";
 import { createSignedInUser } from "../../testing/users.ts";
+import { projects } from "../projects/schema.ts";
+import { createProject } from "../projects/service.ts";
 import { teamMembers, teams } from "../teams/schema.ts";
-import { projects } from "./schema.ts";
 import { INTERNAL_TEAM_ID } from "./seed.ts";
-import { createProject } from "./service.ts";
 
 let server: TestServer;
 

@@ -2,10 +2,10 @@ import { internalProjectOverride } from "../../config/index.ts";
 import { hashPassword } from "../../crypto/index.ts";
 import type { AppDeps } from "../../deps.ts";
 import { type CreatedKeys, createKeySet, replaceKeys } from "../project-keys/service.ts";
+import { type ConfigStoreDeps, getRenderedConfig } from "../projects/config-store.ts";
+import { createProject, findProject } from "../projects/service.ts";
 import { addMember, ensureTeamExists } from "../teams/service.ts";
 import { createUser, findUserByAuthEmail } from "../users/service.ts";
-import { type ConfigStoreDeps, getRenderedConfig } from "./config-store.ts";
-import { createProject, findProject } from "./service.ts";
 
 /** Well-known ids of the seed (PROTOCOL.md §6), so that tools and tests can refer to them. */
 export const INTERNAL_PROJECT_ID = "internal";

@@ -12,14 +12,12 @@
  * A flush writes what was buffered when it started. Events that arrive meanwhile wait for their own second (or a
  * full batch): under steady traffic, draining until empty would turn into a stream of small INSERTs back to back.
  */
-import { sql } from "drizzle-orm";
 import { randomUuid } from "../../crypto/index.ts";
 import type { Database } from "../../db/index.ts";
-import { preparedSql } from "../../db/prepared-sql.ts";
+import { countryOfIp } from "../../net/ip-info.ts";
+import { type ActivityRow, insertActivity } from "../events/activity-rows.ts";
 import { type SessionTouch, touchSessions } from "../sessions/touches.ts";
 import { touchUsersActivity } from "../users/store.ts";
-import { countryOfIp } from "./ip-info.ts";
-import { events } from "./schema.ts";
 
 export type ActivityEventType =
   | "$token-refresh"
@@ -51,37 +49,6 @@ export type ActivityWriterOptions = {
 
 /** A few hundred rows keep one INSERT's JSON parameter around 100 kB. */
 const DEFAULT_BATCH_SIZE = 500;
-
-type ActivityRow = {
-  projectId: string;
-  id: string;
-  type: string;
-  data: Record<string, unknown>;
-  userId: string | null;
-  teamId: string | null;
-  countryCode: string | null;
-  occurredAt: Date;
-  dispatchedAt: Date;
-};
-
-/**
- * A batch of activity rows in one prepared INSERT with one JSON parameter. Drizzle's multi-row insert built the SQL
- * text and nine bind parameters per row on every flush (about 4% of a refresh grant's CPU); here the rows are one
- * `JSON.stringify` and PostgreSQL expands them (`jsonb_to_recordset` keeps the array's order, so `seq` does too).
- */
-const insertActivityRows = preparedSql<{ rows: string }, never>(
-  "insert_activity_events",
-  sql`
-    insert into ${events} (project_id, id, type, data, user_id, team_id, country_code, occurred_at, dispatched_at)
-    select r."projectId", r.id, r.type, r.data, r."userId", r."teamId", r."countryCode", r."occurredAt",
-      r."dispatchedAt"
-    from jsonb_to_recordset(${sql.placeholder("rows")}::jsonb) as r("projectId" text, id uuid, type text, data jsonb,
-      "userId" uuid, "teamId" uuid, "countryCode" text, "occurredAt" timestamptz, "dispatchedAt" timestamptz)`,
-);
-
-function insertActivity(db: Database, rows: readonly ActivityRow[]): Promise<never[]> {
-  return insertActivityRows(db, { rows: JSON.stringify(rows) });
-}
 
 export class ActivityWriter {
   readonly #db: Database;

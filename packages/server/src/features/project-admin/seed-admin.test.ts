@@ -4,11 +4,11 @@ import { verifyPassword } from "../../crypto/index.ts";
 import { createTestServer, protocolHeaders, type TestServer } from "../../testing/harness.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 import { contactChannels } from "../contact-channels/schema.ts";
+import { getRenderedConfig } from "../projects/config-store.ts";
 import { issueTokens } from "../sessions/service.ts";
 import { teamMembers } from "../teams/schema.ts";
 import { users } from "../users/schema.ts";
 import { findUser } from "../users/service.ts";
-import { getRenderedConfig } from "./config-store.ts";
 import { INTERNAL_TEAM_ID, SEED_ADMIN_DISPLAY_NAME, seedAdminUser } from "./seed.ts";
 
 let server: TestServer;

@@ -5,12 +5,17 @@ import type { RequestAuth } from "../../http/request-auth.ts";
 import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { withStoredProjectLogos } from "../images/stored-image.ts";
+import { getRenderedConfigs } from "../projects/config-store.ts";
+import { userManagesProject } from "../projects/ownership.ts";
+import {
+  createOwnedProject,
+  findProject,
+  listManagedProjects,
+  transferProject,
+} from "../projects/service.ts";
+import { adminProjectSchema, toAdminProjectView } from "../projects/views.ts";
 import type { UserRow } from "../users/schema.ts";
-import { getRenderedConfigs } from "./config-store.ts";
-import { userManagesProject } from "./ownership.ts";
 import { projectFieldsSchema } from "./routes.ts";
-import { createOwnedProject, findProject, listManagedProjects, transferProject } from "./service.ts";
-import { adminProjectSchema, toAdminProjectView } from "./views.ts";
 
 const tags = ["Projects"];
 const access = ["client", "server", "admin"] as const;

@@ -1,0 +1,133 @@
+/**
+ * A queue table whose rows workers claim under a lease: the one claim, fence and hand-back that every queue uses.
+ *
+ * - Claim: the due rows are locked `FOR UPDATE SKIP LOCKED`, so any number of workers (in one process or many) can
+ *   run on one database and each row is claimed by exactly one of them. A claim sets the claimed status, counts an
+ *   attempt and moves `next_attempt_at` forward by the lease: a worker that dies mid-work leaves a row that is due
+ *   again once its lease runs out (work is done at least once).
+ * - Fence: an outcome is written only while the worker still holds the claim (same status and attempt number), so
+ *   a worker that lost its lease cannot overwrite the outcome of the worker that took over.
+ * - Hand-back: a stopping worker makes the rows it still holds due now, for another instance, instead of after the
+ *   lease. Unsent, the claim is taken back (not counted as an attempt); possibly sent (cut short), it counts.
+ */
+import { and, eq, inArray, lte, type SQL, sql } from "drizzle-orm";
+import type { PgColumn, PgTable, PgUpdateSetSource } from "drizzle-orm/pg-core";
+import type { Database } from "../db/index.ts";
+
+type LeasedTable = PgTable & {
+  id: PgColumn;
+  projectId: PgColumn;
+  status: PgColumn;
+  attempts: PgColumn;
+  nextAttemptAt: PgColumn;
+};
+
+type Row = { id: string; projectId: string; attempts: number };
+
+/** `now()` plus `ms`, in the database's clock (every instance compares leases with it, never with its own). */
+export const inMs = (ms: number): SQL => sql`now() + ${`${Math.round(ms)} milliseconds`}::interval`;
+
+export type LeasedQueue<T extends LeasedTable> = {
+  /** Claims up to `limit` due rows, most urgent first by `orderBy`, and returns them as claimed. */
+  claim: (options: {
+    limit: number;
+    leaseMs: number;
+    orderBy: (PgColumn | SQL)[];
+    /** Narrows what is due (the outbox skips paused messages). */
+    where?: SQL;
+    /** More columns to set on claim. */
+    set?: PgUpdateSetSource<T>;
+  }) => Promise<T["$inferSelect"][]>;
+  /** Writes the outcome of a claimed row, only while this worker still holds the claim. */
+  finish: (row: Row, values: PgUpdateSetSource<T>) => Promise<unknown>;
+  /** Makes a claimed row due again now (see the file's comment). */
+  handBack: (row: Row, options: { unsent: boolean }) => Promise<unknown>;
+  /** Runs `work` with `rows` held: what `handBackHeld` gives back if the worker stops before it ends. */
+  holding: <R>(rows: Row[], work: () => Promise<R>) => Promise<R>;
+  /** Hands back every row still held, as possibly sent. */
+  handBackHeld: () => Promise<void>;
+};
+
+export function leasedQueue<T extends LeasedTable>(
+  db: Database,
+  table: T,
+  statuses: {
+    /** Statuses a row may be claimed in, once due (the claimed status included: an expired lease is due). */
+    due: string[];
+    claimed: string;
+    /** The status of a row waiting its turn, which a hand-back restores. */
+    waiting: string;
+  },
+  options: {
+    /** Columns set on every claim and outcome (the outbox's `updated_at`). */
+    touch?: () => PgUpdateSetSource<T>;
+  } = {},
+): LeasedQueue<T> {
+  const touch = options.touch ?? (() => ({}));
+  const held = new Set<Row>();
+  // Drizzle's builders are typed per table; this module works on any table with the columns above.
+  const anyDb = db as unknown as {
+    select: Database["select"];
+    update: (table: PgTable) => {
+      set: (values: unknown) => {
+        where: (where: SQL | undefined) => Promise<unknown> & { returning: () => Promise<unknown[]> };
+      };
+    };
+  };
+
+  const finish = (row: Row, values: PgUpdateSetSource<T>) =>
+    anyDb
+      .update(table)
+      .set({ ...values, ...touch() })
+      .where(
+        and(
+          eq(table.projectId, row.projectId),
+          eq(table.id, row.id),
+          eq(table.status, statuses.claimed),
+          eq(table.attempts, row.attempts),
+        ),
+      );
+
+  const handBack = (row: Row, { unsent }: { unsent: boolean }) =>
+    finish(row, {
+      status: statuses.waiting,
+      nextAttemptAt: sql`now()`,
+      ...(unsent ? { attempts: sql`${table.attempts} - 1` } : {}),
+    } as PgUpdateSetSource<T>);
+
+  return {
+    claim: async ({ limit, leaseMs, orderBy, where, set }) => {
+      const due = anyDb
+        .select({ id: table.id })
+        .from(table as PgTable)
+        .where(and(inArray(table.status, statuses.due), lte(table.nextAttemptAt, sql`now()`), where))
+        .orderBy(...orderBy)
+        .limit(limit)
+        .for("update", { skipLocked: true });
+      return (await anyDb
+        .update(table)
+        .set({
+          status: statuses.claimed,
+          attempts: sql`${table.attempts} + 1`,
+          nextAttemptAt: inMs(leaseMs),
+          ...set,
+          ...touch(),
+        })
+        .where(inArray(table.id, due))
+        .returning()) as T["$inferSelect"][];
+    },
+    finish,
+    handBack,
+    holding: async (rows, work) => {
+      for (const row of rows) held.add(row);
+      try {
+        return await work();
+      } finally {
+        for (const row of rows) held.delete(row);
+      }
+    },
+    handBackHeld: async () => {
+      await Promise.all([...held].map((row) => handBack(row, { unsent: false }).catch(() => {})));
+    },
+  };
+}

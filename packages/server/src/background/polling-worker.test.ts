@@ -1,0 +1,80 @@
+import { expect, it } from "vitest";
+import { deferred } from "../testing/deferred.ts";
+import { startPollingWorker } from "./polling-worker.ts";
+
+it("runs one pass at a time, and once more for wake-ups that came during a pass", async () => {
+  const gate = deferred();
+  let passes = 0;
+  let concurrent = 0;
+  let mostConcurrent = 0;
+  const worker = startPollingWorker({
+    name: "test queue",
+    intervalMs: 60_000,
+    pass: async () => {
+      passes += 1;
+      concurrent += 1;
+      mostConcurrent = Math.max(mostConcurrent, concurrent);
+      if (passes === 1) await gate.promise;
+      concurrent -= 1;
+    },
+  });
+  // The first pass starts at once and waits at the gate; three wake-ups meanwhile make one more pass, not three.
+  worker.wake();
+  worker.wake();
+  const drained = worker.drain();
+  gate.resolve();
+  await drained;
+  expect({ passes, mostConcurrent }).toEqual({ passes: 2, mostConcurrent: 1 });
+  await worker.stop();
+  expect(worker.isRunning()).toBe(false);
+  worker.wake();
+  expect(passes).toBe(2);
+});
+
+it("hands back what a pass holds when it outlasts the stop's deadline, and tells the pass to stop claiming", async () => {
+  const gate = deferred();
+  const seenStopping: boolean[] = [];
+  let handedBack = 0;
+  let stopped = 0;
+  const worker = startPollingWorker({
+    name: "slow queue",
+    intervalMs: 60_000,
+    pass: async (stopping) => {
+      seenStopping.push(stopping());
+      await gate.promise;
+      seenStopping.push(stopping());
+    },
+    handBack: async () => {
+      handedBack += 1;
+    },
+    onStopped: () => {
+      stopped += 1;
+    },
+  });
+  await worker.stop({ handBackAfterMs: 20 });
+  expect({ handedBack, stopped }).toEqual({ handedBack: 1, stopped: 1 });
+  gate.resolve();
+  await expect.poll(() => seenStopping).toEqual([false, true]);
+});
+
+it("waits for the settling work before a drain's pass, and hands nothing back when the pass ends in time", async () => {
+  const order: string[] = [];
+  let handedBack = 0;
+  const worker = startPollingWorker({
+    name: "settling queue",
+    intervalMs: 60_000,
+    pass: async () => {
+      order.push("pass");
+    },
+    settleFirst: async () => {
+      order.push("settle");
+    },
+    handBack: async () => {
+      handedBack += 1;
+    },
+  });
+  await worker.drain();
+  expect(order.slice(-2)).toEqual(["settle", "pass"]);
+  await worker.stop({ handBackAfterMs: 5_000 });
+  expect(handedBack).toBe(0);
+});
