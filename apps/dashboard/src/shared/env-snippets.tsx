@@ -1,5 +1,5 @@
 import { type KeyboardEvent, useId, useRef, useState } from "react";
-import { Button } from "../../ui/components.tsx";
+import { Button } from "../ui/components.tsx";
 
 /**
  * A new project's keys as each kind of app takes them: a `.env` for React (Vite), Next.js and Node with the

@@ -1,5 +1,6 @@
 /** The dialog that turns one OAuth provider on, changes it, or turns it off (oauth-providers.tsx lists them). */
 import { useState } from "react";
+import { CUSTOM, providerName } from "../../shared/oauth-provider-names.ts";
 import { ActionButton, Button, CopyField, Field, Modal } from "../../ui/components.tsx";
 
 /** A provider entry of the rendered config (server: config/schema.ts). */
@@ -23,20 +24,6 @@ export type ProviderEntry = {
   allowSignIn?: boolean;
   allowConnectedAccounts?: boolean;
 };
-
-export const CUSTOM = "custom_oidc";
-
-/** Providers as their owners spell them. */
-const PROVIDER_NAMES: Record<string, string> = {
-  github: "GitHub",
-  gitlab: "GitLab",
-  linkedin: "LinkedIn",
-  x: "X",
-  [CUSTOM]: "OpenID Connect",
-};
-export function providerName(id: string): string {
-  return PROVIDER_NAMES[id] ?? `${id[0]!.toUpperCase()}${id.slice(1)}`;
-}
 
 export const PROVIDERS = [
   "google",

@@ -6,18 +6,12 @@
  */
 import { useState } from "react";
 import { useProjectContext } from "../../project-context.tsx";
+import { CUSTOM, providerName } from "../../shared/oauth-provider-names.ts";
 import { AsyncCard } from "../../ui/async.tsx";
 import { Badge, Button, Field, Table } from "../../ui/components.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import { useToast } from "../../ui/toast.tsx";
-import {
-  CUSTOM,
-  type Editing,
-  PROVIDERS,
-  type ProviderEntry,
-  ProviderModal,
-  providerName,
-} from "./oauth-provider-modal.tsx";
+import { type Editing, PROVIDERS, type ProviderEntry, ProviderModal } from "./oauth-provider-modal.tsx";
 
 function status(entry: ProviderEntry | undefined) {
   if (!entry) return <Badge>Off</Badge>;

@@ -1,6 +1,7 @@
 import type { InternalApiKey, InternalApiKeyFirstView } from "@gatehouse/js";
 import { useState } from "react";
 import { useProjectContext } from "../../project-context.tsx";
+import { KeysOnce } from "../../shared/keys-once.tsx";
 import { AsyncCard } from "../../ui/async.tsx";
 import {
   ActionButton,
@@ -17,7 +18,6 @@ import {
 import { useAsync } from "../../ui/hooks.ts";
 import { Icon } from "../../ui/icons.tsx";
 import { usePageTitle } from "../../ui/page-title.ts";
-import { KeysOnce } from "../onboarding/onboarding.tsx";
 
 const EXPIRY_CHOICES = [
   ["1 day", 1],

@@ -3,11 +3,10 @@ import { type FormEvent, useState } from "react";
 import { ownerMethods } from "../../gatehouse.ts";
 import { projectPath } from "../../project-context.tsx";
 import { Link, navigate } from "../../router.tsx";
-import { Button, Card, CopyField, Field } from "../../ui/components.tsx";
+import { KeysOnce } from "../../shared/keys-once.tsx";
+import { Button, Card, Field } from "../../ui/components.tsx";
 import { errorMessage } from "../../ui/hooks.ts";
 import { BrandMark } from "../../ui/icons.tsx";
-import { EnvSnippets } from "./onboarding-env.tsx";
-import "./onboarding.css";
 
 /** Long enough to never bother a newcomer; they can revoke or replace the set on the Keys page. */
 const FIRST_KEYS_LIFETIME_MS = 100 * 365 * 24 * 3600 * 1000;
@@ -17,48 +16,6 @@ async function ownerTeamId(user: CurrentUser): Promise<string> {
   const teams = await user.listTeams();
   if (teams[0]) return teams[0].id;
   return (await user.createTeam({ displayName: "Personal team" })).id;
-}
-
-export function KeysOnce(props: { projectId: string; keys: InternalApiKeyFirstView }) {
-  const { keys } = props;
-  return (
-    <div className="stack" data-testid="keys-once" style={{ gap: 14 }}>
-      <div className="alert warning">
-        Copy these keys now: the secret values are shown only this once. Gatehouse keeps only a hash of them.
-      </div>
-      <EnvSnippets
-        values={{
-          projectId: props.projectId,
-          publishable: keys.publishableClientKey ?? null,
-          secret: keys.secretServerKey ?? null,
-          apiUrl: window.location.origin,
-        }}
-      />
-      <details className="keys-details" open={Boolean(keys.superSecretAdminKey)}>
-        <summary>Each key on its own</summary>
-        <div className="stack" style={{ gap: 14, marginTop: 12 }}>
-          <Field label="Project ID">
-            <CopyField value={props.projectId} label="project-id" />
-          </Field>
-          {keys.publishableClientKey ? (
-            <Field label="Publishable client key">
-              <CopyField value={keys.publishableClientKey} label="publishable-client-key" />
-            </Field>
-          ) : null}
-          {keys.secretServerKey ? (
-            <Field label="Secret server key">
-              <CopyField value={keys.secretServerKey} label="secret-server-key" />
-            </Field>
-          ) : null}
-          {keys.superSecretAdminKey ? (
-            <Field label="Super secret admin key">
-              <CopyField value={keys.superSecretAdminKey} label="super-secret-admin-key" />
-            </Field>
-          ) : null}
-        </div>
-      </details>
-    </div>
-  );
 }
 
 /** First run (no project yet) and "Create project" later: a name, then the project's first keys, shown once. */

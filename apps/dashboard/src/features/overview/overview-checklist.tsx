@@ -3,7 +3,7 @@ import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link } from "../../router.tsx";
 import { Card } from "../../ui/components.tsx";
 import { useAsync } from "../../ui/hooks.ts";
-import "../onboarding/onboarding.css";
+import "./overview-checklist.css";
 
 type Step = { id: string; label: string; done: boolean | undefined; how: ReactNode };
 

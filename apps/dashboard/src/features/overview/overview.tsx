@@ -1,11 +1,11 @@
 import { productionModeChecks } from "@gatehouse/shared";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link } from "../../router.tsx";
+import { providerName } from "../../shared/oauth-provider-names.ts";
 import { AsyncCard } from "../../ui/async.tsx";
 import { Avatar, Badge, Card, CopyField, formatDate, formatDay, PageHead } from "../../ui/components.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import { usePageTitle } from "../../ui/page-title.ts";
-import { providerName } from "../auth-methods/oauth-provider-modal.tsx";
 import { GettingStarted } from "./overview-checklist.tsx";
 
 const RECENT_USERS = 5;

@@ -2,11 +2,11 @@ import type { ServerUser } from "@gatehouse/js";
 import { useState } from "react";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link } from "../../router.tsx";
+import { providerName } from "../../shared/oauth-provider-names.ts";
 import { AsyncBody } from "../../ui/async.tsx";
 import { ActionButton, Badge, Card, ConfirmButton, formatDate, Table } from "../../ui/components.tsx";
 import { looksLikeEmail } from "../../ui/errors.ts";
 import { useAsync } from "../../ui/hooks.ts";
-import { providerName } from "../auth-methods/oauth-provider-modal.tsx";
 import { describeDevice } from "./user-agent.ts";
 
 /** The user's contact channels, sign-in connections, sessions, teams and project permissions. */

@@ -2,6 +2,7 @@ import type { ServerUser } from "@gatehouse/js";
 import { useState } from "react";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link, navigate } from "../../router.tsx";
+import { providerName } from "../../shared/oauth-provider-names.ts";
 import { DetailPage } from "../../ui/async.tsx";
 import {
   ActionButton,
@@ -15,10 +16,9 @@ import {
 } from "../../ui/components.tsx";
 import { MetadataCard } from "../../ui/metadata-card.tsx";
 import { PageTitle, usePageTitle } from "../../ui/page-title.ts";
-import { providerName } from "../auth-methods/oauth-provider-modal.tsx";
 import { Impersonate } from "./user-impersonate.tsx";
 import { UserActivity } from "./user-sections.tsx";
-import { UserStatus } from "./users.tsx";
+import { UserStatus } from "./user-status.tsx";
 
 /** Keyed by user so that moving from one user to another starts every card (and its loaded lists) afresh. */
 export function UserPage({ userId }: { userId: string }) {

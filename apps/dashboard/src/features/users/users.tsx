@@ -1,7 +1,7 @@
-import type { ServerUser } from "@gatehouse/js";
 import { type FormEvent, useCallback, useEffect, useMemo, useState } from "react";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link, navigate, useLocation } from "../../router.tsx";
+import { providerName } from "../../shared/oauth-provider-names.ts";
 import { AsyncCard } from "../../ui/async.tsx";
 import {
   Avatar,
@@ -22,7 +22,6 @@ import { errorMessage, useAsync } from "../../ui/hooks.ts";
 import { Icon } from "../../ui/icons.tsx";
 import { usePageTitle } from "../../ui/page-title.ts";
 import { useToast } from "../../ui/toast.tsx";
-import { providerName } from "../auth-methods/oauth-provider-modal.tsx";
 import "./users.css";
 import {
   AUTH_METHOD_LABELS,
@@ -40,13 +39,6 @@ import {
   usersCsv,
   viewFromSearch,
 } from "./users-api.ts";
-
-export function UserStatus({ user }: { user: ServerUser }) {
-  if (user.isAnonymous) return <Badge>Anonymous</Badge>;
-  if (user.restrictedByAdmin) return <Badge tone="danger">Restricted</Badge>;
-  if (user.primaryEmail && !user.primaryEmailVerified) return <Badge tone="warning">Unverified</Badge>;
-  return <Badge tone="success">Active</Badge>;
-}
 
 /** Users, a page at a time through the API's cursor (keyset paging stays fast however many users there are). */
 export function UsersPage() {
