@@ -1,11 +1,15 @@
 /**
  * What the payments pages share: the `payments` section of the project config read with the server's defaults
- * (PROTOCOL-EXTRA §2.1), the wire shapes of the payments routes (§2.3-2.5), and the admin calls to them. The SDK
- * has no payments methods yet, so the calls go through the admin app's own request layer (the same headers,
- * owner token and error handling as every other admin call): known errors arrive as KnownError, other refusals
- * as HttpStatusError.
+ * (PROTOCOL-EXTRA §2.1), amounts and intervals in words, and a customer's calls through the admin app's public
+ * payments methods (the shapes are the SDK's).
  */
-import { type GatehouseAdminApp, gatehouseInternals } from "@gatehouse/js";
+import type {
+  CustomerOptions,
+  CustomerProduct,
+  GatehouseAdminApp,
+  ListTransactionsOptions,
+  TransactionType,
+} from "@gatehouse/js";
 import type { AsyncState } from "../../ui/hooks.ts";
 
 export const CUSTOMER_TYPES = ["user", "team", "custom"] as const;
@@ -171,160 +175,61 @@ export const CUSTOMER_TYPE_LABELS: Record<CustomerType, string> = {
 };
 
 // ---------------------------------------------------------------------------------------------------------------
-// The payments routes, as the project's admin
+// A customer's payments, as the project's admin
 // ---------------------------------------------------------------------------------------------------------------
 
-async function adminCall<T>(
-  app: GatehouseAdminApp,
-  path: string,
-  init: { method?: string; body?: unknown } = {},
-): Promise<T> {
-  return app[gatehouseInternals].context.call<T>(path, { ...init, accessType: "admin", session: null });
-}
-
-const seg = encodeURIComponent;
-
+/** The customer open on the customers page (its URL's `?type=…&id=…`). */
 export type Customer = { type: CustomerType; id: string };
 
-const customerPath = (customer: Customer) => `${seg(customer.type)}/${seg(customer.id)}`;
+function optionsOf(customer: Customer): CustomerOptions {
+  if (customer.type === "user") return { userId: customer.id };
+  if (customer.type === "team") return { teamId: customer.id };
+  return { customCustomerId: customer.id };
+}
 
-export type InlinePrice = Partial<Record<Currency, string>> & {
-  interval?: Interval;
-  free_trial?: Interval;
-  server_only?: boolean;
-};
-
-export type InlineProduct = {
-  display_name: string;
-  customer_type: CustomerType;
-  server_only: boolean;
-  stackable: boolean;
-  prices: Record<string, InlinePrice>;
-  included_items: Record<string, { quantity: number; repeat: "never" | Interval; expires: Expiry }>;
-};
-
-export type CustomerProduct = {
-  id: string | null;
-  quantity: number;
-  product: InlineProduct;
-  type?: "one_time" | "subscription";
-  subscription?: {
-    subscription_id: string | null;
-    current_period_end: string | null;
-    cancel_at_period_end: boolean;
-    is_cancelable: boolean;
-  } | null;
-};
-
-export const TRANSACTION_TYPES = [
+export const TRANSACTION_TYPES: readonly TransactionType[] = [
   "purchase",
   "subscription-cancellation",
   "subscription-renewal",
   "manual-item-quantity-change",
   "chargeback",
   "product-change",
-] as const;
-export type TransactionType = (typeof TRANSACTION_TYPES)[number];
-
-export type TransactionEntry = {
-  type: string;
-  customer_type?: CustomerType;
-  customer_id?: string;
-  item_id?: string;
-  product_id?: string | null;
-  product?: InlineProduct;
-  price_id?: string | null;
-  quantity?: number;
-  description?: string | null;
-  expires_at_millis?: number | null;
-  [key: string]: unknown;
-};
-
-export type Transaction = {
-  id: string;
-  created_at_millis: number;
-  effective_at_millis: number;
-  type: TransactionType | null;
-  entries: TransactionEntry[];
-  test_mode: boolean;
-};
+];
 
 export function paymentsApi(app: GatehouseAdminApp) {
   return {
-    itemQuantity: (customer: Customer, itemId: string) =>
-      adminCall<{ id: string; display_name: string; quantity: number }>(
-        app,
-        `/payments/items/${customerPath(customer)}/${seg(itemId)}`,
-      ),
+    itemQuantity: async (customer: Customer, itemId: string) =>
+      (await app.getItem({ ...optionsOf(customer), itemId })).quantity,
     changeItemQuantity: (
       customer: Customer,
       itemId: string,
       change: { delta: number; description?: string; allowNegative: boolean },
-    ) =>
-      adminCall<object>(
-        app,
-        `/payments/items/${customerPath(customer)}/${seg(itemId)}/update-quantity?allow_negative=${change.allowNegative}`,
-        {
-          method: "POST",
-          body: { delta: change.delta, ...(change.description ? { description: change.description } : {}) },
-        },
-      ),
+    ) => app.changeItemQuantity({ ...optionsOf(customer), itemId, ...change }),
     /** Every product the customer holds, all pages read. */
     async listProducts(customer: Customer): Promise<CustomerProduct[]> {
       const all: CustomerProduct[] = [];
-      let cursor: string | null = null;
+      let cursor: string | undefined;
       do {
-        const query: string = `?limit=100${cursor ? `&cursor=${seg(cursor)}` : ""}`;
-        const page: { items: CustomerProduct[]; pagination: { next_cursor: string | null } } =
-          await adminCall(app, `/payments/products/${customerPath(customer)}${query}`);
-        all.push(...page.items);
-        cursor = page.pagination.next_cursor;
+        const page = await app.listProducts({
+          ...optionsOf(customer),
+          limit: 100,
+          ...(cursor ? { cursor } : {}),
+        });
+        all.push(...page);
+        cursor = page.nextCursor ?? undefined;
       } while (cursor);
       return all;
     },
     grantProduct: (customer: Customer, productId: string, quantity: number) =>
-      adminCall<{ success: true; subscription_id?: string }>(
-        app,
-        `/payments/products/${customerPath(customer)}`,
-        {
-          method: "POST",
-          body: { product_id: productId, quantity },
-        },
-      ),
-    cancelSubscription: (customer: Customer, productId: string, subscriptionId?: string | null) =>
-      adminCall<{ success: true }>(
-        app,
-        `/payments/products/${customerPath(customer)}/${seg(productId)}${
-          subscriptionId ? `?subscription_id=${seg(subscriptionId)}` : ""
-        }`,
-        { method: "DELETE" },
-      ),
-    createPurchaseUrl: (customer: Customer, productId: string, returnUrl?: string) =>
-      adminCall<{ url: string }>(app, "/payments/purchases/create-purchase-url", {
-        method: "POST",
-        body: {
-          customer_type: customer.type,
-          customer_id: customer.id,
-          product_id: productId,
-          ...(returnUrl ? { return_url: returnUrl } : {}),
-        },
+      app.grantProduct({ ...optionsOf(customer), productId, quantity }),
+    cancelSubscription: (customer: Customer, productId: string, subscriptionId: string | null) =>
+      app.cancelCustomerSubscription({
+        ...optionsOf(customer),
+        productId,
+        ...(subscriptionId ? { subscriptionId } : {}),
       }),
-    listTransactions: (query: {
-      cursor?: string;
-      limit: number;
-      type?: TransactionType;
-      customerType?: CustomerType;
-      customerId?: string;
-    }) => {
-      const search = new URLSearchParams({ limit: String(query.limit) });
-      if (query.cursor) search.set("cursor", query.cursor);
-      if (query.type) search.set("type", query.type);
-      if (query.customerType) search.set("customer_type", query.customerType);
-      if (query.customerId) search.set("customer_id", query.customerId);
-      return adminCall<{ transactions: Transaction[]; next_cursor: string | null }>(
-        app,
-        `/internal/payments/transactions?${search}`,
-      );
-    },
+    createPurchaseUrl: (customer: Customer, productId: string, returnUrl?: string) =>
+      app.createCheckoutUrl({ ...optionsOf(customer), productId, ...(returnUrl ? { returnUrl } : {}) }),
+    listTransactions: (query: ListTransactionsOptions) => app.listTransactions(query),
   };
 }

@@ -219,9 +219,7 @@ function ItemsCard(props: { customer: Customer; config: PaymentsConfig; version:
   const quantities = useAsync(
     async () =>
       Object.fromEntries(
-        await Promise.all(
-          items.map(async ([id]) => [id, (await api.itemQuantity(customer, id)).quantity] as const),
-        ),
+        await Promise.all(items.map(async ([id]) => [id, await api.itemQuantity(customer, id)] as const)),
       ),
     [api, customer.type, customer.id, itemIds, version],
   );
@@ -459,9 +457,9 @@ function ProductsCard(props: { customer: Customer; config: PaymentsConfig; onCha
           <tbody>
             {list.map((entry) => {
               const subscription = entry.subscription;
-              const name = entry.product.display_name;
+              const name = entry.displayName;
               return (
-                <tr key={entry.id ?? subscription?.subscription_id ?? name} data-product-id={entry.id ?? ""}>
+                <tr key={entry.id ?? subscription?.subscriptionId ?? name} data-product-id={entry.id ?? ""}>
                   <td>
                     <strong>{name}</strong>
                     <div className="small mono muted">{entry.id ?? "inline product"}</div>
@@ -471,14 +469,14 @@ function ProductsCard(props: { customer: Customer; config: PaymentsConfig; onCha
                     {subscription ? <Badge tone="accent">Subscription</Badge> : <Badge>One-time</Badge>}
                   </td>
                   <td className="small" data-testid="product-period">
-                    {subscription?.current_period_end
-                      ? `${subscription.cancel_at_period_end ? "Ends" : "Renews"} ${formatDate(new Date(subscription.current_period_end))}`
+                    {subscription?.currentPeriodEnd
+                      ? `${subscription.cancelAtPeriodEnd ? "Ends" : "Renews"} ${formatDate(subscription.currentPeriodEnd)}`
                       : subscription
                         ? "—"
                         : "Never ends"}
                   </td>
                   <td className="payments-actions">
-                    {entry.id && subscription?.is_cancelable ? (
+                    {entry.id && subscription?.isCancelable ? (
                       <ConfirmButton
                         size="sm"
                         label="Cancel subscription"
@@ -487,12 +485,12 @@ function ProductsCard(props: { customer: Customer; config: PaymentsConfig; onCha
                         confirmLabel="Cancel subscription"
                         success="Subscription cancelled"
                         onConfirm={async () => {
-                          await api.cancelSubscription(customer, entry.id!, subscription.subscription_id);
+                          await api.cancelSubscription(customer, entry.id!, subscription.subscriptionId);
                           await held.reload();
                           onChanged();
                         }}
                       />
-                    ) : subscription?.cancel_at_period_end ? (
+                    ) : subscription?.cancelAtPeriodEnd ? (
                       <Badge tone="warning">Cancelled</Badge>
                     ) : null}
                   </td>
@@ -526,7 +524,7 @@ function TestPurchaseCard({ customer, config }: { customer: Customer; config: Pa
     setError(null);
     setUrl(null);
     try {
-      setUrl((await api.createPurchaseUrl(customer, productId, returnUrl.trim() || undefined)).url);
+      setUrl(await api.createPurchaseUrl(customer, productId, returnUrl.trim() || undefined));
     } catch (caught) {
       setError(
         isKnownError(caught, "PRODUCT_ALREADY_GRANTED")

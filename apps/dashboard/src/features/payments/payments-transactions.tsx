@@ -1,3 +1,4 @@
+import type { InlineProduct, Transaction, TransactionEntry, TransactionType } from "@gatehouse/js";
 import { useMemo, useState } from "react";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link, useLocation } from "../../router.tsx";
@@ -15,9 +16,6 @@ import {
   paymentsApi,
   priceAmounts,
   TRANSACTION_TYPES,
-  type Transaction,
-  type TransactionEntry,
-  type TransactionType,
 } from "./payments-api.ts";
 
 const PAGE_SIZE = 20;
@@ -138,8 +136,8 @@ export function PaymentsTransactionsPage({ items }: { items: Record<string, Item
           </Button>
           <Button
             size="sm"
-            disabled={!page.data?.next_cursor}
-            onClick={() => setCursors([...cursors, page.data!.next_cursor!])}
+            disabled={!page.data?.nextCursor}
+            onClick={() => setCursors([...cursors, page.data!.nextCursor!])}
           >
             Next
           </Button>
@@ -201,18 +199,27 @@ function TransactionRow(props: { transaction: Transaction; items: Record<string,
   );
 }
 
+const textOf = (value: unknown) => (typeof value === "string" ? value : null);
+const numberOf = (value: unknown) => (typeof value === "number" ? value : null);
+
 /** One entry in words; items by their catalogue name while they are in it. */
 function entryWords(entry: TransactionEntry, items: Record<string, Item>): string {
+  // The SDK types only the fields every entry has; the rest depend on `type` (PROTOCOL-EXTRA §2.5).
+  const itemId = textOf(entry.item_id);
+  const description = textOf(entry.description);
   if (entry.type === "item_quantity_change") {
-    const quantity = entry.quantity ?? 0;
-    const item = entry.item_id ? (items[entry.item_id]?.displayName ?? entry.item_id) : "item";
+    const quantity = numberOf(entry.quantity) ?? 0;
+    const item = itemId ? (items[itemId]?.displayName ?? itemId) : "item";
     const words = `${quantity > 0 ? "+" : ""}${quantity} ${item}`;
-    const expires = entry.expires_at_millis ? `, until ${formatDate(new Date(entry.expires_at_millis))}` : "";
-    return `${words}${entry.description ? ` — ${entry.description}` : ""}${expires}`;
+    const expiresAt = numberOf(entry.expires_at_millis);
+    const expires = expiresAt ? `, until ${formatDate(new Date(expiresAt))}` : "";
+    return `${words}${description ? ` — ${description}` : ""}${expires}`;
   }
   if (entry.type === "product_grant") {
-    const name = entry.product?.display_name ?? entry.product_id ?? "inline product";
-    const price = entry.price_id ? entry.product?.prices?.[entry.price_id] : undefined;
+    const product = typeof entry.product === "object" ? (entry.product as InlineProduct | null) : null;
+    const priceId = textOf(entry.price_id);
+    const name = product?.display_name ?? textOf(entry.product_id) ?? "inline product";
+    const price = priceId ? product?.prices?.[priceId] : undefined;
     const amount = price
       ? ` at ${priceAmounts(price)
           .map(([currency, value]) => formatAmount(currency, value))
@@ -220,7 +227,7 @@ function entryWords(entry: TransactionEntry, items: Record<string, Item>): strin
       : entry.price_id === null
         ? " (granted without payment)"
         : "";
-    return `${entry.quantity ?? 1} × ${name}${amount}`;
+    return `${numberOf(entry.quantity) ?? 1} × ${name}${amount}`;
   }
   if (entry.type === "money_transfer") return "Payment";
   return entry.type.replace(/_/g, " ");

@@ -1,33 +1,13 @@
 /**
- * The users list's filters, kept in the page's URL, and the admin calls behind them: `GET /users` with the
- * protocol's parameters plus Gatehouse's dashboard filters (`primary_email_verified`, `restricted_by_admin`,
- * `has_mfa`, `auth_method`, `include_total`; see DESIGN.md), which the SDK's listUsers does not send. The calls go
- * through the admin app's own request layer (headers, owner token, errors), as payments-api.ts does.
+ * The users list's filters, kept in the page's URL, and the list calls behind them: the SDK's `filterUsers` (`GET
+ * /users` with Gatehouse's filters and the filter's total; see DESIGN.md).
  */
-import { type GatehouseAdminApp, gatehouseInternals } from "@gatehouse/js";
+import type { FilterUsersOptions, GatehouseAdminApp, ServerUser } from "@gatehouse/js";
 
 export const PAGE_SIZE = 25;
 const EXPORT_PAGE_SIZE = 200;
 
-/** A user as `GET /users` lists it (PROTOCOL.md §3.2), the fields the list shows. */
-export type ListedUser = {
-  id: string;
-  primary_email: string | null;
-  primary_email_verified: boolean;
-  display_name: string | null;
-  profile_image_url: string | null;
-  signed_up_at_millis: number;
-  last_active_at_millis: number;
-  has_password: boolean;
-  otp_auth_enabled: boolean;
-  passkey_auth_enabled: boolean;
-  requires_totp_mfa: boolean;
-  is_anonymous: boolean;
-  restricted_by_admin: boolean;
-  oauth_providers: { id: string; account_id: string; email?: string | null }[];
-};
-
-export type UsersPage = { items: ListedUser[]; nextCursor: string | null; total: number };
+export type UsersPage = { items: ServerUser[]; nextCursor: string | null; total: number };
 
 export const AUTH_METHODS = ["password", "otp", "passkey", "oauth"] as const;
 export type AuthMethod = (typeof AUTH_METHODS)[number];
@@ -90,40 +70,28 @@ export function hasFilters(view: UsersView): boolean {
   return Boolean(view.query || view.verified || view.restricted || view.anonymous || view.method || view.mfa);
 }
 
-/** `GET /users` parameters of a view. Owners see restricted users too: they manage them. */
-function listParams(view: UsersView, limit: number, cursor: string | undefined): URLSearchParams {
-  const params = new URLSearchParams({
-    limit: String(limit),
-    order_by: view.sort === "last_active" ? "last_active_at" : "signed_up_at",
-    desc: String(view.descending),
-    include_restricted: "true",
-  });
-  if (view.anonymous) params.set("include_anonymous", "true");
-  if (view.anonymous === "only") params.set("only_anonymous", "true");
-  if (view.query.trim()) params.set("query", view.query.trim());
-  if (view.verified) params.set("primary_email_verified", String(view.verified === "yes"));
-  if (view.restricted) params.set("restricted_by_admin", String(view.restricted === "yes"));
-  if (view.mfa) params.set("has_mfa", String(view.mfa === "yes"));
-  if (view.method) params.set("auth_method", view.method);
-  if (cursor) params.set("cursor", cursor);
-  return params;
+/** `filterUsers` options of a view. Owners see restricted users too: they manage them. */
+function listOptions(view: UsersView, limit: number, cursor: string | undefined): FilterUsersOptions {
+  const yes = (choice: "yes" | "no" | null) => (choice ? choice === "yes" : undefined);
+  return {
+    limit,
+    orderBy: view.sort === "last_active" ? "lastActiveAt" : "signedUpAt",
+    desc: view.descending,
+    includeRestricted: true,
+    anonymous: view.anonymous ?? undefined,
+    query: view.query.trim() || undefined,
+    primaryEmailVerified: yes(view.verified),
+    restrictedByAdmin: yes(view.restricted),
+    hasMfa: yes(view.mfa),
+    authMethod: view.method ?? undefined,
+    cursor,
+  };
 }
-
-function adminCall<T>(app: GatehouseAdminApp, path: string, init: { method?: string; body?: unknown } = {}) {
-  return app[gatehouseInternals].context.call<T>(path, { ...init, accessType: "admin", session: null });
-}
-
-type ListResponse = {
-  items: ListedUser[];
-  pagination: { next_cursor: string | null };
-  total_count?: number;
-};
 
 export async function listUsersPage(app: GatehouseAdminApp, view: UsersView): Promise<UsersPage> {
-  const params = listParams(view, PAGE_SIZE, view.cursors[view.cursors.length - 1]);
-  params.set("include_total", "true");
-  const result = await adminCall<ListResponse>(app, `/users?${params}`);
-  return { items: result.items, nextCursor: result.pagination.next_cursor, total: result.total_count ?? 0 };
+  const cursor = view.cursors[view.cursors.length - 1];
+  const result = await app.filterUsers({ ...listOptions(view, PAGE_SIZE, cursor), includeTotal: true });
+  return { items: result, nextCursor: result.nextCursor, total: result.totalCount ?? 0 };
 }
 
 /** Every user of the view (all pages), for the CSV export. */
@@ -131,35 +99,24 @@ export async function listAllUsers(
   app: GatehouseAdminApp,
   view: UsersView,
   onProgress?: (count: number) => void,
-): Promise<ListedUser[]> {
-  const all: ListedUser[] = [];
+): Promise<ServerUser[]> {
+  const all: ServerUser[] = [];
   let cursor: string | undefined;
   for (;;) {
-    const result = await adminCall<ListResponse>(app, `/users?${listParams(view, EXPORT_PAGE_SIZE, cursor)}`);
-    all.push(...result.items);
+    const result = await app.filterUsers(listOptions(view, EXPORT_PAGE_SIZE, cursor));
+    all.push(...result);
     onProgress?.(all.length);
-    if (!result.pagination.next_cursor) return all;
-    cursor = result.pagination.next_cursor;
+    if (!result.nextCursor) return all;
+    cursor = result.nextCursor;
   }
 }
 
-export function restrictUser(app: GatehouseAdminApp, userId: string): Promise<unknown> {
-  return adminCall(app, `/users/${encodeURIComponent(userId)}`, {
-    method: "PATCH",
-    body: { restricted_by_admin: true },
-  });
-}
-
-export function deleteUser(app: GatehouseAdminApp, userId: string): Promise<unknown> {
-  return adminCall(app, `/users/${encodeURIComponent(userId)}`, { method: "DELETE" });
-}
-
-export function signInMethods(user: ListedUser): string[] {
+export function signInMethods(user: ServerUser): string[] {
   const methods: string[] = [];
-  if (user.has_password) methods.push("password");
-  if (user.otp_auth_enabled) methods.push("otp");
-  if (user.passkey_auth_enabled) methods.push("passkey");
-  for (const provider of user.oauth_providers) methods.push(provider.id);
+  if (user.hasPassword) methods.push("password");
+  if (user.otpAuthEnabled) methods.push("otp");
+  if (user.passkeyAuthEnabled) methods.push("passkey");
+  for (const provider of user.oauthProviders) methods.push(provider.id);
   return methods;
 }
 
@@ -171,7 +128,7 @@ function csvField(value: string | number | boolean | null): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-export function usersCsv(users: ListedUser[]): string {
+export function usersCsv(users: ServerUser[]): string {
   const header = [
     "id",
     "primary_email",
@@ -187,15 +144,15 @@ export function usersCsv(users: ListedUser[]): string {
   const lines = users.map((user) =>
     [
       user.id,
-      user.primary_email,
-      user.primary_email_verified,
-      user.display_name,
-      new Date(user.signed_up_at_millis).toISOString(),
-      new Date(user.last_active_at_millis).toISOString(),
-      user.is_anonymous,
-      user.restricted_by_admin,
+      user.primaryEmail,
+      user.primaryEmailVerified,
+      user.displayName,
+      user.signedUpAt.toISOString(),
+      user.lastActiveAt.toISOString(),
+      user.isAnonymous,
+      user.restrictedByAdmin,
       signInMethods(user).join(" "),
-      user.requires_totp_mfa,
+      user.isMultiFactorRequired,
     ]
       .map(csvField)
       .join(","),

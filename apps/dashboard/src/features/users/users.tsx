@@ -1,3 +1,4 @@
+import type { ServerUser } from "@gatehouse/js";
 import { type FormEvent, useCallback, useEffect, useMemo, useState } from "react";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link, navigate, useLocation } from "../../router.tsx";
@@ -23,16 +24,14 @@ import { Icon } from "../../ui/icons.tsx";
 import { usePageTitle } from "../../ui/page-title.ts";
 import { useToast } from "../../ui/toast.tsx";
 import "./users.css";
+import { UserStatus } from "./user-status.tsx";
 import {
   AUTH_METHOD_LABELS,
   AUTH_METHODS,
-  deleteUser,
   hasFilters,
-  type ListedUser,
   listAllUsers,
   listUsersPage,
   PAGE_SIZE,
-  restrictUser,
   searchOfView,
   signInMethods,
   type UsersView,
@@ -198,7 +197,7 @@ export function UsersPage() {
               ) : null}
               {selected.size > 0 ? (
                 <BulkActions
-                  ids={[...selected]}
+                  users={page.filter((user) => selected.has(user.id))}
                   onDone={async () => {
                     setSelected(new Set());
                     await users.reload();
@@ -277,7 +276,7 @@ export function UsersPage() {
             <tbody style={{ opacity: users.loading ? 0.6 : 1 }}>
               {data.items.map((user) => {
                 const to = projectPath(project.id, `users/${user.id}`);
-                const name = user.display_name ?? user.primary_email ?? "Anonymous user";
+                const name = user.displayName ?? user.primaryEmail ?? "Anonymous user";
                 return (
                   <tr key={user.id} className="clickable" onClick={rowClick(to)}>
                     <td className="select-cell">
@@ -291,32 +290,32 @@ export function UsersPage() {
                     <td>
                       <div className="user-cell">
                         <Avatar
-                          name={user.display_name ?? user.primary_email}
+                          name={user.displayName ?? user.primaryEmail}
                           seed={user.id}
-                          image={user.profile_image_url}
+                          image={user.profileImageUrl}
                         />
                         <div>
                           <Link to={to} className="name row-link">
                             {name}
                           </Link>
-                          <div className="muted small">{user.primary_email ?? user.id}</div>
+                          <div className="muted small">{user.primaryEmail ?? user.id}</div>
                         </div>
                       </div>
                     </td>
                     <td>
-                      <ListedUserStatus user={user} />
+                      <UserStatus user={user} />
                     </td>
                     <td className="muted methods-cell">
                       {signInMethods(user).map(methodName).join(", ") || "—"}
-                      {user.requires_totp_mfa ? (
+                      {user.isMultiFactorRequired ? (
                         <>
                           {" "}
                           <Badge tone="accent">MFA</Badge>
                         </>
                       ) : null}
                     </td>
-                    <td className="muted">{formatDate(new Date(user.signed_up_at_millis))}</td>
-                    <td className="muted">{formatDate(new Date(user.last_active_at_millis))}</td>
+                    <td className="muted">{formatDate(user.signedUpAt)}</td>
+                    <td className="muted">{formatDate(user.lastActiveAt)}</td>
                   </tr>
                 );
               })}
@@ -334,13 +333,6 @@ function methodName(method: string): string {
   if (method === "otp") return "Email code";
   if (method === "passkey") return "Passkey";
   return providerName(method);
-}
-
-function ListedUserStatus({ user }: { user: ListedUser }) {
-  if (user.is_anonymous) return <Badge>Anonymous</Badge>;
-  if (user.restricted_by_admin) return <Badge tone="danger">Restricted</Badge>;
-  if (user.primary_email && !user.primary_email_verified) return <Badge tone="warning">Unverified</Badge>;
-  return <Badge tone="success">Active</Badge>;
 }
 
 function FilterSelect<T extends string>(props: {
@@ -372,14 +364,13 @@ function FilterSelect<T extends string>(props: {
 }
 
 /** Restrict or delete the selected users, each after a confirmation that says how many. */
-function BulkActions({ ids, onDone }: { ids: string[]; onDone: () => Promise<void> }) {
-  const { app } = useProjectContext();
-  const count = `${ids.length} ${ids.length === 1 ? "user" : "users"}`;
-  const runAll = async (action: (id: string) => Promise<unknown>) => {
-    const results = await Promise.allSettled(ids.map(action));
+function BulkActions({ users, onDone }: { users: ServerUser[]; onDone: () => Promise<void> }) {
+  const count = `${users.length} ${users.length === 1 ? "user" : "users"}`;
+  const runAll = async (action: (user: ServerUser) => Promise<unknown>) => {
+    const results = await Promise.allSettled(users.map(action));
     await onDone();
     const failed = results.filter((result) => result.status === "rejected").length;
-    if (failed > 0) throw new Error(`${failed} of ${ids.length} could not be changed; the others were.`);
+    if (failed > 0) throw new Error(`${failed} of ${users.length} could not be changed; the others were.`);
   };
   return (
     <div className="row bulk-actions" data-testid="bulk-actions">
@@ -392,7 +383,7 @@ function BulkActions({ ids, onDone }: { ids: string[]; onDone: () => Promise<voi
         description="Restricted users cannot use your app until you lift the restriction on their page."
         confirmLabel={`Restrict ${count}`}
         success={`Restricted ${count}`}
-        onConfirm={() => runAll((id) => restrictUser(app, id))}
+        onConfirm={() => runAll((user) => user.update({ restrictedByAdmin: true }))}
       />
       <ConfirmButton
         size="sm"
@@ -401,7 +392,7 @@ function BulkActions({ ids, onDone }: { ids: string[]; onDone: () => Promise<voi
         description="Their accounts, sessions and team memberships are deleted for good."
         confirmLabel={`Delete ${count}`}
         success={`Deleted ${count}`}
-        onConfirm={() => runAll((id) => deleteUser(app, id))}
+        onConfirm={() => runAll((user) => user.delete())}
       />
     </div>
   );
