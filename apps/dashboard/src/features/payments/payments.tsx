@@ -16,8 +16,9 @@ import {
   readPayments,
 } from "./payments-api.ts";
 import { PaymentsCustomersPage } from "./payments-customers.tsx";
-import { ItemFormModal, ProductFormModal, ProductLineFormModal } from "./payments-forms.tsx";
+import { ItemFormModal, ProductLineFormModal } from "./payments-forms.tsx";
 import { PaymentsTransactionsPage } from "./payments-transactions.tsx";
+import { ProductFormModal } from "./product-form.tsx";
 import "./payments.css";
 import { usePageTitle } from "../../ui/page-title.ts";
 
