@@ -1,7 +1,8 @@
 /** The dialog that turns one OAuth provider on, changes it, or turns it off (oauth-providers.tsx lists them). */
 import { useState } from "react";
 import { CUSTOM, providerName } from "../../shared/oauth-provider-names.ts";
-import { ActionButton, Button, CopyField, Field, Modal } from "../../ui/components.tsx";
+import { ActionButton, Button, CopyField, Field } from "../../ui/components.tsx";
+import { Modal } from "../../ui/modal.tsx";
 
 /** A provider entry of the rendered config (server: config/schema.ts). */
 export type ProviderEntry = {

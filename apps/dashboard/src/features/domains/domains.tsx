@@ -1,9 +1,10 @@
 import { validateTrustedDomainBaseUrl } from "@gatehouse/shared";
 import { type FormEvent, useState } from "react";
 import { useProjectContext } from "../../project-context.tsx";
-import { Button, Card, ConfirmButton, Empty, Field, PageHead, Table, Toggle } from "../../ui/components.tsx";
+import { Button, Card, Empty, Field, PageHead, Table, Toggle } from "../../ui/components.tsx";
 import { errorMessage } from "../../ui/hooks.ts";
 import { Icon } from "../../ui/icons.tsx";
+import { ConfirmButton } from "../../ui/modal.tsx";
 import { usePageTitle } from "../../ui/page-title.ts";
 import { useToast } from "../../ui/toast.tsx";
 

@@ -4,10 +4,11 @@ import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link, navigate } from "../../router.tsx";
 import { DetailPage } from "../../ui/async.tsx";
 import { CodeEditor } from "../../ui/code-editor.tsx";
-import { ActionButton, Badge, Card, ConfirmButton, Field, PageHead } from "../../ui/components.tsx";
+import { ActionButton, Badge, Card, Field, PageHead } from "../../ui/components.tsx";
 import { looksLikeEmail } from "../../ui/errors.ts";
 import { useAsync } from "../../ui/hooks.ts";
 import { parseJson } from "../../ui/json-editor.tsx";
+import { ConfirmButton } from "../../ui/modal.tsx";
 import { usePageTitle } from "../../ui/page-title.ts";
 import {
   BUILT_IN_TEMPLATE_IDS,

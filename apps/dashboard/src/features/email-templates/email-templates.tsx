@@ -3,9 +3,10 @@ import { useState } from "react";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link, navigate } from "../../router.tsx";
 import { AsyncCard } from "../../ui/async.tsx";
-import { ActionButton, Badge, Button, Field, Modal, PageHead, Table } from "../../ui/components.tsx";
+import { ActionButton, Badge, Button, Field, PageHead, Table } from "../../ui/components.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import { Icon } from "../../ui/icons.tsx";
+import { Modal } from "../../ui/modal.tsx";
 import { useToast } from "../../ui/toast.tsx";
 import {
   BUILT_IN_TEMPLATE_IDS,

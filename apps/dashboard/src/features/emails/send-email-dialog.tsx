@@ -2,8 +2,9 @@ import type { AdminEmailTemplate, EmailPreview, GatehouseAdminApp, ServerUser } 
 import { isKnownError } from "@gatehouse/shared";
 import { useMemo, useState } from "react";
 import { useProjectContext } from "../../project-context.tsx";
-import { Avatar, Button, Field, Modal } from "../../ui/components.tsx";
+import { Avatar, Button, Field } from "../../ui/components.tsx";
 import { errorMessage, useAsync } from "../../ui/hooks.ts";
+import { Modal } from "../../ui/modal.tsx";
 import { useToast } from "../../ui/toast.tsx";
 import { UserPicker } from "../../ui/user-picker.tsx";
 import { OwnServerNeeded, SendErrorText } from "./sent-email-status.tsx";

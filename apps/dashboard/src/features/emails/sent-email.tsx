@@ -2,7 +2,8 @@ import type { AdminEmailOutbox } from "@gatehouse/js";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link } from "../../router.tsx";
 import { DetailPage } from "../../ui/async.tsx";
-import { ActionButton, Card, ConfirmButton, formatDate, PageHead, Table } from "../../ui/components.tsx";
+import { ActionButton, Card, formatDate, PageHead, Table } from "../../ui/components.tsx";
+import { ConfirmButton } from "../../ui/modal.tsx";
 import { PageTitle, usePageTitle } from "../../ui/page-title.ts";
 import { OutboxStatusBadge, problemOf, recipientText, skipReasonWords } from "./sent-email-status.tsx";
 

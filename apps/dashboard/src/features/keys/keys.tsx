@@ -7,16 +7,15 @@ import {
   ActionButton,
   Badge,
   Button,
-  ConfirmButton,
   Empty,
   Field,
   formatDay,
-  Modal,
   PageHead,
   Table,
 } from "../../ui/components.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import { Icon } from "../../ui/icons.tsx";
+import { ConfirmButton, Modal } from "../../ui/modal.tsx";
 import { usePageTitle } from "../../ui/page-title.ts";
 
 const EXPIRY_CHOICES = [

@@ -1,6 +1,7 @@
 import { type ReactNode, useState } from "react";
-import { Button, Modal } from "../../ui/components.tsx";
+import { Button } from "../../ui/components.tsx";
 import { errorMessage } from "../../ui/hooks.ts";
+import { Modal } from "../../ui/modal.tsx";
 import { CUSTOMER_TYPE_LABELS, CUSTOMER_TYPES, type CustomerType, slug } from "./payments-api.ts";
 
 export type Save = (override: Record<string, unknown>) => Promise<void>;

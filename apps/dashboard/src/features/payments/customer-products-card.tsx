@@ -2,17 +2,9 @@ import { isKnownError } from "@gatehouse/js";
 import { useMemo, useState } from "react";
 import { useProjectContext } from "../../project-context.tsx";
 import { AsyncCard } from "../../ui/async.tsx";
-import {
-  Badge,
-  Button,
-  Card,
-  ConfirmButton,
-  CopyField,
-  Field,
-  formatDate,
-  Table,
-} from "../../ui/components.tsx";
+import { Badge, Button, Card, CopyField, Field, formatDate, Table } from "../../ui/components.tsx";
 import { errorMessage, useAsync } from "../../ui/hooks.ts";
+import { ConfirmButton } from "../../ui/modal.tsx";
 import { useToast } from "../../ui/toast.tsx";
 import { type Customer, type PaymentsConfig, paymentsApi, priceWords } from "./payments-api.ts";
 

@@ -181,8 +181,7 @@ export function PricesFieldset({ form }: { form: ProductForm }) {
 
 /** The items a purchase grants, with their quantity, repetition and expiry. */
 export function IncludedItemsFieldset({ form }: { form: ProductForm }) {
-  const { config, included, problems, updateIncluded, nextKey, setIncluded, itemChoices, customerType } =
-    form;
+  const { included, problems, updateIncluded, nextKey, setIncluded, itemChoices, customerType } = form;
   return (
     <fieldset className="payments-fieldset" data-testid="product-included-items">
       <legend>Included items</legend>

@@ -1,19 +1,10 @@
 import { type FormEvent, useState } from "react";
 import { useProjectContext } from "../../project-context.tsx";
 import { AsyncCard } from "../../ui/async.tsx";
-import {
-  ActionButton,
-  Button,
-  Card,
-  ConfirmButton,
-  Empty,
-  Field,
-  Modal,
-  PageHead,
-  Table,
-} from "../../ui/components.tsx";
+import { ActionButton, Button, Card, Empty, Field, PageHead, Table } from "../../ui/components.tsx";
 import { errorMessage, useAsync } from "../../ui/hooks.ts";
 import { Icon } from "../../ui/icons.tsx";
+import { ConfirmButton, Modal } from "../../ui/modal.tsx";
 import { usePageTitle } from "../../ui/page-title.ts";
 import { useToast } from "../../ui/toast.tsx";
 

@@ -3,18 +3,10 @@ import { useEffect, useState } from "react";
 import { ownerMethods } from "../../gatehouse.ts";
 import { useProjectContext } from "../../project-context.tsx";
 import { navigate } from "../../router.tsx";
-import {
-  ActionButton,
-  Badge,
-  Button,
-  Card,
-  ConfirmButton,
-  Field,
-  Modal,
-  PageHead,
-} from "../../ui/components.tsx";
+import { ActionButton, Badge, Button, Card, Field, PageHead } from "../../ui/components.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import { JsonEditor } from "../../ui/json-editor.tsx";
+import { ConfirmButton, Modal } from "../../ui/modal.tsx";
 import { usePageTitle } from "../../ui/page-title.ts";
 import { LogoField } from "./logo-field.tsx";
 

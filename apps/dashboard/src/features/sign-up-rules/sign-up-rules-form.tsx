@@ -1,8 +1,9 @@
 import type { SignUpRuleActionType } from "@gatehouse/js";
 import { useState } from "react";
 import { useProjectContext } from "../../project-context.tsx";
-import { Button, Field, Modal } from "../../ui/components.tsx";
+import { Button, Field } from "../../ui/components.tsx";
 import { errorMessage } from "../../ui/hooks.ts";
+import { Modal } from "../../ui/modal.tsx";
 
 /** A rule as the config holds it (`auth.signUpRules.<id>`), read with the server's defaults. */
 export type SignUpRule = {

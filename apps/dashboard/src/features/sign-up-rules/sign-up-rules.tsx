@@ -2,9 +2,10 @@ import type { SignUpRulesStats } from "@gatehouse/js";
 import { useState } from "react";
 import { useProjectContext } from "../../project-context.tsx";
 import { AsyncCard } from "../../ui/async.tsx";
-import { Badge, Button, Card, ConfirmButton, Empty, Field, PageHead, Table } from "../../ui/components.tsx";
+import { Badge, Button, Card, Empty, Field, PageHead, Table } from "../../ui/components.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import { Icon } from "../../ui/icons.tsx";
+import { ConfirmButton } from "../../ui/modal.tsx";
 import { usePageTitle } from "../../ui/page-title.ts";
 import { useToast } from "../../ui/toast.tsx";
 import {

@@ -3,9 +3,10 @@ import { useMemo, useState } from "react";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link } from "../../router.tsx";
 import { AsyncBody, AsyncCard } from "../../ui/async.tsx";
-import { ActionButton, Avatar, Card, ConfirmButton, formatDate, Table } from "../../ui/components.tsx";
+import { ActionButton, Avatar, Card, formatDate, Table } from "../../ui/components.tsx";
 import { looksLikeEmail } from "../../ui/errors.ts";
 import { useAsync } from "../../ui/hooks.ts";
+import { ConfirmButton } from "../../ui/modal.tsx";
 import { useToast } from "../../ui/toast.tsx";
 import { UserPicker } from "../../ui/user-picker.tsx";
 

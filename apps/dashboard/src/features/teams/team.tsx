@@ -3,16 +3,9 @@ import { useState } from "react";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link, navigate } from "../../router.tsx";
 import { DetailPage } from "../../ui/async.tsx";
-import {
-  ActionButton,
-  Avatar,
-  Card,
-  ConfirmButton,
-  Field,
-  formatDate,
-  PageHead,
-} from "../../ui/components.tsx";
+import { ActionButton, Avatar, Card, Field, formatDate, PageHead } from "../../ui/components.tsx";
 import { MetadataCard } from "../../ui/metadata-card.tsx";
+import { ConfirmButton } from "../../ui/modal.tsx";
 import { PageTitle, usePageTitle } from "../../ui/page-title.ts";
 import { Invitations, Members } from "./team-people.tsx";
 

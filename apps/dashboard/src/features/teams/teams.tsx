@@ -3,20 +3,11 @@ import { type FormEvent, useState } from "react";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link, navigate } from "../../router.tsx";
 import { AsyncCard } from "../../ui/async.tsx";
-import {
-  Avatar,
-  Button,
-  Empty,
-  Field,
-  formatDate,
-  Modal,
-  PageHead,
-  rowClick,
-  Table,
-} from "../../ui/components.tsx";
+import { Avatar, Button, Empty, Field, formatDate, PageHead, rowClick, Table } from "../../ui/components.tsx";
 import { describeError } from "../../ui/errors.ts";
 import { useAsync } from "../../ui/hooks.ts";
 import { Icon } from "../../ui/icons.tsx";
+import { Modal } from "../../ui/modal.tsx";
 import { usePageTitle } from "../../ui/page-title.ts";
 import { useToast } from "../../ui/toast.tsx";
 

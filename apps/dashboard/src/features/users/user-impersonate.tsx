@@ -1,7 +1,8 @@
 import type { ServerUser } from "@gatehouse/js";
 import { useState } from "react";
 import { useProjectContext } from "../../project-context.tsx";
-import { ActionButton, Button, CopyField, Field, Modal } from "../../ui/components.tsx";
+import { ActionButton, Button, CopyField, Field } from "../../ui/components.tsx";
+import { Modal } from "../../ui/modal.tsx";
 
 /** Impersonation sessions are short: long enough to reproduce a problem, short enough to leave nothing behind. */
 const IMPERSONATION_MS = 60 * 60 * 1000;

@@ -4,9 +4,10 @@ import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link } from "../../router.tsx";
 import { providerName } from "../../shared/oauth-provider-names.ts";
 import { AsyncBody } from "../../ui/async.tsx";
-import { ActionButton, Badge, Card, ConfirmButton, formatDate, Table } from "../../ui/components.tsx";
+import { ActionButton, Badge, Card, formatDate, Table } from "../../ui/components.tsx";
 import { looksLikeEmail } from "../../ui/errors.ts";
 import { useAsync } from "../../ui/hooks.ts";
+import { ConfirmButton } from "../../ui/modal.tsx";
 import { describeDevice } from "./user-agent.ts";
 
 /** The user's contact channels, sign-in connections, sessions, teams and project permissions. */

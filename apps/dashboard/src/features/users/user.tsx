@@ -4,17 +4,9 @@ import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link, navigate } from "../../router.tsx";
 import { providerName } from "../../shared/oauth-provider-names.ts";
 import { DetailPage } from "../../ui/async.tsx";
-import {
-  ActionButton,
-  Avatar,
-  Badge,
-  Card,
-  ConfirmButton,
-  Field,
-  formatDate,
-  PageHead,
-} from "../../ui/components.tsx";
+import { ActionButton, Avatar, Badge, Card, Field, formatDate, PageHead } from "../../ui/components.tsx";
 import { MetadataCard } from "../../ui/metadata-card.tsx";
+import { ConfirmButton } from "../../ui/modal.tsx";
 import { PageTitle, usePageTitle } from "../../ui/page-title.ts";
 import { Impersonate } from "./user-impersonate.tsx";
 import { UserActivity } from "./user-sections.tsx";

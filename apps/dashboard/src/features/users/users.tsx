@@ -1,5 +1,4 @@
-import type { ServerUser } from "@gatehouse/js";
-import { type FormEvent, useCallback, useEffect, useMemo, useState } from "react";
+import { useCallback, useEffect, useMemo, useState } from "react";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link, navigate, useLocation } from "../../router.tsx";
 import { providerName } from "../../shared/oauth-provider-names.ts";
@@ -8,34 +7,29 @@ import {
   Avatar,
   Badge,
   Button,
-  ConfirmButton,
   Empty,
-  Field,
   formatDate,
-  Modal,
   PageHead,
   rowClick,
   SortHeader,
   Table,
 } from "../../ui/components.tsx";
-import { describeError, looksLikeEmail } from "../../ui/errors.ts";
-import { errorMessage, useAsync } from "../../ui/hooks.ts";
+import { useAsync } from "../../ui/hooks.ts";
 import { Icon } from "../../ui/icons.tsx";
 import { usePageTitle } from "../../ui/page-title.ts";
-import { useToast } from "../../ui/toast.tsx";
+import { CreateUserModal } from "./create-user-modal.tsx";
+import { BulkActions, ExportButton, FilterSelect } from "./users-toolbar.tsx";
 import "./users.css";
 import { UserStatus } from "./user-status.tsx";
 import {
   AUTH_METHOD_LABELS,
   AUTH_METHODS,
   hasFilters,
-  listAllUsers,
   listUsersPage,
   PAGE_SIZE,
   searchOfView,
   signInMethods,
   type UsersView,
-  usersCsv,
   viewFromSearch,
 } from "./users-api.ts";
 
@@ -333,184 +327,4 @@ function methodName(method: string): string {
   if (method === "otp") return "Email code";
   if (method === "passkey") return "Passkey";
   return providerName(method);
-}
-
-function FilterSelect<T extends string>(props: {
-  label: string;
-  name: string;
-  value: T | null;
-  options: readonly (readonly [T, string])[];
-  anyLabel?: string;
-  onChange: (value: T | null) => void;
-}) {
-  return (
-    <label className="filter-select">
-      <span className="muted small">{props.label}</span>
-      <select
-        name={props.name}
-        aria-label={props.label}
-        value={props.value ?? ""}
-        onChange={(e) => props.onChange(e.target.value ? (e.target.value as T) : null)}
-      >
-        <option value="">{props.anyLabel ?? "Any"}</option>
-        {props.options.map(([value, label]) => (
-          <option key={value} value={value}>
-            {label}
-          </option>
-        ))}
-      </select>
-    </label>
-  );
-}
-
-/** Restrict or delete the selected users, each after a confirmation that says how many. */
-function BulkActions({ users, onDone }: { users: ServerUser[]; onDone: () => Promise<void> }) {
-  const count = `${users.length} ${users.length === 1 ? "user" : "users"}`;
-  const runAll = async (action: (user: ServerUser) => Promise<unknown>) => {
-    const results = await Promise.allSettled(users.map(action));
-    await onDone();
-    const failed = results.filter((result) => result.status === "rejected").length;
-    if (failed > 0) throw new Error(`${failed} of ${users.length} could not be changed; the others were.`);
-  };
-  return (
-    <div className="row bulk-actions" data-testid="bulk-actions">
-      <span className="small">{count} selected</span>
-      <ConfirmButton
-        size="sm"
-        variant="primary"
-        label="Restrict"
-        title={`Restrict ${count}?`}
-        description="Restricted users cannot use your app until you lift the restriction on their page."
-        confirmLabel={`Restrict ${count}`}
-        success={`Restricted ${count}`}
-        onConfirm={() => runAll((user) => user.update({ restrictedByAdmin: true }))}
-      />
-      <ConfirmButton
-        size="sm"
-        label="Delete"
-        title={`Delete ${count}?`}
-        description="Their accounts, sessions and team memberships are deleted for good."
-        confirmLabel={`Delete ${count}`}
-        success={`Deleted ${count}`}
-        onConfirm={() => runAll((user) => user.delete())}
-      />
-    </div>
-  );
-}
-
-/** The users of the current filter as a CSV file, all pages of them, read through the list API. */
-function ExportButton({ view }: { view: UsersView }) {
-  const { app, project } = useProjectContext();
-  const toast = useToast();
-  const [progress, setProgress] = useState<number | null>(null);
-  const exportCsv = async () => {
-    setProgress(0);
-    try {
-      const all = await listAllUsers(app, view, setProgress);
-      const url = URL.createObjectURL(new Blob([usersCsv(all)], { type: "text/csv;charset=utf-8" }));
-      const link = document.createElement("a");
-      link.href = url;
-      link.download = `users-${project.id}-${new Date().toISOString().slice(0, 10)}.csv`;
-      document.body.append(link);
-      link.click();
-      link.remove();
-      setTimeout(() => URL.revokeObjectURL(url), 10_000);
-      toast.success(`Exported ${all.length} ${all.length === 1 ? "user" : "users"}`);
-    } catch (caught) {
-      toast.error(errorMessage(caught));
-    } finally {
-      setProgress(null);
-    }
-  };
-  return (
-    <Button onClick={exportCsv} loading={progress !== null}>
-      {progress === null ? "Export CSV" : `Exporting… ${progress}`}
-    </Button>
-  );
-}
-
-function CreateUserModal(props: { onClose: () => void; onCreated: () => Promise<void> }) {
-  const { app, project } = useProjectContext();
-  const toast = useToast();
-  const [email, setEmail] = useState("");
-  const [displayName, setDisplayName] = useState("");
-  const [password, setPassword] = useState("");
-  const [verified, setVerified] = useState(true);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setError(null);
-    if (email.trim() && !looksLikeEmail(email.trim())) {
-      setError("Enter a valid e-mail address, like name@example.com.");
-      return;
-    }
-    setBusy(true);
-    try {
-      const user = await app.createUser({
-        primaryEmail: email.trim() || null,
-        primaryEmailVerified: verified,
-        primaryEmailAuthEnabled: email.trim() !== "",
-        ...(displayName.trim() ? { displayName: displayName.trim() } : {}),
-        ...(password ? { password } : {}),
-      });
-      toast.success("User created");
-      await props.onCreated();
-      props.onClose();
-      navigate(projectPath(project.id, `users/${user.id}`));
-    } catch (caught) {
-      const described = describeError(caught, {
-        primary_email: "E-mail",
-        display_name: "Display name",
-        password: "Password",
-      });
-      setError(Object.values(described.fields)[0] ?? described.message);
-    } finally {
-      setBusy(false);
-    }
-  };
-  return (
-    <Modal
-      title="Create user"
-      description="The user can sign in with this email (and password, if you set one)."
-      onClose={props.onClose}
-    >
-      <form className="stack" onSubmit={submit} style={{ gap: 14 }}>
-        <Field label="Email">
-          <input type="email" name="email" value={email} onChange={(e) => setEmail(e.target.value)} />
-        </Field>
-        <Field label="Display name">
-          <input
-            type="text"
-            name="displayName"
-            value={displayName}
-            onChange={(e) => setDisplayName(e.target.value)}
-          />
-        </Field>
-        <Field label="Password" hint="Optional.">
-          <input
-            type="password"
-            name="password"
-            value={password}
-            onChange={(e) => setPassword(e.target.value)}
-          />
-        </Field>
-        <label className="checkbox">
-          <input type="checkbox" checked={verified} onChange={(e) => setVerified(e.target.checked)} /> Email
-          is verified
-        </label>
-        {error ? (
-          <div className="alert danger" role="alert">
-            {error}
-          </div>
-        ) : null}
-        <div className="row end">
-          <Button onClick={props.onClose}>Cancel</Button>
-          <Button type="submit" variant="primary" loading={busy}>
-            Create user
-          </Button>
-        </div>
-      </form>
-    </Modal>
-  );
 }

@@ -1,6 +1,7 @@
 import type { WebhookEndpoint, WebhookPortal } from "@gatehouse/js";
-import { ActionButton, Badge, Button, Card, ConfirmButton, formatDate } from "../../ui/components.tsx";
+import { ActionButton, Badge, Button, Card, formatDate } from "../../ui/components.tsx";
 import { useAsync } from "../../ui/hooks.ts";
+import { ConfirmButton } from "../../ui/modal.tsx";
 import { DeliveriesCard } from "./webhooks-deliveries.tsx";
 
 /** The events an endpoint gets, in words. */

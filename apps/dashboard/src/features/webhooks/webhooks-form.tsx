@@ -1,7 +1,8 @@
 import type { WebhookEndpoint, WebhookEndpointCreateOptions, WebhookEventTypeInfo } from "@gatehouse/js";
 import { type FormEvent, useState } from "react";
-import { Button, CopyField, Field, Modal, Toggle } from "../../ui/components.tsx";
+import { Button, CopyField, Field, Toggle } from "../../ui/components.tsx";
 import { errorMessage } from "../../ui/hooks.ts";
+import { Modal } from "../../ui/modal.tsx";
 
 /** Adds an endpoint (no `endpoint`) or edits one. `onSave` throws to keep the dialog open with the error shown. */
 export function EndpointFormModal(props: {

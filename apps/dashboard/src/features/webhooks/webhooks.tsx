@@ -2,18 +2,10 @@ import type { WebhookEndpoint, WebhookPortal, WebhookPortalToken } from "@gateho
 import { useState } from "react";
 import { useProjectContext } from "../../project-context.tsx";
 import { AsyncCard } from "../../ui/async.tsx";
-import {
-  ActionButton,
-  Button,
-  CopyField,
-  Empty,
-  ErrorAlert,
-  Modal,
-  PageHead,
-  Table,
-} from "../../ui/components.tsx";
+import { ActionButton, Button, CopyField, Empty, ErrorAlert, PageHead, Table } from "../../ui/components.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import { Icon } from "../../ui/icons.tsx";
+import { Modal } from "../../ui/modal.tsx";
 import { useToast } from "../../ui/toast.tsx";
 import "./webhooks.css";
 import { usePageTitle } from "../../ui/page-title.ts";
