@@ -1,6 +1,6 @@
 import { UserButton } from "@gatehouse/react";
 import { type ReactNode, useCallback, useEffect, useRef, useState } from "react";
-import { AiHelperButton } from "./ai/ai-panel.tsx";
+import { AiHelperButton } from "./features/ai/ai-panel.tsx";
 import { projectPath, useProjectContext } from "./project-context.tsx";
 import { Link, navigate, useLocation } from "./router.tsx";
 import { colorFor } from "./ui/components.tsx";

@@ -60,6 +60,7 @@ export type {
   SignUpRulesTestInput,
   SignUpRulesTestResult,
 } from "./apps/admin-sign-up-rules.ts";
+export type { FilteredUsers, FilterUsersOptions, UserSignInMethod } from "./apps/admin-users.ts";
 export {
   openWebhookPortal,
   readWebhookPortalToken,

@@ -14,11 +14,13 @@ import type { Session } from "../session/session.ts";
 import { Result } from "../utils/result.ts";
 import type { Wire } from "../utils/wire.ts";
 import { aiMethods } from "./admin-ai.ts";
+import { adminCustomerMethods } from "./admin-customers.ts";
 import { emailDraftMethods } from "./admin-email-drafts.ts";
 import { emailTemplateMethods } from "./admin-email-templates.ts";
 import { metricsMethods } from "./admin-metrics.ts";
 import { paymentAdminMethods } from "./admin-payments.ts";
 import { signUpRuleMethods } from "./admin-sign-up-rules.ts";
+import { adminUserMethods } from "./admin-users.ts";
 import { adminWebhookPortal, type WebhookPortal } from "./admin-webhook-portal.ts";
 import { webhookMethods } from "./admin-webhooks.ts";
 import { gatehouseInternals } from "./client-app.ts";
@@ -206,6 +208,16 @@ export class GatehouseAdminApp extends GatehouseServerApp {
   setupPayments = this.payments.setupPayments;
   getStripeAccountInfo = this.payments.getStripeAccountInfo;
   createStripeWidgetAccountSession = this.payments.createStripeWidgetAccountSession;
+
+  // --- Any customer's items and subscriptions (admin-customers.ts) ---
+
+  private readonly customers = adminCustomerMethods(this.adminScope);
+  changeItemQuantity = this.customers.changeItemQuantity;
+  cancelCustomerSubscription = this.customers.cancelCustomerSubscription;
+
+  // --- The users list with Gatehouse's filters (admin-users.ts) ---
+
+  filterUsers = adminUserMethods(this.adminScope).filterUsers;
 
   // --- Sign-up rules (admin-sign-up-rules.ts); the rules themselves are config ---
 

@@ -1,0 +1,218 @@
+import type { InternalApiKey, InternalApiKeyFirstView } from "@gatehouse/js";
+import { useState } from "react";
+import { useProjectContext } from "../../project-context.tsx";
+import { KeysOnce } from "../../shared/keys-once.tsx";
+import { AsyncCard } from "../../ui/async.tsx";
+import {
+  ActionButton,
+  Badge,
+  Button,
+  Empty,
+  Field,
+  formatDay,
+  PageHead,
+  Table,
+} from "../../ui/components.tsx";
+import { useAsync } from "../../ui/hooks.ts";
+import { Icon } from "../../ui/icons.tsx";
+import { ConfirmButton, Modal } from "../../ui/modal.tsx";
+import { usePageTitle } from "../../ui/page-title.ts";
+
+const EXPIRY_CHOICES = [
+  ["1 day", 1],
+  ["7 days", 7],
+  ["30 days", 30],
+  ["90 days", 90],
+  ["1 year", 365],
+  ["Never (100 years)", 36500],
+] as const;
+
+function KeyStatus({ apiKey }: { apiKey: InternalApiKey }) {
+  const reason = apiKey.whyInvalid();
+  if (reason === "manually-revoked") return <Badge tone="danger">Revoked</Badge>;
+  if (reason === "expired") return <Badge>Expired</Badge>;
+  return <Badge tone="success">Active</Badge>;
+}
+
+export function KeysPage() {
+  const { app, project } = useProjectContext();
+  usePageTitle("API keys");
+  const keys = useAsync(() => app.listInternalApiKeys(), [app]);
+  const [creating, setCreating] = useState(false);
+  const [created, setCreated] = useState<InternalApiKeyFirstView | null>(null);
+  const lastFour = (value: { lastFour: string } | null) => (value ? `…${value.lastFour}` : "—");
+  return (
+    <>
+      <PageHead
+        title="API keys"
+        description="Key sets your apps use to talk to Gatehouse. The secret values are shown once, at creation."
+        actions={
+          <Button variant="primary" onClick={() => setCreating(true)}>
+            <Icon name="plus" /> Create key set
+          </Button>
+        }
+      />
+      <AsyncCard
+        flush
+        state={keys}
+        rows={4}
+        empty={
+          <Empty icon={<Icon name="key" size={22} />} title="No key sets">
+            Create one to connect an app.
+          </Empty>
+        }
+      >
+        {(all) => (
+          <Table testId="keys-table">
+            <thead>
+              <tr>
+                <th>Description</th>
+                <th>Client key</th>
+                <th>Server key</th>
+                <th>Admin key</th>
+                <th>Expires</th>
+                <th>Status</th>
+                <th />
+              </tr>
+            </thead>
+            <tbody>
+              {all.map((key) => (
+                <tr key={key.id}>
+                  <td>
+                    <strong>{key.description || "Untitled"}</strong>
+                    <div className="muted small">created {formatDay(key.createdAt)}</div>
+                  </td>
+                  <td className="mono">{lastFour(key.publishableClientKey)}</td>
+                  <td className="mono">{lastFour(key.secretServerKey)}</td>
+                  <td className="mono">{lastFour(key.superSecretAdminKey)}</td>
+                  <td className="muted">{formatDay(key.expiresAt)}</td>
+                  <td>
+                    <KeyStatus apiKey={key} />
+                  </td>
+                  <td style={{ textAlign: "right" }}>
+                    {key.isValid() ? (
+                      <ConfirmButton
+                        size="sm"
+                        label="Revoke"
+                        title="Revoke this key set?"
+                        description="Apps using these keys stop working immediately. This cannot be undone."
+                        confirmLabel="Revoke keys"
+                        success="Key set revoked"
+                        onConfirm={async () => {
+                          await key.revoke();
+                          await keys.reload();
+                        }}
+                      />
+                    ) : null}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </Table>
+        )}
+      </AsyncCard>
+      {creating ? (
+        <CreateKeysModal
+          onClose={() => setCreating(false)}
+          onCreated={async (view) => {
+            setCreating(false);
+            setCreated(view);
+            await keys.reload();
+          }}
+        />
+      ) : null}
+      {created ? (
+        <Modal
+          wide
+          title="Your new keys"
+          onClose={() => setCreated(null)}
+          footer={
+            <Button variant="primary" onClick={() => setCreated(null)}>
+              I have copied them
+            </Button>
+          }
+        >
+          <KeysOnce projectId={project.id} keys={created} />
+        </Modal>
+      ) : null}
+    </>
+  );
+}
+
+function CreateKeysModal(props: {
+  onClose: () => void;
+  onCreated: (view: InternalApiKeyFirstView) => Promise<void>;
+}) {
+  const { app } = useProjectContext();
+  const [description, setDescription] = useState("");
+  const [days, setDays] = useState(365);
+  const [client, setClient] = useState(true);
+  const [server, setServer] = useState(true);
+  const [admin, setAdmin] = useState(false);
+  return (
+    <Modal
+      title="Create key set"
+      onClose={props.onClose}
+      footer={
+        <>
+          <Button onClick={props.onClose}>Cancel</Button>
+          <ActionButton
+            variant="primary"
+            disabled={!description.trim() || !(client || server || admin)}
+            onClick={async () =>
+              props.onCreated(
+                await app.createInternalApiKey({
+                  description: description.trim(),
+                  expiresAt: new Date(Date.now() + days * 24 * 3600 * 1000),
+                  hasPublishableClientKey: client,
+                  hasSecretServerKey: server,
+                  hasSuperSecretAdminKey: admin,
+                }),
+              )
+            }
+          >
+            Create keys
+          </ActionButton>
+        </>
+      }
+    >
+      <Field label="Description">
+        <input
+          type="text"
+          name="keyDescription"
+          placeholder="Production web app"
+          value={description}
+          onChange={(e) => setDescription(e.target.value)}
+        />
+      </Field>
+      <Field label="Expires in">
+        <select name="expiry" value={days} onChange={(e) => setDays(Number(e.target.value))}>
+          {EXPIRY_CHOICES.map(([label, value]) => (
+            <option key={value} value={value}>
+              {label}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <div className="stack">
+        <label className="checkbox">
+          <input type="checkbox" checked={client} onChange={(e) => setClient(e.target.checked)} /> Publishable
+          client key
+        </label>
+        <label className="checkbox">
+          <input type="checkbox" checked={server} onChange={(e) => setServer(e.target.checked)} /> Secret
+          server key
+        </label>
+        <label className="checkbox">
+          <input
+            type="checkbox"
+            name="adminKey"
+            checked={admin}
+            onChange={(e) => setAdmin(e.target.checked)}
+          />{" "}
+          Super secret admin key (full control of the project)
+        </label>
+      </div>
+    </Modal>
+  );
+}

@@ -1,0 +1,104 @@
+import { type ReactNode, useState } from "react";
+import { Button } from "../../ui/components.tsx";
+import { errorMessage } from "../../ui/hooks.ts";
+import { Modal } from "../../ui/modal.tsx";
+import { CUSTOMER_TYPE_LABELS, CUSTOMER_TYPES, type CustomerType, slug } from "./payments-api.ts";
+
+export type Save = (override: Record<string, unknown>) => Promise<void>;
+
+/**
+ * The frame of every catalogue form: the fields, the server's refusal beside them (a config write is checked whole
+ * on the server, e.g. "payments.products.pro.prices.monthly.USD: must be an amount …"), Cancel and Save.
+ */
+export function CatalogueModal(props: {
+  title: string;
+  description: ReactNode;
+  wide?: boolean;
+  invalid: boolean;
+  saveLabel: string;
+  onClose: () => void;
+  onSave: () => Promise<void>;
+  children: ReactNode;
+}) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const submit = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      await props.onSave();
+      props.onClose();
+    } catch (caught) {
+      setError(errorMessage(caught));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Modal
+      title={props.title}
+      description={props.description}
+      wide={props.wide}
+      onClose={() => !busy && props.onClose()}
+      footer={
+        <>
+          <Button onClick={props.onClose} disabled={busy}>
+            Cancel
+          </Button>
+          <Button variant="primary" loading={busy} disabled={props.invalid} onClick={submit}>
+            {props.saveLabel}
+          </Button>
+        </>
+      }
+    >
+      <form
+        className="stack payments-form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          if (!props.invalid && !busy) void submit();
+        }}
+      >
+        {props.children}
+        {error ? (
+          <div className="alert danger" role="alert" data-testid="payments-form-error">
+            <div>
+              <strong>The server refused this change.</strong>
+              <div className="payments-error-text">{error}</div>
+            </div>
+          </div>
+        ) : null}
+        {/* Enter in a field submits. */}
+        <button type="submit" hidden />
+      </form>
+    </Modal>
+  );
+}
+
+export function CustomerTypeSelect(props: {
+  name: string;
+  value: CustomerType;
+  onChange: (value: CustomerType) => void;
+}) {
+  return (
+    <select
+      name={props.name}
+      value={props.value}
+      onChange={(e) => props.onChange(e.target.value as CustomerType)}
+    >
+      {CUSTOMER_TYPES.map((type) => (
+        <option key={type} value={type}>
+          {CUSTOMER_TYPE_LABELS[type]}
+        </option>
+      ))}
+    </select>
+  );
+}
+
+/** An id field for a new entry, proposed from the display name until typed into. */
+export function useNewId(existing: string | null) {
+  const [typed, setTyped] = useState<string | null>(null);
+  return {
+    value: (displayName: string) => existing ?? typed ?? slug(displayName),
+    set: setTyped,
+  };
+}

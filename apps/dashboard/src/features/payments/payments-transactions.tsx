@@ -1,0 +1,234 @@
+import type { InlineProduct, Transaction, TransactionEntry, TransactionType } from "@gatehouse/js";
+import { useMemo, useState } from "react";
+import { projectPath, useProjectContext } from "../../project-context.tsx";
+import { Link, useLocation } from "../../router.tsx";
+import { AsyncCard } from "../../ui/async.tsx";
+import { Badge, Button, Empty, formatDate, Table } from "../../ui/components.tsx";
+import { useAsync } from "../../ui/hooks.ts";
+import { Icon } from "../../ui/icons.tsx";
+import {
+  CUSTOMER_TYPE_LABELS,
+  CUSTOMER_TYPES,
+  type CustomerType,
+  formatAmount,
+  type Item,
+  intervalWords,
+  paymentsApi,
+  priceAmounts,
+  TRANSACTION_TYPES,
+} from "./payments-api.ts";
+
+const PAGE_SIZE = 20;
+
+const TYPE_LABELS: Record<TransactionType, string> = {
+  purchase: "Purchase",
+  "subscription-cancellation": "Subscription cancellation",
+  "subscription-renewal": "Subscription renewal",
+  "manual-item-quantity-change": "Item change by hand",
+  chargeback: "Chargeback",
+  "product-change": "Product change",
+};
+
+/**
+ * `GET /internal/payments/transactions`: purchases and item changes, newest first, a page at a time, filtered by
+ * type and customer type (and one customer, when opened from a customer's page).
+ */
+export function PaymentsTransactionsPage({ items }: { items: Record<string, Item> }) {
+  const { app, project } = useProjectContext();
+  const api = useMemo(() => paymentsApi(app), [app]);
+  const { search } = useLocation();
+  const urlCustomerType = search.get("customer_type");
+  const customerId = search.get("customer_id") ?? undefined;
+  const [type, setType] = useState<TransactionType | "">("");
+  const [customerType, setCustomerType] = useState<CustomerType | "">(
+    (CUSTOMER_TYPES as readonly string[]).includes(urlCustomerType ?? "")
+      ? (urlCustomerType as CustomerType)
+      : "",
+  );
+  // The cursors of the pages shown so far; the last is the current page's.
+  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
+  const cursor = cursors[cursors.length - 1];
+  const page = useAsync(
+    () =>
+      api.listTransactions({
+        limit: PAGE_SIZE,
+        ...(cursor ? { cursor } : {}),
+        ...(type ? { type } : {}),
+        ...(customerType ? { customerType } : {}),
+        ...(customerId ? { customerId } : {}),
+      }),
+    [api, cursor, type, customerType, customerId],
+  );
+  const filter =
+    <T,>(set: (value: T) => void) =>
+    (value: T) => {
+      set(value);
+      setCursors([undefined]);
+    };
+  const base = projectPath(project.id, "payments/transactions");
+
+  return (
+    <AsyncCard
+      flush
+      title="Transactions"
+      description="Purchases (test ones marked) and changes of item quantities by hand, newest first."
+      state={page}
+      rows={6}
+      testId="payments-transactions"
+      toolbar={
+        <div className="row" style={{ flex: 1 }}>
+          <select
+            name="transactionType"
+            aria-label="Transaction type"
+            value={type}
+            onChange={(e) => filter(setType)(e.target.value as TransactionType | "")}
+            style={{ maxWidth: 260 }}
+          >
+            <option value="">All types</option>
+            {TRANSACTION_TYPES.map((choice) => (
+              <option key={choice} value={choice}>
+                {TYPE_LABELS[choice]}
+              </option>
+            ))}
+          </select>
+          <select
+            name="transactionCustomerType"
+            aria-label="Customer type"
+            value={customerType}
+            onChange={(e) => filter(setCustomerType)(e.target.value as CustomerType | "")}
+            style={{ maxWidth: 200 }}
+          >
+            <option value="">All customers</option>
+            {CUSTOMER_TYPES.map((choice) => (
+              <option key={choice} value={choice}>
+                {CUSTOMER_TYPE_LABELS[choice]}s
+              </option>
+            ))}
+          </select>
+          {customerId ? (
+            <span className="row payments-nowrap" data-testid="transactions-customer-filter">
+              <Badge tone="accent">
+                Customer <span className="mono">{customerId}</span>
+              </Badge>
+              <Link
+                to={customerType ? `${base}?customer_type=${customerType}` : base}
+                className="btn ghost sm"
+              >
+                <Icon name="x" /> All customers
+              </Link>
+            </span>
+          ) : null}
+        </div>
+      }
+      empty={
+        <Empty icon={<Icon name="card" size={22} />} title="No transactions">
+          {type || customerType || customerId
+            ? "Nothing matches these filters."
+            : "Purchases and item changes appear here as they happen."}
+        </Empty>
+      }
+      isEmpty={(data) => data.transactions.length === 0}
+      footer={
+        <>
+          <span className="muted small pager-label">Page {cursors.length}</span>
+          <Button size="sm" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>
+            Previous
+          </Button>
+          <Button
+            size="sm"
+            disabled={!page.data?.nextCursor}
+            onClick={() => setCursors([...cursors, page.data!.nextCursor!])}
+          >
+            Next
+          </Button>
+        </>
+      }
+    >
+      {(data) => (
+        <Table testId="payments-transactions-table">
+          <thead>
+            <tr>
+              <th>When</th>
+              <th>Type</th>
+              <th>Customer</th>
+              <th>What</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {data.transactions.map((transaction) => (
+              <TransactionRow key={transaction.id} transaction={transaction} items={items} />
+            ))}
+          </tbody>
+        </Table>
+      )}
+    </AsyncCard>
+  );
+}
+
+function TransactionRow(props: { transaction: Transaction; items: Record<string, Item> }) {
+  const { transaction, items } = props;
+  const { project } = useProjectContext();
+  const entry = transaction.entries[0];
+  const customerLink =
+    entry?.customer_type && entry.customer_id
+      ? `${projectPath(project.id, "payments/customers")}?type=${entry.customer_type}&id=${encodeURIComponent(entry.customer_id)}`
+      : null;
+  return (
+    <tr data-transaction-id={transaction.id} data-type={transaction.type ?? ""}>
+      <td className="small">{formatDate(new Date(transaction.created_at_millis))}</td>
+      <td>{transaction.type ? TYPE_LABELS[transaction.type] : "Other"}</td>
+      <td>
+        {customerLink && entry?.customer_type ? (
+          <Link to={customerLink}>
+            <span className="muted">{CUSTOMER_TYPE_LABELS[entry.customer_type]}</span>{" "}
+            <span className="mono small">{entry.customer_id}</span>
+          </Link>
+        ) : (
+          "—"
+        )}
+      </td>
+      <td data-testid="transaction-what">
+        {transaction.entries.map((one, index) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: entries are addressed by index in the protocol
+          <div key={index}>{entryWords(one, items)}</div>
+        ))}
+      </td>
+      <td>{transaction.test_mode ? <Badge tone="warning">Test</Badge> : null}</td>
+    </tr>
+  );
+}
+
+const textOf = (value: unknown) => (typeof value === "string" ? value : null);
+const numberOf = (value: unknown) => (typeof value === "number" ? value : null);
+
+/** One entry in words; items by their catalogue name while they are in it. */
+function entryWords(entry: TransactionEntry, items: Record<string, Item>): string {
+  // The SDK types only the fields every entry has; the rest depend on `type` (PROTOCOL-EXTRA §2.5).
+  const itemId = textOf(entry.item_id);
+  const description = textOf(entry.description);
+  if (entry.type === "item_quantity_change") {
+    const quantity = numberOf(entry.quantity) ?? 0;
+    const item = itemId ? (items[itemId]?.displayName ?? itemId) : "item";
+    const words = `${quantity > 0 ? "+" : ""}${quantity} ${item}`;
+    const expiresAt = numberOf(entry.expires_at_millis);
+    const expires = expiresAt ? `, until ${formatDate(new Date(expiresAt))}` : "";
+    return `${words}${description ? ` — ${description}` : ""}${expires}`;
+  }
+  if (entry.type === "product_grant") {
+    const product = typeof entry.product === "object" ? (entry.product as InlineProduct | null) : null;
+    const priceId = textOf(entry.price_id);
+    const name = product?.display_name ?? textOf(entry.product_id) ?? "inline product";
+    const price = priceId ? product?.prices?.[priceId] : undefined;
+    const amount = price
+      ? ` at ${priceAmounts(price)
+          .map(([currency, value]) => formatAmount(currency, value))
+          .join(" / ")} ${intervalWords(price.interval)}`
+      : entry.price_id === null
+        ? " (granted without payment)"
+        : "";
+    return `${numberOf(entry.quantity) ?? 1} × ${name}${amount}`;
+  }
+  if (entry.type === "money_transfer") return "Payment";
+  return entry.type.replace(/_/g, " ");
+}

@@ -1,0 +1,106 @@
+import { Field } from "../../ui/components.tsx";
+import { CatalogueModal, CustomerTypeSelect, type Save } from "./catalogue-modal.tsx";
+import { CUSTOMER_TYPE_LABELS, type PaymentsConfig } from "./payments-api.ts";
+import { IncludedItemsFieldset, PricesFieldset } from "./product-form-sections.tsx";
+import { useProductForm } from "./product-form-state.ts";
+
+export function ProductFormModal(props: {
+  config: PaymentsConfig;
+  productId: string | null;
+  save: Save;
+  onClose: () => void;
+}) {
+  const { config } = props;
+  const form = useProductForm(config, props.productId);
+  const {
+    existing,
+    displayName,
+    setDisplayName,
+    customerType,
+    setCustomerType,
+    lineId,
+    setLineId,
+    stackable,
+    setStackable,
+    serverOnly,
+    setServerOnly,
+    id,
+    productId,
+    problems,
+    invalid,
+    entry,
+  } = form;
+
+  return (
+    <CatalogueModal
+      wide
+      title={props.productId ? `Edit ${existing?.displayName ?? props.productId}` : "New product"}
+      description="Prices without an interval are one-time purchases; with one, subscriptions."
+      invalid={invalid}
+      saveLabel={props.productId ? "Save product" : "Create product"}
+      onClose={props.onClose}
+      onSave={() => props.save({ [`payments.products.${productId}`]: entry() })}
+    >
+      <div className="grid2 payments-form-grid">
+        <Field label="Display name">
+          <input
+            type="text"
+            name="productDisplayName"
+            value={displayName}
+            onChange={(e) => setDisplayName(e.target.value)}
+            placeholder="Pro"
+          />
+        </Field>
+        <Field
+          label="Product id"
+          error={displayName || props.productId ? problems.id : null}
+          hint="Your app names it when it creates a purchase link."
+        >
+          <input
+            type="text"
+            name="productId"
+            value={productId}
+            disabled={Boolean(props.productId)}
+            onChange={(e) => id.set(e.target.value)}
+          />
+        </Field>
+        <Field label="Customer type">
+          <CustomerTypeSelect name="productCustomerType" value={customerType} onChange={setCustomerType} />
+        </Field>
+        <Field label="Product line" hint="Optional. A customer holds one product of a line at a time.">
+          <select name="productLine" value={lineId} onChange={(e) => setLineId(e.target.value)}>
+            <option value="">None</option>
+            {Object.entries(config.productLines).map(([id, line]) => (
+              <option key={id} value={id}>
+                {line.displayName ?? id} ({CUSTOMER_TYPE_LABELS[line.customerType].toLowerCase()})
+              </option>
+            ))}
+          </select>
+        </Field>
+      </div>
+      <div className="row">
+        <label className="checkbox">
+          <input
+            type="checkbox"
+            name="productStackable"
+            checked={stackable}
+            onChange={(e) => setStackable(e.target.checked)}
+          />
+          Stackable: can be bought several times, in any quantity
+        </label>
+        <label className="checkbox">
+          <input
+            type="checkbox"
+            name="productServerOnly"
+            checked={serverOnly}
+            onChange={(e) => setServerOnly(e.target.checked)}
+          />
+          Server only: clients cannot see or buy it
+        </label>
+      </div>
+
+      <PricesFieldset form={form} />
+      <IncludedItemsFieldset form={form} />
+    </CatalogueModal>
+  );
+}

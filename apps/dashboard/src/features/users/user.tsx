@@ -1,0 +1,184 @@
+import type { ServerUser } from "@gatehouse/js";
+import { useState } from "react";
+import { projectPath, useProjectContext } from "../../project-context.tsx";
+import { Link, navigate } from "../../router.tsx";
+import { providerName } from "../../shared/oauth-provider-names.ts";
+import { DetailPage } from "../../ui/async.tsx";
+import { ActionButton, Avatar, Badge, Card, Field, formatDate, PageHead } from "../../ui/components.tsx";
+import { MetadataCard } from "../../ui/metadata-card.tsx";
+import { ConfirmButton } from "../../ui/modal.tsx";
+import { PageTitle, usePageTitle } from "../../ui/page-title.ts";
+import { Impersonate } from "./user-impersonate.tsx";
+import { UserActivity } from "./user-sections.tsx";
+import { UserStatus } from "./user-status.tsx";
+
+/** Keyed by user so that moving from one user to another starts every card (and its loaded lists) afresh. */
+export function UserPage({ userId }: { userId: string }) {
+  return <UserPageContent key={userId} userId={userId} />;
+}
+
+function UserPageContent({ userId }: { userId: string }) {
+  const { app, project } = useProjectContext();
+  usePageTitle("User");
+  const crumb = <Link to={projectPath(project.id, "users")}>← Users</Link>;
+  return (
+    <DetailPage noun="user" load={() => app.getUser(userId)} deps={[app, userId]} crumb={crumb}>
+      {(u, reload) => (
+        <>
+          <PageTitle parts={[u.displayName ?? u.primaryEmail ?? "Anonymous user", "Users"]} />
+          <PageHead
+            crumb={crumb}
+            title={
+              <span className="row" style={{ gap: 14 }}>
+                <Avatar large name={u.displayName ?? u.primaryEmail} seed={u.id} image={u.profileImageUrl} />
+                <span>
+                  {u.displayName ?? u.primaryEmail ?? "Anonymous user"}
+                  <div className="muted small mono" style={{ fontWeight: 400 }}>
+                    {u.id}
+                  </div>
+                </span>
+              </span>
+            }
+            actions={
+              <>
+                <UserStatus user={u} />
+                <Impersonate user={u} />
+              </>
+            }
+          />
+          <div className="grid2">
+            <ProfileCard user={u} reload={reload} />
+            <DangerCard user={u} reload={reload} />
+          </div>
+          <MetadataCard
+            owner="user"
+            value={u}
+            save={async (update) => {
+              await u.update(update);
+              await reload();
+            }}
+          />
+          <UserActivity user={u} />
+        </>
+      )}
+    </DetailPage>
+  );
+}
+
+function ProfileCard({ user, reload }: { user: ServerUser; reload: () => Promise<void> }) {
+  const [displayName, setDisplayName] = useState(user.displayName ?? "");
+  const [email, setEmail] = useState(user.primaryEmail ?? "");
+  const dirty = displayName !== (user.displayName ?? "") || email !== (user.primaryEmail ?? "");
+  return (
+    <Card
+      title="Profile"
+      footer={
+        <ActionButton
+          variant="primary"
+          disabled={!dirty}
+          success="Profile saved"
+          onClick={async () => {
+            await user.update({
+              displayName: displayName.trim() || null,
+              primaryEmail: email.trim() || null,
+            });
+            await reload();
+          }}
+        >
+          Save profile
+        </ActionButton>
+      }
+    >
+      <Field label="Display name">
+        <input
+          type="text"
+          name="displayName"
+          value={displayName}
+          onChange={(e) => setDisplayName(e.target.value)}
+        />
+      </Field>
+      <Field label="Primary email">
+        <input type="email" name="primaryEmail" value={email} onChange={(e) => setEmail(e.target.value)} />
+      </Field>
+      <dl className="kv">
+        <dt>Email verified</dt>
+        <dd>
+          {user.primaryEmailVerified ? <Badge tone="success">Verified</Badge> : <Badge>Not verified</Badge>}
+        </dd>
+        <dt>Signed up</dt>
+        <dd>{formatDate(user.signedUpAt)}</dd>
+        <dt>Last active</dt>
+        <dd>{formatDate(user.lastActiveAt)}</dd>
+        <dt>Sign-in methods</dt>
+        <dd className="row">
+          {user.hasPassword ? <Badge>Password</Badge> : null}
+          {user.otpAuthEnabled ? <Badge>Magic link / OTP</Badge> : null}
+          {user.passkeyAuthEnabled ? <Badge>Passkey</Badge> : null}
+          {user.isMultiFactorRequired ? <Badge tone="accent">MFA</Badge> : null}
+          {user.oauthProviders.map((provider) => (
+            <Badge key={provider.id}>{providerName(provider.id)}</Badge>
+          ))}
+          {!user.hasPassword &&
+          !user.otpAuthEnabled &&
+          !user.passkeyAuthEnabled &&
+          !user.oauthProviders.length ? (
+            <span className="muted">None yet</span>
+          ) : null}
+        </dd>
+      </dl>
+    </Card>
+  );
+}
+
+function DangerCard({ user, reload }: { user: ServerUser; reload: () => Promise<void> }) {
+  const { project } = useProjectContext();
+  const [reason, setReason] = useState(user.restrictedByAdminReason ?? "");
+  return (
+    <Card title="Access" description="Restrict a user to block their sign-ins, or delete them for good.">
+      {user.restrictedByAdmin ? (
+        <div className="alert danger">
+          Restricted{user.restrictedByAdminReason ? `: ${user.restrictedByAdminReason}` : ""}
+        </div>
+      ) : null}
+      <Field label="Reason shown to the user" hint="Optional.">
+        <input type="text" name="restrictReason" value={reason} onChange={(e) => setReason(e.target.value)} />
+      </Field>
+      <div className="row">
+        {user.restrictedByAdmin ? (
+          <ActionButton
+            success="User unrestricted"
+            onClick={async () => {
+              await user.update({ restrictedByAdmin: false, restrictedByAdminReason: null });
+              await reload();
+            }}
+          >
+            Lift restriction
+          </ActionButton>
+        ) : (
+          <ConfirmButton
+            label="Restrict user"
+            title="Restrict this user?"
+            description="They stay signed up but are treated as restricted until you lift it."
+            confirmLabel="Restrict"
+            success="User restricted"
+            onConfirm={async () => {
+              await user.update({ restrictedByAdmin: true, restrictedByAdminReason: reason.trim() || null });
+              await reload();
+            }}
+          />
+        )}
+        <ConfirmButton
+          label="Delete user"
+          title="Delete this user?"
+          description="Their sessions, contact channels, memberships and data are removed. This cannot be undone."
+          confirmLabel="Delete user"
+          success="User deleted"
+          onConfirm={async () => {
+            await user.delete();
+            navigate(projectPath(project.id, "users"));
+          }}
+        />
+      </div>
+    </Card>
+  );
+}
