@@ -1,10 +1,10 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
-import { expectKnownError } from "../../testing/known-errors.ts";
+import { expectKnownError, expectPlainError as expectPlain } from "../../testing/known-errors.ts";
 import { teamInvitations } from "./schema.ts";
 import { seamState } from "./test-seam.ts";
-import { expectPlain, freshEmail, invitationHelpers, teamsApi, UNKNOWN_ID } from "./test-support.ts";
+import { freshEmail, invitationHelpers, teamsApi, UNKNOWN_ID } from "./test-support.ts";
 
 vi.mock("./permission-seam.ts", () => import("./test-seam.ts"));
 

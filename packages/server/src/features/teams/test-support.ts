@@ -60,12 +60,6 @@ export function teamsApi(server: TestServer, project: TestProject) {
   };
 }
 
-/** A plain-text error (PROTOCOL.md §2.2): status, content type and the exact text. */
-export function expectPlain(reply: Reply, status: number, text: string): void {
-  expect({ status: reply.status, text: reply.text }).toEqual({ status, text });
-  expect(reply.headers.get("content-type")).toContain("text/plain");
-}
-
 export const UNKNOWN_ID = "00000000-0000-4000-8000-000000000000";
 /** A (tiny) inline picture, the only kind clients may upload; it is stored and answered as a URL. */
 export const PNG = TINY_PNG_DATA_URL;
