@@ -120,6 +120,14 @@ describe("order of the checks", () => {
     );
   });
 
+  it("needs the owner of a list, for servers too", async () => {
+    const server_ = project.headers("server");
+    const users = await call("GET", "/user-api-keys", server_);
+    expectKnownError(users, 400, "SCHEMA_ERROR");
+    expect(users.body.error).toBe("user_id is required for user API keys");
+    expectKnownError(await call("GET", "/team-api-keys", server_), 400, "SCHEMA_ERROR");
+  });
+
   it("lets a server check keys in the reference's order, unknown ones first", async () => {
     expectKnownError(
       await call("POST", "/user-api-keys/check", project.headers("server"), {
