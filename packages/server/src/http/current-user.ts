@@ -46,3 +46,23 @@ export function resolveUserId(auth: RequestAuth, value: string): string {
   }
   return value;
 }
+
+/**
+ * The user a client's list is about (PROTOCOL-EXTRA.md §8.4): always its own, named as `me` or by its own id;
+ * leaving `user_id` out or naming anyone else is the plain 403 `refusal`. Servers and admins may name anyone, or
+ * nobody (the whole project: undefined).
+ */
+export function ownListUserId(
+  auth: RequestAuth,
+  value: string | undefined,
+  refusal: string,
+): string | undefined {
+  if (auth.accessType !== "client") return value === undefined ? undefined : resolveUserId(auth, value);
+  if (!auth.user) throw knownError("CANNOT_GET_OWN_USER_WITHOUT_USER");
+  if (value === "me" || value === auth.user.id) return auth.user.id;
+  throw new StatusError(403, refusal);
+}
+
+/** The refusal of §8.4 for a list of teams or permissions. */
+export const ownListRefusal = (noun: "teams" | "permissions") =>
+  `Client can only list ${noun} for their own user. user_id must be either "me" or the ID of the current user`;

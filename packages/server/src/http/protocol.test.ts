@@ -187,7 +187,7 @@ describe("project authentication headers (PROTOCOL.md §1.2 order)", () => {
     const sentinel = { ...headers, "x-stack-publishable-client-key": "__stack_public_client__" };
     expect((await server.request("/api/v1/projects/current", { headers: sentinel })).status).toBe(200);
 
-    await project.configure({ "project.requirePublishableClientKey": true });
+    await project.configure({ "project.requirePublishableClientKey": true }, "project");
     expectKnownError(
       await server.request("/api/v1/projects/current", { headers }),
       401,

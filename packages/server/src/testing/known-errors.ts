@@ -30,3 +30,10 @@ export function uniqueEmail(label = "user"): string {
   emailCounter += 1;
   return `${label}-${process.pid}-${emailCounter}-${Date.now().toString(36)}@example.com`;
 }
+
+/** Asserts a plain-text error (PROTOCOL.md §2.2, `StatusError`): status, exact text and the text content type. */
+export function expectPlainError(response: Answer, status: number, text: string): void {
+  expect({ status: response.status, text: response.text }).toEqual({ status, text });
+  expect(response.headers.get("content-type")).toContain("text/plain");
+  expect(response.headers.get("x-stack-known-error")).toBeNull();
+}

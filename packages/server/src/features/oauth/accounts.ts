@@ -56,15 +56,17 @@ export async function findAccount(
   return row ?? null;
 }
 
+/** A user's accounts; without a user, every account of the project (servers may list them all). */
 export function listAccountsOfUser(
   db: Database,
   projectId: string,
-  userId: string,
+  userId: string | undefined,
 ): Promise<OAuthAccountRow[]> {
+  const ofProject = eq(oauthAccounts.projectId, projectId);
   return db
     .select()
     .from(oauthAccounts)
-    .where(and(eq(oauthAccounts.projectId, projectId), eq(oauthAccounts.userId, userId)))
+    .where(userId === undefined ? ofProject : and(ofProject, eq(oauthAccounts.userId, userId)))
     .orderBy(asc(oauthAccounts.createdAt), asc(oauthAccounts.id));
 }
 

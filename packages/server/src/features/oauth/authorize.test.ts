@@ -71,10 +71,8 @@ describe("the OAuth client", () => {
     const sentinel = { clientSecret: "__stack_public_client__" };
     expect((await authorize(sentinel)).status).toBe(307);
     const strict = await server.createProject("Strict keys");
-    await strict.configure({
-      "auth.oauth.providers.github": { isShared: true },
-      "project.requirePublishableClientKey": true,
-    });
+    await strict.configure({ "auth.oauth.providers.github": { isShared: true } });
+    await strict.configure({ "project.requirePublishableClientKey": true }, "project");
     expectKnownError(await authorize(sentinel, strict), 401, "PUBLISHABLE_CLIENT_KEY_REQUIRED_FOR_PROJECT");
     expect((await authorize({}, strict)).status).toBe(307);
   });

@@ -5,7 +5,7 @@ import { z } from "zod";
 import type { RenderedConfig } from "../../config/index.ts";
 import { isUniqueViolation } from "../../db/errors.ts";
 import type { AppDeps } from "../../deps.ts";
-import { resolveUserId } from "../../http/current-user.ts";
+import { ownListUserId, resolveUserId } from "../../http/current-user.ts";
 import type { RequestAuth } from "../../http/request-auth.ts";
 import { type AnyRoute, defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
@@ -62,7 +62,7 @@ export const providerAccountRoutes: AnyRoute[] = [
     summary: "List a user's linked OAuth provider accounts",
     tags,
     access: ["client", "server", "admin"],
-    request: { query: z.strictObject({ user_id: z.string() }) },
+    request: { query: z.strictObject({ user_id: z.string().optional() }) },
     response: {
       body: {
         client: z.object({ items: z.array(clientProviderSchema), is_paginated: z.literal(false) }),
@@ -70,8 +70,16 @@ export const providerAccountRoutes: AnyRoute[] = [
       },
     },
     handler: async ({ deps, auth, query }) => {
-      const userId = resolveUserId(auth, query.user_id);
-      if (auth.accessType !== "client" && !(await findUser(deps.db, auth.project.id, userId))) {
+      const userId = ownListUserId(
+        auth,
+        query.user_id,
+        "Client can only list OAuth providers for their own user.",
+      );
+      if (
+        auth.accessType !== "client" &&
+        userId !== undefined &&
+        !(await findUser(deps.db, auth.project.id, userId))
+      ) {
         throw knownError("USER_NOT_FOUND");
       }
       const rows = await listAccountsOfUser(deps.db, auth.project.id, userId);

@@ -60,6 +60,12 @@ export const oauthAuthorizationCodes = pgTable(
     usedAt: timestamp("used_at", { withTimezone: true, mode: "date" }),
     /** SHA-256 of the refresh token issued for this code, to revoke that session if the code is replayed. */
     refreshTokenHash: text("refresh_token_hash"),
+    /**
+     * A cross-domain hand-off's code: the handing-off session's refresh token, which the exchange answers, encrypted
+     * under a key derived from the code itself (only the code's hash is stored, so the row alone cannot reveal it).
+     * Cleared when the code is used.
+     */
+    handoffRefreshToken: text("handoff_refresh_token"),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
     expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }).notNull(),
   },

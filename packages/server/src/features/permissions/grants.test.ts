@@ -221,10 +221,9 @@ describe("client access to team permissions", () => {
       "perm_b",
     ]);
     expect(ids(await listTeam(`team_id=${teamId}&user_id=${me.user.id}`, client))).toEqual(["perm_a"]);
-    // Without user_id a client still only sees itself.
-    expect(new Set((await listTeam(`team_id=${teamId}`, client)).map((item) => item.user_id))).toEqual(
-      new Set([me.user.id]),
-    );
+    // Without user_id a client is refused (PROTOCOL-EXTRA.md §8.4), as for another user's id below.
+    const unnamed = await server.request(`/api/v1/team-permissions?team_id=${teamId}`, { headers: client });
+    expect(unnamed.status).toBe(403);
 
     const others = await server.request(
       `/api/v1/team-permissions?team_id=${teamId}&user_id=${other.user.id}`,

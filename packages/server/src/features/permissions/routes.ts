@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { RenderedConfig } from "../../config/index.ts";
 import type { Database } from "../../db/index.ts";
-import { resolveUserId } from "../../http/current-user.ts";
+import { ownListRefusal, ownListUserId, resolveUserId } from "../../http/current-user.ts";
 import type { RequestAuth } from "../../http/request-auth.ts";
 import { type AnyRoute, defineRoute } from "../../http/route.ts";
 import { permissionDefinitionRoutes, permissionIdSchema } from "./definition-routes.ts";
@@ -22,8 +22,7 @@ const success = z.object({ success: z.literal(true) });
 
 /** The user a list is about: clients always list their own permissions, servers may list anyone's or everyone's. */
 function listedUserId(auth: RequestAuth, value: string | undefined): string | undefined {
-  if (value === undefined) return auth.accessType === "client" ? resolveUserId(auth, "me") : undefined;
-  return resolveUserId(auth, value);
+  return ownListUserId(auth, value, ownListRefusal("permissions"));
 }
 
 /** What every grant operation is given, whatever the scope; `base` comes from the request's auth. */

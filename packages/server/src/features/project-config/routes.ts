@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { type ConfigOverride, removeKeys, validateOverrideShape } from "../../config/index.ts";
+import { levelKeyProblem, type OverrideLevel } from "../../config/levels.ts";
 import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
 import {
@@ -14,8 +15,11 @@ const tags = ["Config"];
 const levelParams = z.strictObject({ level: z.enum(["project", "branch", "environment"]) });
 const success = z.object({ success: z.literal(true) });
 
-/** Parses a JSON override string from a request; bad JSON or a bad shape is a plain 400 (PROTOCOL.md §9). */
-function parseOverride(text: string): ConfigOverride {
+/**
+ * Parses a JSON override string from a request for one level; bad JSON, a bad shape or a key the level may not
+ * hold (PROTOCOL-EXTRA.md §8.3) is a plain 400 (PROTOCOL.md §9).
+ */
+function parseOverride(text: string, level: OverrideLevel): ConfigOverride {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -28,6 +32,8 @@ function parseOverride(text: string): ConfigOverride {
   const problems = validateOverrideShape(value as ConfigOverride);
   if (problems.length > 0)
     throw new StatusError(400, `Invalid config override:\n${problems.map((p) => `- ${p}`).join("\n")}`);
+  const misplaced = levelKeyProblem(level, value as ConfigOverride);
+  if (misplaced) throw new StatusError(400, misplaced);
   return value as ConfigOverride;
 }
 
@@ -83,7 +89,7 @@ export const configRoutes = [
         deps,
         auth.project.id,
         params.level,
-        parseOverride(body.config_override_string),
+        parseOverride(body.config_override_string, params.level),
       );
       return { body: { success: true } };
     },
@@ -101,7 +107,7 @@ export const configRoutes = [
         deps,
         auth.project.id,
         "environment",
-        parseOverride(body.config_override_string),
+        parseOverride(body.config_override_string, "environment"),
       );
       return { body: { success: true } };
     },
@@ -121,7 +127,7 @@ export const configRoutes = [
       if (params.level === "branch" && !body.source) {
         throw new StatusError(400, "Replacing the branch-level config requires a source.");
       }
-      const replacement = parseOverride(body.config_string);
+      const replacement = parseOverride(body.config_string, params.level);
       await updateConfigOverride(deps, auth.project.id, params.level, () => replacement);
       if (body.source) {
         await setBranchConfigSource(deps.db, auth.project.id, body.source);

@@ -191,7 +191,7 @@ describe("requests through the cache", () => {
     const client = () => server.request("/api/v1/projects/current", { headers: project.headers("client") });
     expect((await client()).status).toBe(200);
 
-    await project.configure({ "project.requirePublishableClientKey": true });
+    await project.configure({ "project.requirePublishableClientKey": true }, "project");
     const noKey = await server.request("/api/v1/projects/current", {
       headers: { "x-stack-project-id": project.id, "x-stack-access-type": "client" },
     });
@@ -257,7 +257,7 @@ describe("a second instance on the same database", () => {
       })
       .toBe("Renamed through the first");
 
-    await project.configure({ "project.requirePublishableClientKey": true });
+    await project.configure({ "project.requirePublishableClientKey": true }, "project");
     await expect
       .poll(
         async () =>

@@ -26,6 +26,31 @@ export async function teamForCaller(db: Database, auth: RequestAuth, teamId: str
 }
 
 /**
+ * The invitation routes' check (PROTOCOL-EXTRA.md §8.1): a client's user must be a member of the team
+ * (TEAM_MEMBERSHIP_NOT_FOUND, also for a team that does not exist) holding each of `permissionIds`, checked in
+ * that order; servers and admins need only the team to exist.
+ */
+export async function teamForMemberWith(
+  db: Database,
+  auth: RequestAuth,
+  teamId: string,
+  permissionIds: readonly string[],
+): Promise<TeamRow> {
+  const team = await findTeam(db, auth.project.id, teamId);
+  if (auth.accessType === "client") {
+    const user = requireUser(auth);
+    if (!team || !(await findMembership(db, auth.project.id, teamId, user.id))) {
+      throw knownError("TEAM_MEMBERSHIP_NOT_FOUND", { team_id: teamId, user_id: user.id });
+    }
+    for (const permissionId of permissionIds) {
+      await requireClientTeamPermission(db, auth, teamId, permissionId);
+    }
+  }
+  if (!team) throw knownError("TEAM_NOT_FOUND", { team_id: teamId });
+  return team;
+}
+
+/**
  * Clients act as their user, who needs the team permission; servers and admins need none. Call after
  * `teamForCaller`, which has made sure a client's user is a member.
  */

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
-import { expectKnownError } from "../../testing/known-errors.ts";
+import { expectKnownError, expectPlainError as expectPlain } from "../../testing/known-errors.ts";
 import { teamInvitations } from "./schema.ts";
 import { seamState } from "./test-seam.ts";
 import { freshEmail, invitationHelpers, teamsApi, UNKNOWN_ID } from "./test-support.ts";
@@ -27,7 +27,7 @@ beforeEach(() => {
 });
 
 describe("GET /team-invitations", () => {
-  it("lists a team's open invitations for members with $read_members and for servers", async () => {
+  it("lists a team's open invitations for members with $read_members and $invite_members, and for servers", async () => {
     const ada = await api.user();
     const team = await api.team("Listed", [ada.user.id]);
     const first = await invite("First@Example.com", { team });
@@ -51,17 +51,34 @@ describe("GET /team-invitations", () => {
     expect(Math.abs(list.body.items[0].expires_at_millis - (Date.now() + sevenDays))).toBeLessThan(60_000);
     expect((await api.get(`/team-invitations?team_id=${team.id}`, "server")).body.items).toHaveLength(2);
 
-    // Reading them needs $read_members, as the reference has it; $invite_members is for sending and revoking.
-    seamState.denied.add("$invite_members");
-    expect((await api.get(`/team-invitations?team_id=${team.id}`, ada.as)).status).toBe(200);
-    seamState.denied.add("$read_members");
-    expectKnownError(
-      await api.get(`/team-invitations?team_id=${team.id}`, ada.as),
-      401,
-      "TEAM_PERMISSION_REQUIRED",
-    );
+    // Reading them needs both $read_members and $invite_members (PROTOCOL-EXTRA.md §8.1), read in that order.
+    for (const missing of ["$read_members", "$invite_members"]) {
+      seamState.denied.clear();
+      seamState.denied.add(missing);
+      expectKnownError(
+        await api.get(`/team-invitations?team_id=${team.id}`, ada.as),
+        401,
+        "TEAM_PERMISSION_REQUIRED",
+        {
+          team_id: team.id,
+          user_id: ada.user.id,
+          permission_id: missing,
+        },
+      );
+    }
+    seamState.denied.clear();
     const eve = await api.user();
-    expectKnownError(await api.get(`/team-invitations?team_id=${team.id}`, eve.as), 404, "TEAM_NOT_FOUND");
+    for (const teamId of [team.id, UNKNOWN_ID]) {
+      expectKnownError(
+        await api.get(`/team-invitations?team_id=${teamId}`, eve.as),
+        404,
+        "TEAM_MEMBERSHIP_NOT_FOUND",
+        {
+          team_id: teamId,
+          user_id: eve.user.id,
+        },
+      );
+    }
     const otherApi = teamsApi(server, await server.createProject("Other"));
     expectKnownError(
       await otherApi.get(`/team-invitations?team_id=${team.id}`, "server"),
@@ -81,7 +98,12 @@ describe("GET /team-invitations", () => {
     expect(list.body.items.map((i: { id: string }) => i.id)).toEqual([mine.id]);
     expect((await api.get("/team-invitations?user_id=me", carl.as)).body.items).toEqual([]);
     expect((await api.get(`/team-invitations?user_id=${bob.user.id}`, "server")).body.items).toHaveLength(1);
-    expect((await api.get(`/team-invitations?user_id=${carl.user.id}`, bob.as)).status).toBe(403);
+    expectKnownError(
+      await api.get(`/team-invitations?user_id=${carl.user.id}`, bob.as),
+      400,
+      "CANNOT_GET_OWN_USER_WITHOUT_USER",
+    );
+    expect((await api.get(`/team-invitations?user_id=${bob.user.id}`, bob.as)).body.items).toHaveLength(1);
     expectKnownError(
       await api.get("/team-invitations?user_id=me", "client-anonymous"),
       400,
@@ -90,14 +112,21 @@ describe("GET /team-invitations", () => {
   });
 
   it("needs exactly one of team_id and user_id", async () => {
-    const team = await api.team("Either");
-    expect((await api.get("/team-invitations", "server")).status).toBe(400);
-    expect((await api.get(`/team-invitations?team_id=${team.id}&user_id=me`, "server")).status).toBe(400);
+    const ada = await api.user();
+    const team = await api.team("Either", [ada.user.id]);
+    for (const caller of ["server", ada.as] as const) {
+      expectPlain(await api.get("/team-invitations", caller), 400, "Must specify either team_id or user_id");
+      expectPlain(
+        await api.get(`/team-invitations?team_id=${team.id}&user_id=me`, caller),
+        400,
+        "Cannot specify both team_id and user_id",
+      );
+    }
   });
 });
 
 describe("DELETE /team-invitations/:id", () => {
-  it("revokes for members with $invite_members, only within the named team", async () => {
+  it("revokes for members with $remove_members, only within the named team", async () => {
     const ada = await api.user();
     const team = await api.team("Revoking", [ada.user.id]);
     const { id } = await invite(freshEmail(), { team });
@@ -107,13 +136,22 @@ describe("DELETE /team-invitations/:id", () => {
       404,
       "VERIFICATION_CODE_NOT_FOUND",
     );
-    seamState.denied.add("$invite_members");
+    seamState.denied.add("$remove_members");
     expectKnownError(
       await api.del(`/team-invitations/${id}?team_id=${team.id}`, ada.as),
       401,
       "TEAM_PERMISSION_REQUIRED",
+      { team_id: team.id, user_id: ada.user.id, permission_id: "$remove_members" },
     );
     seamState.denied.clear();
+    // $invite_members is for sending; revoking is removing a member-to-be.
+    seamState.denied.add("$invite_members");
+    const eve = await api.user();
+    expectKnownError(
+      await api.del(`/team-invitations/${id}?team_id=${team.id}`, eve.as),
+      404,
+      "TEAM_MEMBERSHIP_NOT_FOUND",
+    );
     expect((await api.del(`/team-invitations/${id}?team_id=${team.id}`, ada.as)).body).toEqual({
       success: true,
     });
@@ -127,7 +165,13 @@ describe("DELETE /team-invitations/:id", () => {
       404,
       "VERIFICATION_CODE_NOT_FOUND",
     );
-    expectKnownError(await api.del(`/team-invitations/${id}`, "server"), 400, "SCHEMA_ERROR");
+    for (const caller of ["server", ada.as] as const) {
+      expectPlain(
+        await api.del(`/team-invitations/${id}`, caller),
+        400,
+        "team_id is required for deleting a team invitation",
+      );
+    }
   });
 });
 
@@ -151,20 +195,20 @@ describe("POST /team-invitations/:id/accept", () => {
     );
   });
 
-  it("refuses other and unverified emails, expired and unknown invitations", async () => {
+  it("refuses other and unverified emails, expired and unknown invitations alike", async () => {
     const email = freshEmail();
     const { id, code } = await invite(email);
     const other = await api.user({ primaryEmail: freshEmail(), primaryEmailVerified: true });
     const unverified = await api.user({ primaryEmail: email });
     expectKnownError(
       await api.post(`/team-invitations/${id}/accept?user_id=me`, other.as),
-      403,
-      "TEAM_INVITATION_EMAIL_MISMATCH",
+      404,
+      "VERIFICATION_CODE_NOT_FOUND",
     );
     expectKnownError(
       await api.post(`/team-invitations/${id}/accept?user_id=me`, unverified.as),
-      403,
-      "TEAM_INVITATION_EMAIL_MISMATCH",
+      404,
+      "VERIFICATION_CODE_NOT_FOUND",
     );
     expectKnownError(
       await api.post(`/team-invitations/${UNKNOWN_ID}/accept?user_id=me`, other.as),
@@ -172,16 +216,18 @@ describe("POST /team-invitations/:id/accept", () => {
       "VERIFICATION_CODE_NOT_FOUND",
     );
     expectKnownError(await api.post(`/team-invitations/${id}/accept`, other.as), 400, "SCHEMA_ERROR");
-    expect(
-      (await api.post(`/team-invitations/${id}/accept?user_id=${other.user.id}`, unverified.as)).status,
-    ).toBe(403);
+    expectKnownError(
+      await api.post(`/team-invitations/${id}/accept?user_id=${other.user.id}`, unverified.as),
+      400,
+      "CANNOT_GET_OWN_USER_WITHOUT_USER",
+    );
 
     // A server may accept on behalf of a user, still only for that user's verified emails.
     const invitee = await api.user({ primaryEmail: freshEmail(), primaryEmailVerified: true });
     expectKnownError(
       await api.post(`/team-invitations/${id}/accept?user_id=${invitee.user.id}`, "server"),
-      403,
-      "TEAM_INVITATION_EMAIL_MISMATCH",
+      404,
+      "VERIFICATION_CODE_NOT_FOUND",
     );
     expectKnownError(
       await api.post(`/team-invitations/${id}/accept?user_id=${UNKNOWN_ID}`, "server"),
@@ -197,8 +243,8 @@ describe("POST /team-invitations/:id/accept", () => {
       .where(eq(teamInvitations.id, id));
     expectKnownError(
       await api.post(`/team-invitations/${id}/accept?user_id=me`, owner.as),
-      400,
-      "VERIFICATION_CODE_EXPIRED",
+      404,
+      "VERIFICATION_CODE_NOT_FOUND",
     );
     expectKnownError(
       await api.post("/team-invitations/accept", owner.as, { code }),

@@ -11,7 +11,7 @@ import { consumeRateLimit, rateLimitScope } from "../../rate-limit/limiter.ts";
 import { RATE_LIMITS } from "../../rate-limit/rules.ts";
 import { sendBuiltInEmail } from "../emails/built-in.ts";
 import { consumeVerificationCode } from "../verification-codes/service.ts";
-import { requireClientTeamPermission, requireUserInProject, teamForCaller } from "./access.ts";
+import { requireUserInProject, teamForMemberWith } from "./access.ts";
 import {
   createInvitation,
   findInvitation,
@@ -30,11 +30,20 @@ const all = ["client", "server", "admin"] as const;
 /** PROTOCOL.md §4.3: a code is exactly 45 characters, anything else is a SCHEMA_ERROR. */
 const codeBody = z.strictObject({ code: z.string().length(45) });
 
-/** Clients manage a team's invitations as a member holding `$invite_members`; servers may for any team. */
-async function teamForInviting(db: Database, auth: RequestAuth, teamId: string) {
-  const team = await teamForCaller(db, auth, teamId);
-  await requireClientTeamPermission(db, auth, teamId, "$invite_members");
-  return team;
+/** The user a code route acts for: signed in (USER_AUTHENTICATION_REQUIRED) and not restricted. */
+async function unrestrictedUser(db: Database, auth: RequestAuth) {
+  const user = requireUser(auth);
+  await refuseRestrictedUser(db, user, auth.config);
+  return user;
+}
+
+/** `user_id` of a client's invitation route: only its own user, anyone else being "no own user" (§8.1). */
+function invitedUserId(auth: RequestAuth, value: string): string {
+  if (auth.accessType !== "client") return resolveUserId(auth, value);
+  if (!auth.user || (value !== "me" && value !== auth.user.id)) {
+    throw knownError("CANNOT_GET_OWN_USER_WITHOUT_USER");
+  }
+  return auth.user.id;
 }
 
 /** Checks an emailed code, counting the attempt; `peek` leaves it usable. */
@@ -67,7 +76,7 @@ export const invitationRoutes = [
     },
     response: { body: z.object({ success: z.literal(true), id: z.string() }) },
     handler: async ({ deps, auth, body, clientIp }) => {
-      const team = await teamForInviting(deps.db, auth, body.team_id);
+      const team = await teamForMemberWith(deps.db, auth, body.team_id, ["$invite_members"]);
       if (!isUrlTrustedByProject(auth.config, body.callback_url))
         throw knownError("REDIRECT_URL_NOT_WHITELISTED");
       const email = normalizeEmail(body.email);
@@ -115,6 +124,7 @@ export const invitationRoutes = [
     request: { body: codeBody },
     response: { body: z.object({ team_id: z.string(), team_display_name: z.string() }) },
     handler: async ({ deps, auth, body, clientIp }) => {
+      await unrestrictedUser(deps.db, auth);
       const data = await checkInvitationCode(deps, auth, clientIp, body.code, true);
       const team = await findTeam(deps.db, auth.project.id, data.team_id);
       if (!team) throw knownError("TEAM_NOT_FOUND", { team_id: data.team_id });
@@ -131,8 +141,7 @@ export const invitationRoutes = [
     response: { body: z.object({}) },
     handler: async ({ deps, auth, body, clientIp }) => {
       // Checked before the code so that a signed-out or restricted attempt does not use it up.
-      const user = requireUser(auth);
-      await refuseRestrictedUser(deps.db, user, auth.config);
+      const user = await unrestrictedUser(deps.db, auth);
       const data = await checkInvitationCode(deps, auth, clientIp, body.code, false);
       await joinInvitedTeam(deps.db, {
         projectId: auth.project.id,
@@ -153,17 +162,22 @@ export const invitationRoutes = [
     request: { query: z.strictObject({ team_id: z.string().optional(), user_id: z.string().optional() }) },
     response: { body: listOf(teamInvitationSchema) },
     handler: async ({ deps, auth, query }) => {
-      if ((query.team_id === undefined) === (query.user_id === undefined)) {
-        throw new StatusError(400, "Exactly one of team_id and user_id must be given.");
+      if (query.team_id !== undefined && query.user_id !== undefined) {
+        throw new StatusError(400, "Cannot specify both team_id and user_id");
+      }
+      if (query.team_id === undefined && query.user_id === undefined) {
+        throw new StatusError(400, "Must specify either team_id or user_id");
       }
       let rows: Awaited<ReturnType<typeof listOpenInvitations>>;
       if (query.team_id !== undefined) {
-        // Reading a team's invitations is reading its members-to-be: the reference asks for $read_members.
-        const team = await teamForCaller(deps.db, auth, query.team_id);
-        await requireClientTeamPermission(deps.db, auth, team.id, "$read_members");
+        // The list shows who is about to join and lets one revoke: reading members and inviting, both.
+        const team = await teamForMemberWith(deps.db, auth, query.team_id, [
+          "$read_members",
+          "$invite_members",
+        ]);
         rows = await listOpenInvitations(deps.db, auth.project.id, { teamId: team.id });
       } else {
-        const userId = resolveUserId(auth, query.user_id!);
+        const userId = invitedUserId(auth, query.user_id!);
         const user = await requireUserInProject(deps.db, auth, userId);
         const emails = await verifiedEmailsOf(deps.db, auth.project.id, user.id);
         rows = await listOpenInvitations(deps.db, auth.project.id, { emails });
@@ -175,16 +189,19 @@ export const invitationRoutes = [
   defineRoute({
     method: "DELETE",
     path: "/team-invitations/:id",
-    summary: "Revoke an invitation of a team (clients need $invite_members)",
+    summary: "Revoke an invitation of a team (clients need $remove_members)",
     tags,
     access: all,
     request: {
       params: z.strictObject({ id: z.string() }),
-      query: z.strictObject({ team_id: z.string() }),
+      query: z.strictObject({ team_id: z.string().optional() }),
     },
     response: { body: success },
     handler: async ({ deps, auth, params, query }) => {
-      const team = await teamForInviting(deps.db, auth, query.team_id);
+      if (query.team_id === undefined) {
+        throw new StatusError(400, "team_id is required for deleting a team invitation");
+      }
+      const team = await teamForMemberWith(deps.db, auth, query.team_id, ["$remove_members"]);
       if (!(await revokeInvitation(deps.db, auth.project.id, team.id, params.id))) {
         throw knownError("VERIFICATION_CODE_NOT_FOUND");
       }
@@ -203,14 +220,15 @@ export const invitationRoutes = [
     },
     response: { body: z.object({}) },
     handler: async ({ deps, auth, params, query }) => {
-      const user = await requireUserInProject(deps.db, auth, resolveUserId(auth, query.user_id));
+      const user = await requireUserInProject(deps.db, auth, invitedUserId(auth, query.user_id));
+      if (auth.accessType === "client") await refuseRestrictedUser(deps.db, user, auth.config);
+      // Unknown, used, expired or addressed to someone else: one answer, so that ids cannot be probed.
       const found = await findInvitation(deps.db, auth.project.id, params.id);
-      if (!found) throw knownError("VERIFICATION_CODE_NOT_FOUND");
-      const { invitation } = found;
-      if (invitation.expiresAt.getTime() <= Date.now()) throw knownError("VERIFICATION_CODE_EXPIRED");
+      const invitation = found?.invitation;
+      if (!invitation || invitation.expiresAt.getTime() <= Date.now())
+        throw knownError("VERIFICATION_CODE_NOT_FOUND");
       const emails = await verifiedEmailsOf(deps.db, auth.project.id, user.id);
-      if (!emails.includes(invitation.recipientEmail)) throw knownError("TEAM_INVITATION_EMAIL_MISMATCH");
-      await refuseRestrictedUser(deps.db, user, auth.config);
+      if (!emails.includes(invitation.recipientEmail)) throw knownError("VERIFICATION_CODE_NOT_FOUND");
       await useInvitationCode(deps.db, invitation);
       await joinInvitedTeam(deps.db, {
         projectId: auth.project.id,

@@ -64,7 +64,15 @@ describe("POST /team-invitations/send-code", () => {
     ]) {
       expectKnownError(await api.post("/team-invitations/send-code", ada.as, bad), 400, "SCHEMA_ERROR");
     }
-    expectKnownError(await api.post("/team-invitations/send-code", eve.as, body), 404, "TEAM_NOT_FOUND");
+    expectKnownError(
+      await api.post("/team-invitations/send-code", eve.as, body),
+      404,
+      "TEAM_MEMBERSHIP_NOT_FOUND",
+      {
+        team_id: team.id,
+        user_id: eve.user.id,
+      },
+    );
     seamState.denied.add("$invite_members");
     expectKnownError(
       await api.post("/team-invitations/send-code", ada.as, body),

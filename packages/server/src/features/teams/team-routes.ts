@@ -4,7 +4,7 @@ import type { ServerEnv } from "../../env.ts";
 import { serverProfileImageField } from "../../fields/images.ts";
 import { metadataField } from "../../fields/metadata.ts";
 import { storableText } from "../../fields/text.ts";
-import { requireUser } from "../../http/current-user.ts";
+import { ownListRefusal, ownListUserId, requireUser } from "../../http/current-user.ts";
 import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { storedImageUrl } from "../images/stored-image.ts";
@@ -91,20 +91,9 @@ export const teamCrudRoutes = [
     request: { query: listTeamsQuery },
     response: { body: { client: teamList(clientTeamSchema), server: teamList(serverTeamSchema) } },
     handler: async ({ deps, auth, query }) => {
-      let userId: string | undefined;
-      if (auth.accessType === "client") {
-        if (query.user_id === undefined) {
-          throw new StatusError(400, "Clients must list teams with user_id=me.");
-        }
-        userId = userIdFromParam(auth, query.user_id);
-        if (userId !== requireUser(auth).id) {
-          throw new StatusError(
-            403,
-            "Client access can only list the teams of the signed-in user (user_id=me).",
-          );
-        }
-      } else if (query.user_id !== undefined) {
-        userId = (await requireUserInProject(deps.db, auth, userIdFromParam(auth, query.user_id))).id;
+      let userId = ownListUserId(auth, query.user_id, ownListRefusal("teams"));
+      if (auth.accessType !== "client" && userId !== undefined) {
+        userId = (await requireUserInProject(deps.db, auth, userId)).id;
       }
       const { rows, nextCursor } = await listTeams(deps.db, auth.project.id, {
         ...(userId !== undefined ? { userId } : {}),

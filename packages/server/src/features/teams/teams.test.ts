@@ -181,7 +181,7 @@ describe("GET /teams", () => {
     const bobsList = await api.get(`/teams?user_id=${bob.user.id}`, bob.as);
     expect(bobsList.body.items.map((t: { id: string }) => t.id)).toEqual([shared.id, bobs.id]);
 
-    expect((await api.get("/teams", ada.as)).status).toBe(400);
+    expect((await api.get("/teams", ada.as)).status).toBe(403);
     expect((await api.get(`/teams?user_id=${bob.user.id}`, ada.as)).status).toBe(403);
     expectKnownError(
       await api.get("/teams?user_id=me", "client-anonymous"),

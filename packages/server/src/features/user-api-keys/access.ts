@@ -1,6 +1,7 @@
 /**
- * Who may manage which API keys. Servers and admins manage any key of the project. A client manages its own user's
- * keys, and a team's keys when it holds `$manage_api_keys` in that team (directly or through containment).
+ * Who may manage which API keys (PROTOCOL-EXTRA.md §8.5). Servers and admins manage any key of the project. A client
+ * manages its own user's keys (anyone else's: a plain 403), and a team's keys when it holds `$manage_api_keys` in
+ * that team, directly or through containment (else the key, or the team's keys, are "not found").
  */
 import { knownError } from "@gatehouse/shared";
 import { and, eq } from "drizzle-orm";
@@ -21,13 +22,24 @@ export function requireEnabled(auth: RequestAuth, type: UserOrTeamApiKeyType): v
   if (!auth.config.apiKeys.enabled[type]) {
     throw new StatusError(
       400,
-      `${type === "user" ? "User" : "Team"} API keys are not enabled for this project (apiKeys.enabled.${type}).`,
+      `${type === "user" ? "User" : "Team"} API keys are not enabled for this project.`,
     );
   }
 }
 
 export function apiKeyNotFound(): never {
   throw knownError("API_KEY_NOT_FOUND");
+}
+
+function refuseOthersKeys(): never {
+  throw new StatusError(403, "Client can only manage their own api keys");
+}
+
+/** A client's user, who must be the one named (`me` or its own id). */
+function clientOwnUserId(auth: RequestAuth, named: string): string {
+  if (named === "me") return resolveUserId(auth, named);
+  if (named !== requireUser(auth).id) refuseOthersKeys();
+  return named;
 }
 
 function clientManagesTeamKeys(db: Database, auth: RequestAuth, userId: string, teamId: string) {
@@ -48,7 +60,10 @@ export async function authorizeOwner(
   input: { userId?: string; teamId?: string },
 ): Promise<ApiKeyOwner> {
   if (type === "user") {
-    const userId = resolveUserId(auth, input.userId!);
+    const userId =
+      auth.accessType === "client"
+        ? clientOwnUserId(auth, input.userId!)
+        : resolveUserId(auth, input.userId!);
     if (auth.accessType !== "client" && !(await findUser(db, auth.project.id, userId))) {
       throw knownError("USER_NOT_FOUND");
     }
@@ -58,13 +73,7 @@ export async function authorizeOwner(
   if (auth.accessType === "client") {
     const user = requireUser(auth);
     // Non-members and members without the permission get the same answer, so membership is not revealed.
-    if (!(await clientManagesTeamKeys(db, auth, user.id, teamId))) {
-      throw knownError("TEAM_PERMISSION_REQUIRED", {
-        team_id: teamId,
-        user_id: user.id,
-        permission_id: MANAGE_API_KEYS_PERMISSION,
-      });
-    }
+    if (!(await clientManagesTeamKeys(db, auth, user.id, teamId))) apiKeyNotFound();
     return { type, teamId };
   }
   const [team] = await db
@@ -77,8 +86,9 @@ export async function authorizeOwner(
 }
 
 /**
- * For reading or changing one key: a client that may not manage it is told it does not exist, and so is anyone
- * naming an owner (`user_id` / `team_id` in the query) that is not the key's.
+ * For reading or changing one key: another user's key is a client's plain 403, a team key it may not manage does
+ * not exist for it, and neither does a key for anyone naming an owner (`user_id` / `team_id` in the query) that is
+ * not the key's.
  */
 export async function authorizeKey(
   db: Database,
@@ -86,19 +96,18 @@ export async function authorizeKey(
   row: UserTeamApiKeyRow,
   named: { user_id?: string | undefined; team_id?: string | undefined },
 ): Promise<void> {
+  // A client is told first whether the key is its to touch, whatever owner the query names.
+  if (auth.accessType === "client") {
+    const user = requireUser(auth);
+    if (row.type === "user" && row.userId !== user.id) refuseOthersKeys();
+    if (row.type === "team" && !(await clientManagesTeamKeys(db, auth, user.id, row.teamId!)))
+      apiKeyNotFound();
+  }
   if (named.user_id !== undefined) {
     const userId = named.user_id === "me" ? auth.user?.id : named.user_id;
     if (userId !== row.userId) apiKeyNotFound();
   }
   if (named.team_id !== undefined && named.team_id !== row.teamId) apiKeyNotFound();
-  if (auth.accessType !== "client") return;
-  const user = requireUser(auth);
-  if (
-    row.type === "user" ? row.userId === user.id : await clientManagesTeamKeys(db, auth, user.id, row.teamId!)
-  ) {
-    return;
-  }
-  apiKeyNotFound();
 }
 
 export function toView(row: UserTeamApiKeyRow) {

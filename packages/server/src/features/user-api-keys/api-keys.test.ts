@@ -151,11 +151,8 @@ describe("user API keys", () => {
     expect((await createUserKey(me.client, other.user.id)).status).toBe(403);
     expect((await get(`/user-api-keys?user_id=${other.user.id}`, me.client)).status).toBe(403);
     const read = await get(`/user-api-keys/${theirs.body.id}`, me.client);
-    expect(read.status).toBe(404);
-    expect(read.body.code).toBe("API_KEY_NOT_FOUND");
-    expect((await patch(`/user-api-keys/${theirs.body.id}`, me.client, { revoked: true })).body.code).toBe(
-      "API_KEY_NOT_FOUND",
-    );
+    expect(read.status).toBe(403);
+    expect((await patch(`/user-api-keys/${theirs.body.id}`, me.client, { revoked: true })).status).toBe(403);
 
     const anonymous = project.headers("client");
     expect((await createUserKey(anonymous)).body.code).toBe("CANNOT_GET_OWN_USER_WITHOUT_USER");
@@ -310,14 +307,9 @@ describe("team API keys", () => {
 
     for (const { client, user } of [member, outsider]) {
       const create = await createTeamKey(client, teamId);
-      expect(create.status).toBe(401);
-      expect(create.body).toMatchObject({
-        code: "TEAM_PERMISSION_REQUIRED",
-        details: { team_id: teamId, user_id: user.id, permission_id: "$manage_api_keys" },
-      });
-      expect((await get(`/team-api-keys?team_id=${teamId}`, client)).body.code).toBe(
-        "TEAM_PERMISSION_REQUIRED",
-      );
+      expect(create.status, user.id).toBe(404);
+      expect(create.body.code).toBe("API_KEY_NOT_FOUND");
+      expect((await get(`/team-api-keys?team_id=${teamId}`, client)).body.code).toBe("API_KEY_NOT_FOUND");
       expect((await get(`/team-api-keys/${key.body.id}`, client)).body.code).toBe("API_KEY_NOT_FOUND");
     }
   });

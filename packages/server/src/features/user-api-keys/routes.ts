@@ -1,3 +1,4 @@
+import { knownError } from "@gatehouse/shared";
 import { z } from "zod";
 import type { UserOrTeamApiKeyType } from "../../crypto/index.ts";
 import { storableText } from "../../fields/text.ts";
@@ -93,10 +94,19 @@ function apiKeyRoutes(type: UserOrTeamApiKeyType): AnyRoute[] {
       summary: `List the ${type}'s API keys (last four characters only)`,
       tags,
       access: ["client", "server", "admin"],
-      request: { query: z.strictObject(ownerFields(type)) },
+      // A missing user_id is answered after the feature switch, with the reference's own text (§8.5).
+      request: {
+        query: z.strictObject({
+          user_id: type === "user" ? userIdOrMe.optional() : z.unknown().optional(),
+          team_id: type === "team" ? z.uuid() : z.unknown().optional(),
+        }),
+      },
       response: { body: z.object({ items: z.array(read), is_paginated: z.literal(false) }) },
       handler: async ({ deps, auth, query }) => {
         requireEnabled(auth, type);
+        if (type === "user" && query.user_id === undefined) {
+          throw knownError("SCHEMA_ERROR", { message: "user_id is required for user API keys" });
+        }
         refuseBothOwners(query);
         const owner = await authorizeOwner(deps.db, auth, type, ownerInput(type, query));
         const rows = await listApiKeys(deps.db, auth.project.id, owner);
