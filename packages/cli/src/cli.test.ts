@@ -193,9 +193,9 @@ describe("gatehouse config", () => {
   it("round-trips pull, edit, diff, push, pull with a typed gatehouse.config.ts", async () => {
     const projectId = json((await owner.run(["projects", "create", "Config", "--json"])).stdout).id as string;
     const repo = tempDir("config-repo");
-    // OAuth credentials belong to the environment level: the server refuses them at the branch level.
+    // OAuth credentials belong to the environment level (the default): the server refuses them at the branch level.
     const run = (args: string[], env: Record<string, string> = {}) =>
-      owner.run([...args, "--project", projectId, "--level", "environment"], { cwd: repo, env });
+      owner.run([...args, "--project", projectId], { cwd: repo, env });
 
     expect((await run(["config", "pull", "--file", "gatehouse.config.ts"])).code).toBe(0);
     const file = join(repo, "gatehouse.config.ts");

@@ -84,7 +84,13 @@ export function registerConfigCommands(program: Command): void {
         '{ "$env": "NAME" } and read from the environment by push; a secret in the file is refused.',
     );
   const fileOption = ["--file <path>", "the config file (default gatehouse.config.ts, else .json)"] as const;
-  const levelOption = ["--level <level>", "the override level: branch or environment", "branch"] as const;
+  // The dashboard writes the environment level, and only it may hold domains, the email server and OAuth
+  // credentials (the branch level refuses them), so that is what a config file usually means.
+  const levelOption = [
+    "--level <level>",
+    "the override level: environment or branch",
+    "environment",
+  ] as const;
 
   config
     .command("pull")
