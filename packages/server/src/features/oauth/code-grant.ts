@@ -3,7 +3,9 @@
  * (`grant_type=authorization_code`, PROTOCOL.md §4.6): redirect URI and PKCE checked, then the sign-in completes
  * through `completeSignIn`, so users with MFA get MULTI_FACTOR_AUTHENTICATION_REQUIRED here.
  */
+
 import { createHash } from "node:crypto";
+import type { WireOAuthTokenResponse } from "@gatehouse/shared";
 import { knownError } from "@gatehouse/shared";
 import { and, eq, isNull, lt } from "drizzle-orm";
 import { constantTimeEqual, randomHex, sha256Hex } from "../../crypto/index.ts";
@@ -127,5 +129,5 @@ export const authorizationCodeGrant: GrantHandler = async ({
     newUser: result.is_new_user,
     afterCallbackRedirectUrl: row.afterCallbackRedirectUrl,
     after_callback_redirect_url: row.afterCallbackRedirectUrl,
-  };
+  } satisfies WireOAuthTokenResponse;
 };

@@ -2,6 +2,7 @@
  * Who may manage which API keys. Servers and admins manage any key of the project. A client manages its own user's
  * keys, and a team's keys when it holds `$manage_api_keys` in that team (directly or through containment).
  */
+import type { WireApiKey } from "@gatehouse/shared";
 import { knownError } from "@gatehouse/shared";
 import { and, eq } from "drizzle-orm";
 import type { UserOrTeamApiKeyType } from "../../crypto/index.ts";
@@ -101,8 +102,8 @@ export async function authorizeKey(
   apiKeyNotFound();
 }
 
-export function toView(row: UserTeamApiKeyRow) {
-  return {
+export function toView(row: UserTeamApiKeyRow): WireApiKey {
+  const fields = {
     id: row.id,
     description: row.description,
     ...(row.expiresAt ? { expires_at_millis: row.expiresAt.getTime() } : {}),
@@ -110,7 +111,8 @@ export function toView(row: UserTeamApiKeyRow) {
     created_at_millis: row.createdAt.getTime(),
     is_public: row.isPublic,
     value: { last_four: row.lastFour },
-    type: row.type,
-    ...(row.type === "user" ? { user_id: row.userId! } : { team_id: row.teamId! }),
   };
+  return row.type === "user"
+    ? { ...fields, type: "user", user_id: row.userId! }
+    : { ...fields, type: "team", team_id: row.teamId! };
 }
