@@ -1,2 +1,3 @@
 export * from "./domains/index.ts";
 export * from "./known-errors/index.ts";
+export type * from "./wire/index.ts";

@@ -3,6 +3,16 @@
  * message stream), thread storage, saved conversations, and the config changes the model proposed, which only
  * `applyAiProposal` (the owner's click) applies.
  */
+import type {
+  WireAiAnswer,
+  WireAiConversation,
+  WireAiConversationCreated,
+  WireAiConversationList,
+  WireAiProposal,
+  WireAiStatus,
+  WireAiThread,
+  WireItems,
+} from "@gatehouse/shared";
 import { call, type Scope, seg, withQuery } from "../objects/scope.ts";
 
 export type AiChatMessage = { role: "user" | "assistant"; content: unknown };
@@ -57,16 +67,7 @@ export type AiConfigProposal = {
   decidedAt: Date | null;
 };
 
-type ProposalWire = {
-  id: string;
-  status: AiConfigProposal["status"];
-  summary: string;
-  diff: AiConfigProposal["diff"];
-  created_at_millis: number;
-  decided_at_millis: number | null;
-};
-
-function proposalFromJson(json: ProposalWire): AiConfigProposal {
+function proposalFromJson(json: WireAiProposal): AiConfigProposal {
   return {
     id: json.id,
     status: json.status,
@@ -115,7 +116,7 @@ export function aiMethods(scope: Scope) {
   return {
     /** Whether the server has a model (`GATEHOUSE_AI_*`), and this owner's usage over 30 days. */
     async getAiStatus(): Promise<AiStatus> {
-      const json = await call(scope, "/internal/ai-status");
+      const json = await call<WireAiStatus>(scope, "/internal/ai-status");
       return {
         configured: json.configured,
         model: json.model,
@@ -129,7 +130,10 @@ export function aiMethods(scope: Scope) {
     },
     /** The whole answer at once: text blocks and tool calls with their results. */
     async askAi(options: AiQueryOptions): Promise<{ content: AiContentBlock[]; finalText: string }> {
-      const json = await call(scope, "/ai/query/generate", { method: "POST", body: queryBody(options) });
+      const json = await call<WireAiAnswer>(scope, "/ai/query/generate", {
+        method: "POST",
+        body: queryBody(options),
+      });
       return { content: json.content, finalText: json.finalText };
     },
     /** The answer as it is written: the AI SDK's UI message stream chunks. */
@@ -143,14 +147,14 @@ export function aiMethods(scope: Scope) {
       return readUiMessageStream(response);
     },
     async getAiThread(threadId: string): Promise<unknown[]> {
-      return (await call(scope, `/internal/ai-chat/${seg(threadId)}`)).messages;
+      return (await call<WireAiThread>(scope, `/internal/ai-chat/${seg(threadId)}`)).messages;
     },
     async appendAiThreadMessage(threadId: string, message: unknown): Promise<void> {
       await call(scope, `/internal/ai-chat/${seg(threadId)}`, { method: "PATCH", body: { message } });
     },
     async listAiConversations(): Promise<AiConversationSummary[]> {
-      const json = await call(scope, withQuery("/internal/ai-conversations", {}));
-      return json.conversations.map((c: { id: string; title: string; updatedAt: string }) => ({
+      const json = await call<WireAiConversationList>(scope, withQuery("/internal/ai-conversations", {}));
+      return json.conversations.map((c) => ({
         id: c.id,
         title: c.title,
         updatedAt: new Date(c.updatedAt),
@@ -160,12 +164,16 @@ export function aiMethods(scope: Scope) {
       title: string;
       messages: AiChatMessage[];
     }): Promise<{ id: string }> {
-      const json = await call(scope, "/internal/ai-conversations", { method: "POST", body: options });
+      const json = await call<WireAiConversationCreated>(scope, "/internal/ai-conversations", {
+        method: "POST",
+        body: options,
+      });
       return { id: json.id };
     },
     async getAiConversation(id: string): Promise<AiConversation> {
-      const json = await call(scope, `/internal/ai-conversations/${seg(id)}`);
-      return { id: json.id, title: json.title, messages: json.messages };
+      const json = await call<WireAiConversation>(scope, `/internal/ai-conversations/${seg(id)}`);
+      // Stored from the save request, whose schema takes only user and assistant messages.
+      return { id: json.id, title: json.title, messages: json.messages as AiConversation["messages"] };
     },
     async renameAiConversation(id: string, title: string): Promise<void> {
       await call(scope, `/internal/ai-conversations/${seg(id)}`, { method: "PATCH", body: { title } });
@@ -183,20 +191,28 @@ export function aiMethods(scope: Scope) {
       await call(scope, `/internal/ai-conversations/${seg(id)}`, { method: "DELETE" });
     },
     async listAiProposals(): Promise<AiConfigProposal[]> {
-      return (await call(scope, "/internal/ai-proposals")).items.map(proposalFromJson);
+      return (await call<WireItems<WireAiProposal>>(scope, "/internal/ai-proposals")).items.map(
+        proposalFromJson,
+      );
     },
     async getAiProposal(id: string): Promise<AiConfigProposal> {
-      return proposalFromJson(await call(scope, `/internal/ai-proposals/${seg(id)}`));
+      return proposalFromJson(await call<WireAiProposal>(scope, `/internal/ai-proposals/${seg(id)}`));
     },
     /** The owner's confirmation: applies the proposed change (a 409 if the config changed since). */
     async applyAiProposal(id: string): Promise<AiConfigProposal> {
       return proposalFromJson(
-        await call(scope, `/internal/ai-proposals/${seg(id)}/apply`, { method: "POST", body: {} }),
+        await call<WireAiProposal>(scope, `/internal/ai-proposals/${seg(id)}/apply`, {
+          method: "POST",
+          body: {},
+        }),
       );
     },
     async discardAiProposal(id: string): Promise<AiConfigProposal> {
       return proposalFromJson(
-        await call(scope, `/internal/ai-proposals/${seg(id)}/discard`, { method: "POST", body: {} }),
+        await call<WireAiProposal>(scope, `/internal/ai-proposals/${seg(id)}/discard`, {
+          method: "POST",
+          body: {},
+        }),
       );
     },
   };

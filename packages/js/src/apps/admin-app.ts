@@ -1,3 +1,10 @@
+import type {
+  WireAdminProject,
+  WireInternalApiKey,
+  WireList,
+  WireSentEmail,
+  WireTestEmailResult,
+} from "@gatehouse/shared";
 import type { AccessType } from "../http/api-client.ts";
 import {
   createInternalApiKey,
@@ -12,7 +19,6 @@ import { type AdminProject, adminProjectFromJson } from "../objects/projects.ts"
 import { call, type Scope } from "../objects/scope.ts";
 import type { Session } from "../session/session.ts";
 import { Result } from "../utils/result.ts";
-import type { Wire } from "../utils/wire.ts";
 import { aiMethods } from "./admin-ai.ts";
 import { adminCustomerMethods } from "./admin-customers.ts";
 import { emailDraftMethods } from "./admin-email-drafts.ts";
@@ -81,14 +87,17 @@ export class GatehouseAdminApp extends GatehouseServerApp {
   override getProject(): Promise<AdminProject> {
     return this.ctx
       .cache("adminProject", async () =>
-        adminProjectFromJson(this.adminScope, await call(this.adminScope, "/internal/projects/current")),
+        adminProjectFromJson(
+          this.adminScope,
+          await call<WireAdminProject>(this.adminScope, "/internal/projects/current"),
+        ),
       )
       .get([]);
   }
 
   async listInternalApiKeys(): Promise<InternalApiKey[]> {
-    const result = await call(this.adminScope, "/internal/api-keys");
-    return (result.items as Wire[]).map((item) => internalApiKeyFromJson(this.adminScope, item));
+    const result = await call<WireList<WireInternalApiKey>>(this.adminScope, "/internal/api-keys");
+    return result.items.map((item) => internalApiKeyFromJson(this.adminScope, item));
   }
 
   createInternalApiKey(options: InternalApiKeyCreateOptions): Promise<InternalApiKeyFirstView> {
@@ -97,8 +106,8 @@ export class GatehouseAdminApp extends GatehouseServerApp {
 
   /** Emails the project sent (its outbox), newest first. */
   async listSentEmails(): Promise<AdminSentEmail[]> {
-    const result = await call(this.adminScope, "/internal/emails");
-    return (result.items as Wire[]).map((item) => ({
+    const result = await call<WireList<WireSentEmail>>(this.adminScope, "/internal/emails");
+    return result.items.map((item) => ({
       id: item.id,
       to: Array.isArray(item.to) ? item.to : [item.to].filter(Boolean),
       subject: item.subject,
@@ -121,7 +130,7 @@ export class GatehouseAdminApp extends GatehouseServerApp {
     emailConfig: EmailServerConfig;
   }): Promise<Result<undefined, { errorMessage: string }>> {
     const { emailConfig } = options;
-    const result = await call(this.adminScope, "/internal/send-test-email", {
+    const result = await call<WireTestEmailResult>(this.adminScope, "/internal/send-test-email", {
       method: "POST",
       body: {
         recipient_email: options.recipientEmail,
@@ -267,3 +276,10 @@ export function ownedProjectAdminApp(
 
 // Whoever loaded this module can list owned projects without the package entry's import() (see owned-projects.ts).
 provideOwnedProjectAdminApp(ownedProjectAdminApp);
+
+declare module "../objects/owned-projects.ts" {
+  /** An owned project's `app` is this module's admin app. */
+  interface OwnedProjectAppType {
+    app: GatehouseAdminApp;
+  }
+}

@@ -5,8 +5,15 @@
  * later name) and `activateEmailCapacityBoost`. Gatehouse extension: `getEmailDraft`. A draft is sent with
  * `sendEmail({ draftId, ... })`.
  */
+
+import type {
+  WireCapacityBoost,
+  WireCreatedId,
+  WireEmailDeliveryInfo,
+  WireEmailDraft,
+  WireEmailDraftList,
+} from "@gatehouse/shared";
 import { call, dateOrNull, type Scope, seg } from "../objects/scope.ts";
-import type { Wire } from "../utils/wire.ts";
 
 export type AdminEmailDraft = {
   id: string;
@@ -29,22 +36,10 @@ export type EmailDraftCreateOptions = {
 /** As on the wire, leaving `themeId` out sets the draft back to the project's selected theme. */
 export type EmailDraftUpdateOptions = Partial<EmailDraftCreateOptions>;
 
-type WindowStats = { sent: number; bounced: number; marked_as_spam: number };
-
 /** The wire's shape, as the reference SDK returns it (snake_case). */
-export type EmailDeliveryInfo = {
-  stats: { hour: WindowStats; day: WindowStats; week: WindowStats; month: WindowStats };
-  capacity: {
-    rate_per_second: number;
-    boost_multiplier: number;
-    penalty_factor: number;
-    is_boost_active: boolean;
-    /** ISO time, or null without a running boost. */
-    boost_expires_at: string | null;
-  };
-};
+export type EmailDeliveryInfo = WireEmailDeliveryInfo;
 
-function draftFromWire(item: Wire): AdminEmailDraft {
+function draftFromWire(item: WireEmailDraft): AdminEmailDraft {
   return {
     id: item.id,
     displayName: item.display_name,
@@ -67,16 +62,16 @@ export function emailDraftMethods(scope: Scope) {
   return {
     /** Most recently edited first. */
     async listEmailDrafts(): Promise<AdminEmailDraft[]> {
-      const result = await call(scope, "/internal/email-drafts");
-      return (result.drafts as Wire[]).map(draftFromWire);
+      const result = await call<WireEmailDraftList>(scope, "/internal/email-drafts");
+      return result.drafts.map(draftFromWire);
     },
 
     async getEmailDraft(id: string): Promise<AdminEmailDraft> {
-      return draftFromWire(await call(scope, `/internal/email-drafts/${seg(id)}`));
+      return draftFromWire(await call<WireEmailDraft>(scope, `/internal/email-drafts/${seg(id)}`));
     },
 
     async createEmailDraft(options: EmailDraftCreateOptions): Promise<{ id: string }> {
-      const result = await call(scope, "/internal/email-drafts", {
+      const result = await call<WireCreatedId>(scope, "/internal/email-drafts", {
         method: "POST",
         body: draftBody(options),
       });
@@ -96,7 +91,7 @@ export function emailDraftMethods(scope: Scope) {
 /** Delivery info and boosts, bound to a server or admin scope. */
 export function emailCapacityMethods(scope: Scope) {
   const getEmailDeliveryInfo = async (): Promise<EmailDeliveryInfo> =>
-    (await call(scope, "/emails/delivery-info")) as EmailDeliveryInfo;
+    call<WireEmailDeliveryInfo>(scope, "/emails/delivery-info");
   return {
     getEmailDeliveryInfo,
     getEmailDeliveryStats: getEmailDeliveryInfo,
@@ -106,7 +101,7 @@ export function emailCapacityMethods(scope: Scope) {
      * EMAIL_CAPACITY_BOOST_ALREADY_ACTIVE (with the running boost's end).
      */
     async activateEmailCapacityBoost(): Promise<{ expiresAt: Date }> {
-      const result = await call(scope, "/emails/capacity-boost", { method: "POST" });
+      const result = await call<WireCapacityBoost>(scope, "/emails/capacity-boost", { method: "POST" });
       return { expiresAt: new Date(result.expires_at) };
     },
   };

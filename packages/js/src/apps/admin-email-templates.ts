@@ -4,8 +4,18 @@
  * (restore a built-in's shipped source) and `renderEmailPreview` (the subject and category with the HTML, and
  * preview variables).
  */
+
+import type {
+  WireCreatedId,
+  WireEmailTemplate,
+  WireEmailTemplateList,
+  WireEmailTemplateSaved,
+  WireEmailTheme,
+  WireEmailThemeList,
+  WireRenderedEmail,
+  WireTestEmailQueued,
+} from "@gatehouse/shared";
 import { call, type Scope, seg } from "../objects/scope.ts";
-import type { Wire } from "../utils/wire.ts";
 
 /** A template's theme: a theme id, `false` for no theme, `null` for the project's selected theme. */
 export type EmailThemeChoice = string | false | null;
@@ -40,7 +50,7 @@ export type EmailPreview = {
   notificationCategory?: string;
 };
 
-function templateFromWire(item: Wire): AdminEmailTemplate {
+function templateFromWire(item: WireEmailTemplate): AdminEmailTemplate {
   return {
     id: item.id,
     displayName: item.display_name,
@@ -63,13 +73,13 @@ function previewBody(options: EmailPreviewOptions): Record<string, unknown> {
 export function emailTemplateMethods(scope: Scope) {
   return {
     async listEmailThemes(): Promise<AdminEmailTheme[]> {
-      const result = await call(scope, "/internal/email-themes");
-      return (result.themes as Wire[]).map((theme) => ({ id: theme.id, displayName: theme.display_name }));
+      const result = await call<WireEmailThemeList>(scope, "/internal/email-themes");
+      return result.themes.map((theme) => ({ id: theme.id, displayName: theme.display_name }));
     },
 
     /** A new theme, starting from the Default Light source. */
     async createEmailTheme(displayName: string): Promise<{ id: string }> {
-      const result = await call(scope, "/internal/email-themes", {
+      const result = await call<WireCreatedId>(scope, "/internal/email-themes", {
         method: "POST",
         body: { display_name: displayName },
       });
@@ -77,7 +87,7 @@ export function emailTemplateMethods(scope: Scope) {
     },
 
     async getEmailTheme(id: string): Promise<AdminEmailThemeWithSource> {
-      const result = await call(scope, `/internal/email-themes/${seg(id)}`);
+      const result = await call<WireEmailTheme>(scope, `/internal/email-themes/${seg(id)}`);
       return { id: result.id, displayName: result.display_name, tsxSource: result.tsx_source };
     },
 
@@ -96,18 +106,20 @@ export function emailTemplateMethods(scope: Scope) {
 
     /** Gatehouse extension: restores a built-in theme's TSX to the source the server ships. */
     async resetEmailTheme(id: string): Promise<AdminEmailThemeWithSource> {
-      const result = await call(scope, `/internal/email-themes/${seg(id)}/reset`, { method: "POST" });
+      const result = await call<WireEmailTheme>(scope, `/internal/email-themes/${seg(id)}/reset`, {
+        method: "POST",
+      });
       return { id: result.id, displayName: result.display_name, tsxSource: result.tsx_source };
     },
 
     async listEmailTemplates(): Promise<AdminEmailTemplate[]> {
-      const result = await call(scope, "/internal/email-templates");
-      return (result.templates as Wire[]).map(templateFromWire);
+      const result = await call<WireEmailTemplateList>(scope, "/internal/email-templates");
+      return result.templates.map(templateFromWire);
     },
 
     /** A new template from the starter source; needs the project's own email server. */
     async createEmailTemplate(displayName: string): Promise<{ id: string }> {
-      const result = await call(scope, "/internal/email-templates", {
+      const result = await call<WireCreatedId>(scope, "/internal/email-templates", {
         method: "POST",
         body: { display_name: displayName },
       });
@@ -123,7 +135,7 @@ export function emailTemplateMethods(scope: Scope) {
       tsxSource: string,
       themeId?: EmailThemeChoice,
     ): Promise<{ renderedHtml: string }> {
-      const result = await call(scope, `/internal/email-templates/${seg(id)}`, {
+      const result = await call<WireEmailTemplateSaved>(scope, `/internal/email-templates/${seg(id)}`, {
         method: "PATCH",
         body: { tsx_source: tsxSource, ...(themeId !== undefined ? { theme_id: themeId } : {}) },
       });
@@ -137,7 +149,9 @@ export function emailTemplateMethods(scope: Scope) {
 
     /** Gatehouse extension: restores a built-in template's TSX to the source the server ships. */
     async resetEmailTemplate(id: string): Promise<AdminEmailTemplate> {
-      const result = await call(scope, `/internal/email-templates/${seg(id)}/reset`, { method: "POST" });
+      const result = await call<WireEmailTemplate>(scope, `/internal/email-templates/${seg(id)}/reset`, {
+        method: "POST",
+      });
       return templateFromWire(result);
     },
 
@@ -154,21 +168,25 @@ export function emailTemplateMethods(scope: Scope) {
         variables?: Record<string, unknown>;
       },
     ): Promise<{ emailId: string }> {
-      const result = await call(scope, `/internal/email-templates/${seg(id)}/send-test`, {
-        method: "POST",
-        body: {
-          recipient_email: options.recipientEmail,
-          ...(options.tsxSource !== undefined ? { tsx_source: options.tsxSource } : {}),
-          ...(options.themeId !== undefined ? { theme_id: options.themeId } : {}),
-          ...(options.variables !== undefined ? { variables: options.variables } : {}),
+      const result = await call<WireTestEmailQueued>(
+        scope,
+        `/internal/email-templates/${seg(id)}/send-test`,
+        {
+          method: "POST",
+          body: {
+            recipient_email: options.recipientEmail,
+            ...(options.tsxSource !== undefined ? { tsx_source: options.tsxSource } : {}),
+            ...(options.themeId !== undefined ? { theme_id: options.themeId } : {}),
+            ...(options.variables !== undefined ? { variables: options.variables } : {}),
+          },
         },
-      });
+      );
       return { emailId: result.email_id };
     },
 
     /** The rendered HTML of a template inside a theme, in preview mode. */
     async getEmailPreview(options: EmailPreviewOptions): Promise<string> {
-      const result = await call(scope, "/emails/render-email", {
+      const result = await call<WireRenderedEmail>(scope, "/emails/render-email", {
         method: "POST",
         body: previewBody(options),
       });
@@ -177,7 +195,7 @@ export function emailTemplateMethods(scope: Scope) {
 
     /** Gatehouse extension: the preview with its subject and notification category. */
     async renderEmailPreview(options: EmailPreviewOptions): Promise<EmailPreview> {
-      const result = await call(scope, "/emails/render-email", {
+      const result = await call<WireRenderedEmail>(scope, "/emails/render-email", {
         method: "POST",
         body: previewBody(options),
       });

@@ -4,9 +4,9 @@
  * activity and `include_total`. `listUsers` keeps the reference SDK's options; this is a separate method so that a
  * project's own backend code written against the reference is not offered options it would not find there.
  */
+import type { WireUserPage } from "@gatehouse/shared";
 import { call, type Scope, withQuery } from "../objects/scope.ts";
 import { type ServerUser, serverUserFromJson } from "../objects/server-user.ts";
-import type { Wire } from "../utils/wire.ts";
 
 export type UserSignInMethod = "password" | "otp" | "passkey" | "oauth";
 
@@ -42,7 +42,7 @@ export function adminUserMethods(scope: Scope) {
   return {
     /** A page of the project's users matching the filters. */
     async filterUsers(options: FilterUsersOptions = {}): Promise<FilteredUsers> {
-      const result = await call(
+      const result = await call<WireUserPage>(
         scope,
         withQuery("/users", {
           cursor: options.cursor,
@@ -62,9 +62,9 @@ export function adminUserMethods(scope: Scope) {
           include_total: options.includeTotal,
         }),
       );
-      const users = (result.items as Wire[]).map((item) => serverUserFromJson(scope.ctx, item));
+      const users = result.items.map((item) => serverUserFromJson(scope.ctx, item));
       return Object.assign(users, {
-        nextCursor: result.pagination?.next_cursor ?? null,
+        nextCursor: result.pagination.next_cursor ?? null,
         totalCount: typeof result.total_count === "number" ? result.total_count : null,
       });
     },

@@ -6,10 +6,18 @@
  * - `openWebhookPortal({baseUrl, token})` with the token of `getSvixToken()` alone, for someone without an account
  *   (the portal page at `/webhooks-portal#token=…`). The token names its project and opens nothing else.
  */
+
+import type {
+  WireItems,
+  WireWebhookDelivery,
+  WireWebhookEndpoint,
+  WireWebhookEndpointCreated,
+  WireWebhookEventType,
+  WireWebhookSecret,
+} from "@gatehouse/shared";
 import { KnownError, type KnownErrorJson } from "@gatehouse/shared";
 import { HttpStatusError, InvalidServerResponseError } from "../http/errors.ts";
 import { call, dateOrNull, defined, type Scope, seg, withQuery } from "../objects/scope.ts";
-import type { Wire } from "../utils/wire.ts";
 
 export type WebhookEventTypeInfo = { name: string; description: string };
 
@@ -83,9 +91,10 @@ export type WebhookPortal = {
   resendDelivery(deliveryId: string): Promise<WebhookDelivery>;
 };
 
-type Send = (path: string, options?: { method?: string; body?: unknown }) => Promise<Wire>;
+/** One portal call; `T` is the route's wire type. */
+type Send = <T>(path: string, options?: { method?: string; body?: unknown }) => Promise<T>;
 
-function endpointFromJson(json: Wire): WebhookEndpoint {
+function endpointFromJson(json: WireWebhookEndpoint): WebhookEndpoint {
   return {
     id: json.id,
     url: json.url,
@@ -97,7 +106,7 @@ function endpointFromJson(json: Wire): WebhookEndpoint {
   };
 }
 
-function deliveryFromJson(json: Wire): WebhookDelivery {
+function deliveryFromJson(json: WireWebhookDelivery): WebhookDelivery {
   return {
     id: json.id,
     endpointId: json.endpoint_id,
@@ -109,7 +118,7 @@ function deliveryFromJson(json: Wire): WebhookDelivery {
     nextAttemptAt: dateOrNull(json.next_attempt_at_millis),
     createdAt: new Date(json.created_at_millis),
     finishedAt: dateOrNull(json.finished_at_millis),
-    attemptLog: ((json.attempt_log ?? []) as Wire[]).map((attempt) => ({
+    attemptLog: (json.attempt_log ?? []).map((attempt) => ({
       attempt: attempt.attempt,
       at: new Date(attempt.at_millis),
       statusCode: attempt.status_code ?? null,
@@ -132,41 +141,56 @@ function portalMethods(send: Send): WebhookPortal {
   const endpoint = (id: string) => `/endpoints/${seg(id)}`;
   return {
     async listEventTypes() {
-      return ((await send("/event-types")).items as Wire[]).map((item) => ({
+      return (await send<WireItems<WireWebhookEventType>>("/event-types")).items.map((item) => ({
         name: item.name,
         description: item.description,
       }));
     },
     async listEndpoints() {
-      return ((await send("/endpoints")).items as Wire[]).map(endpointFromJson);
+      return (await send<WireItems<WireWebhookEndpoint>>("/endpoints")).items.map(endpointFromJson);
     },
     async getEndpoint(id) {
-      return endpointFromJson(await send(endpoint(id)));
+      return endpointFromJson(await send<WireWebhookEndpoint>(endpoint(id)));
     },
     async createEndpoint(options) {
-      const json = await send("/endpoints", { method: "POST", body: endpointBody(options) });
+      const json = await send<WireWebhookEndpointCreated>("/endpoints", {
+        method: "POST",
+        body: endpointBody(options),
+      });
       return { ...endpointFromJson(json), secret: json.secret };
     },
     async updateEndpoint(id, options) {
-      return endpointFromJson(await send(endpoint(id), { method: "PATCH", body: endpointBody(options) }));
+      return endpointFromJson(
+        await send<WireWebhookEndpoint>(endpoint(id), { method: "PATCH", body: endpointBody(options) }),
+      );
     },
     async deleteEndpoint(id) {
       await send(endpoint(id), { method: "DELETE" });
     },
     async rotateEndpointSecret(id) {
-      const json = await send(`${endpoint(id)}/rotate-secret`, { method: "POST", body: {} });
+      const json = await send<WireWebhookSecret>(`${endpoint(id)}/rotate-secret`, {
+        method: "POST",
+        body: {},
+      });
       return { secret: json.secret };
     },
     async listDeliveries(endpointId, options = {}) {
-      const json = await send(withQuery(`${endpoint(endpointId)}/deliveries`, { limit: options.limit }));
-      return (json.items as Wire[]).map(deliveryFromJson);
+      const json = await send<WireItems<WireWebhookDelivery>>(
+        withQuery(`${endpoint(endpointId)}/deliveries`, { limit: options.limit }),
+      );
+      return json.items.map(deliveryFromJson);
     },
     async sendTestEvent(endpointId) {
-      return deliveryFromJson(await send(`${endpoint(endpointId)}/test`, { method: "POST", body: {} }));
+      return deliveryFromJson(
+        await send<WireWebhookDelivery>(`${endpoint(endpointId)}/test`, { method: "POST", body: {} }),
+      );
     },
     async resendDelivery(deliveryId) {
       return deliveryFromJson(
-        await send(`/deliveries/${seg(deliveryId)}/resend`, { method: "POST", body: {} }),
+        await send<WireWebhookDelivery>(`/deliveries/${seg(deliveryId)}/resend`, {
+          method: "POST",
+          body: {},
+        }),
       );
     },
   };
@@ -174,7 +198,9 @@ function portalMethods(send: Send): WebhookPortal {
 
 /** The portal's methods with an admin app's credentials. */
 export function adminWebhookPortal(scope: Scope): WebhookPortal {
-  return portalMethods((path, options) => call(scope, `/webhooks-portal${path}`, options));
+  return portalMethods(<T>(path: string, options?: { method?: string; body?: unknown }) =>
+    call<T>(scope, `/webhooks-portal${path}`, options),
+  );
 }
 
 /**
@@ -190,33 +216,38 @@ export function openWebhookPortal(options: {
 }): WebhookPortal {
   const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
   const apiUrl = `${options.baseUrl.replace(/\/+$/, "")}/api/v1/webhooks-portal`;
-  return portalMethods(async (path, { method = "GET", body } = {}) => {
-    const headers: Record<string, string> = { authorization: `Bearer ${options.token}` };
-    if (body !== undefined) headers["content-type"] = "application/json";
-    const response = await doFetch(`${apiUrl}${path}`, {
-      method,
-      headers,
-      credentials: "omit",
-      cache: "no-store",
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    const knownError = response.headers.get("x-stack-known-error");
-    if (knownError !== null) {
-      try {
-        throw KnownError.fromJSON(JSON.parse(text) as KnownErrorJson);
-      } catch (error) {
-        if (error instanceof KnownError) throw error;
-        throw new InvalidServerResponseError(`${method} ${path}: the known error ${knownError} is not JSON.`);
+  return portalMethods(
+    async <T>(path: string, { method = "GET", body }: { method?: string; body?: unknown } = {}) => {
+      const headers: Record<string, string> = { authorization: `Bearer ${options.token}` };
+      if (body !== undefined) headers["content-type"] = "application/json";
+      const response = await doFetch(`${apiUrl}${path}`, {
+        method,
+        headers,
+        credentials: "omit",
+        cache: "no-store",
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      const text = await response.text();
+      const knownError = response.headers.get("x-stack-known-error");
+      if (knownError !== null) {
+        try {
+          throw KnownError.fromJSON(JSON.parse(text) as KnownErrorJson);
+        } catch (error) {
+          if (error instanceof KnownError) throw error;
+          throw new InvalidServerResponseError(
+            `${method} ${path}: the known error ${knownError} is not JSON.`,
+          );
+        }
       }
-    }
-    if (!response.ok) throw new HttpStatusError(response.status, method, `/webhooks-portal${path}`, text);
-    try {
-      return (text === "" ? {} : JSON.parse(text)) as Wire;
-    } catch {
-      throw new InvalidServerResponseError(`${method} ${path}: the answer is not JSON.`);
-    }
-  });
+      if (!response.ok) throw new HttpStatusError(response.status, method, `/webhooks-portal${path}`, text);
+      try {
+        // The answer is the route's wire type: the server parses every answer through that route's schema.
+        return (text === "" ? {} : JSON.parse(text)) as T;
+      } catch {
+        throw new InvalidServerResponseError(`${method} ${path}: the answer is not JSON.`);
+      }
+    },
+  );
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { WireCliLoginPoll, WireCliLoginStarted } from "@gatehouse/shared";
 import { KnownError } from "@gatehouse/shared";
 import { Result } from "../utils/result.ts";
 import type { AppContext } from "./context.ts";
@@ -18,7 +19,8 @@ export type CliLoginOptions = {
   pollIntervalMs?: number;
 };
 
-type PollAnswer = { status: string; refresh_token?: string };
+/** WireCliLoginPoll read loosely: a status this version does not know is reported, not trusted. */
+type PollAnswer = { status: WireCliLoginPoll["status"] | (string & {}); refresh_token?: string };
 
 /**
  * Command-line login (PROTOCOL.md §4.9): create an attempt, show the confirmation link, and poll until the user
@@ -28,7 +30,7 @@ export async function promptCliLogin(
   ctx: AppContext,
   options: CliLoginOptions,
 ): Promise<Result<string, KnownError>> {
-  const created = await ctx.call<{ polling_code: string; login_code: string }>("/auth/cli", {
+  const created = await ctx.call<WireCliLoginStarted>("/auth/cli", {
     method: "POST",
     accessType: "client",
     body: {

@@ -1,4 +1,4 @@
-import type { KnownError } from "@gatehouse/shared";
+import type { KnownError, WireClientProject, WireInvitationDetails } from "@gatehouse/shared";
 import type { Watchable } from "../cache/watch.ts";
 import type { AccessType, ApiResponse } from "../http/api-client.ts";
 import { isBrowser } from "../http/runtime.ts";
@@ -185,13 +185,13 @@ export class GatehouseClientApp {
   }
 
   getTeamInvitationDetails(code: string) {
-    return signIn.codeCall<{ teamDisplayName: string }>(
+    return signIn.codeCall<{ teamDisplayName: string }, WireInvitationDetails>(
       this.ctx,
       "/team-invitations/accept/details",
       { code },
       {
         ...this.invitationOptions(),
-        map: (json) => ({ teamDisplayName: json.team_display_name }),
+        map: (json: WireInvitationDetails) => ({ teamDisplayName: json.team_display_name }),
       },
     );
   }
@@ -238,7 +238,7 @@ export class GatehouseClientApp {
 
   private projectCache() {
     return this.ctx.cache("project", async () =>
-      projectFromJson(await this.ctx.call("/projects/current", { accessType: "client" })),
+      projectFromJson(await this.ctx.call<WireClientProject>("/projects/current", { accessType: "client" })),
     );
   }
 
@@ -355,12 +355,16 @@ export class GatehouseClientApp {
       context: ctx,
       toClientJson: (): ClientAppJson => this.toClientJson(),
       getConstructorOptions: () => ({ ...ctx.options }),
-      sendRequest: (path: string, init: { method?: string; body?: unknown }, accessType?: AccessType) =>
+      sendRequest: <Body = unknown>(
+        path: string,
+        init: { method?: string; body?: unknown },
+        accessType?: AccessType,
+      ) =>
         ctx.api.request(path, {
           ...init,
           accessType: accessType ?? "client",
           session: ctx.appSession(),
-        }) as Promise<ApiResponse>,
+        }) as Promise<ApiResponse<Body>>,
       signInWithTokens: async (tokens: { accessToken: string; refreshToken: string }) => {
         ctx.persistentSession().setTokens(tokens);
         ctx.invalidateUserData();

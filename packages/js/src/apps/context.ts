@@ -10,7 +10,6 @@ import {
   type TokenStore,
   tokensFromRequest,
 } from "../session/token-store.ts";
-import type { Wire } from "../utils/wire.ts";
 import {
   type AdminAppOptions,
   defaultPublishableClientKey,
@@ -133,7 +132,7 @@ export class AppContext {
   }
 
   /** Sends one call and returns the JSON body. */
-  async call<T = Wire>(
+  async call<T = unknown>(
     path: string,
     options: { method?: string; body?: unknown; accessType?: AccessType; session?: TokenSource | null } = {},
   ): Promise<T> {
@@ -151,16 +150,17 @@ export class AppContext {
   }
 
   private readonly sharedSessions = new Map<string, Session>();
-  private readonly caches = new Map<string, AsyncCache<Wire, Wire>>();
+  private readonly caches = new Map<string, { invalidate(): void }>();
 
   /** The app's cache called `name`, created with `fetcher` on first use. */
   cache<K extends readonly unknown[], V>(name: string, fetcher: (...key: K) => Promise<V>): AsyncCache<K, V> {
-    let cache = this.caches.get(name);
+    // Each name is only ever used with one fetcher, so the cache under it has that fetcher's types.
+    let cache = this.caches.get(name) as AsyncCache<K, V> | undefined;
     if (!cache) {
       cache = new AsyncCache(fetcher, this.runtime);
       this.caches.set(name, cache);
     }
-    return cache as AsyncCache<K, V>;
+    return cache;
   }
 
   /** Marks the named caches out of date. */

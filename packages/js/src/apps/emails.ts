@@ -4,8 +4,14 @@
  * `pause`/`unpause`/`cancel` shorthands, `sendSignInInvitationEmail`. The server app and the admin app expose
  * them under the same names; each calls with its own access type.
  */
+
+import type {
+  WireEmailRecipient,
+  WireOutboxEmail,
+  WirePaginatedList,
+  WireSendEmailResult,
+} from "@gatehouse/shared";
 import { call, type Scope, seg, withQuery } from "../objects/scope.ts";
-import type { Wire } from "../utils/wire.ts";
 
 /** Who an outbox email goes to. */
 export type AdminEmailOutboxRecipient =
@@ -173,13 +179,16 @@ export type SendEmailOptions = SendEmailOptionsBase &
 const date = (millis: unknown) => new Date(millis as number);
 const dateIf = (millis: unknown) => (typeof millis === "number" ? new Date(millis) : undefined);
 
-function recipientFromWire(to: Wire): AdminEmailOutboxRecipient {
+/** An item without `to` reads as one to no custom addresses. */
+function recipientFromWire(
+  to: WireEmailRecipient | { type?: undefined; emails?: undefined },
+): AdminEmailOutboxRecipient {
   if (to.type === "user-primary-email") return { type: to.type, userId: to.user_id };
   if (to.type === "user-custom-emails") return { type: to.type, userId: to.user_id, emails: to.emails };
   return { type: "custom-emails", emails: to.emails ?? [] };
 }
 
-function recipientToWire(to: AdminEmailOutboxRecipient): Wire {
+function recipientToWire(to: AdminEmailOutboxRecipient): WireEmailRecipient {
   if (to.type === "custom-emails") return { type: to.type, emails: to.emails };
   return to.type === "user-primary-email"
     ? { type: to.type, user_id: to.userId }
@@ -187,7 +196,7 @@ function recipientToWire(to: AdminEmailOutboxRecipient): Wire {
 }
 
 /** The wire item (snake_case, millis) as the SDK's object; fields a status does not have stay out. */
-export function outboxEmailFromWire(item: Wire): AdminEmailOutbox {
+export function outboxEmailFromWire(item: WireOutboxEmail): AdminEmailOutbox {
   const email: Record<string, unknown> = {
     id: item.id,
     createdAt: date(item.created_at_millis),
@@ -206,7 +215,7 @@ export function outboxEmailFromWire(item: Wire): AdminEmailOutbox {
     sendRetries: item.send_retries ?? 0,
     nextSendRetryAt: dateIf(item.next_send_retry_at_millis) ?? null,
     sendAttemptErrors: Array.isArray(item.send_attempt_errors)
-      ? (item.send_attempt_errors as Wire[]).map((entry) => ({
+      ? item.send_attempt_errors.map((entry) => ({
           attemptNumber: entry.attempt_number,
           timestamp: entry.timestamp,
           externalMessage: entry.external_message,
@@ -282,7 +291,10 @@ function updateBody(options: UpdateOutboxEmailOptions): Record<string, unknown> 
 export function emailMethods(scope: Scope) {
   const updateOutboxEmail = async (id: string, options: UpdateOutboxEmailOptions) =>
     outboxEmailFromWire(
-      await call(scope, `/emails/outbox/${seg(id)}`, { method: "PATCH", body: updateBody(options) }),
+      await call<WireOutboxEmail>(scope, `/emails/outbox/${seg(id)}`, {
+        method: "PATCH",
+        body: updateBody(options),
+      }),
     );
   return {
     /**
@@ -291,18 +303,18 @@ export function emailMethods(scope: Scope) {
      * `USER_ID_DOES_NOT_EXIST`. Resolves with the users it was queued for.
      */
     async sendEmail(options: SendEmailOptions): Promise<{ userIds: string[] }> {
-      const result = await call(scope, "/emails/send-email", {
+      const result = await call<WireSendEmailResult>(scope, "/emails/send-email", {
         method: "POST",
         body: sendEmailBody(options),
       });
-      return { userIds: (result.results as Wire[]).map((entry) => entry.user_id) };
+      return { userIds: result.results.map((entry) => entry.user_id) };
     },
 
     /** The outbox, newest first, a page at a time. */
     async listOutboxEmails(
       options: ListOutboxEmailsOptions = {},
     ): Promise<{ items: AdminEmailOutbox[]; nextCursor: string | null }> {
-      const result = await call(
+      const result = await call<WirePaginatedList<WireOutboxEmail>>(
         scope,
         withQuery("/emails/outbox", {
           status: options.status,
@@ -312,13 +324,13 @@ export function emailMethods(scope: Scope) {
         }),
       );
       return {
-        items: (result.items as Wire[]).map(outboxEmailFromWire),
+        items: result.items.map(outboxEmailFromWire),
         nextCursor: result.pagination?.next_cursor ?? null,
       };
     },
 
     async getOutboxEmail(id: string): Promise<AdminEmailOutbox> {
-      return outboxEmailFromWire(await call(scope, `/emails/outbox/${seg(id)}`));
+      return outboxEmailFromWire(await call<WireOutboxEmail>(scope, `/emails/outbox/${seg(id)}`));
     },
 
     /** Changes an email not sent yet; a sent or skipped one is `EMAIL_NOT_EDITABLE`. */

@@ -1,3 +1,4 @@
+import type { WireOAuthTokenResponse } from "@gatehouse/shared";
 import { isKnownError } from "@gatehouse/shared";
 import { isBrowser } from "../http/runtime.ts";
 import { readBrowserCookies, setBrowserCookie } from "../session/cookie-store.ts";
@@ -128,7 +129,8 @@ export async function callOAuthCallback(ctx: AppContext): Promise<boolean> {
         client_secret: ctx.api.config.publishableClientKey ?? NO_PUBLISHABLE_KEY_SENTINEL,
       },
     });
-    const body = response.body;
+    // The token endpoint answers a known error or this (the server's code-grant.ts builds it as this type).
+    const body = response.body as WireOAuthTokenResponse;
     const returnTo: unknown = body.after_callback_redirect_url ?? body.afterCallbackRedirectUrl;
     await completeSignIn(ctx, session, body, { noRedirect: typeof returnTo === "string" });
     if (typeof returnTo === "string") await ctx.redirector.redirectTo(returnTo);

@@ -1,7 +1,12 @@
+import type {
+  WirePasskeyAuthenticationOptions,
+  WirePasskeyCeremony,
+  WirePasskeyCredentialDescriptor,
+  WirePasskeyRegistrationOptions,
+} from "@gatehouse/shared";
 import { KnownError } from "@gatehouse/shared";
 import type { Session } from "../session/session.ts";
 import { Result } from "../utils/result.ts";
-import type { Wire } from "../utils/wire.ts";
 import type { AppContext } from "./context.ts";
 import { expectErrors, signInThrough } from "./sign-in.ts";
 
@@ -37,20 +42,24 @@ function webAuthnError(error: unknown): KnownError {
   return new KnownError("PASSKEY_WEBAUTHN_ERROR", { message, code: name });
 }
 
-function credentialDescriptors(list: Wire[] | undefined) {
-  return list?.map((item) => ({ ...item, id: fromBase64Url(item.id) }));
+function credentialDescriptors(list: WirePasskeyCredentialDescriptor[] | undefined) {
+  // Transports are WebAuthn's names as the server stored them from the browser.
+  return list?.map((item) => ({ ...item, id: fromBase64Url(item.id) }) as PublicKeyCredentialDescriptor);
 }
 
 /** Registers a passkey for the signed-in user. */
 export function registerPasskey(ctx: AppContext, session: Session, options: { hostname?: string } = {}) {
   return expectErrors(["PASSKEY_REGISTRATION_FAILED", "PASSKEY_WEBAUTHN_ERROR"], async () => {
     assertWebAuthn();
-    const initiated = await ctx.call("/auth/passkey/initiate-passkey-registration", {
-      method: "POST",
-      body: {},
-      accessType: "client",
-      session,
-    });
+    const initiated = await ctx.call<WirePasskeyCeremony<WirePasskeyRegistrationOptions>>(
+      "/auth/passkey/initiate-passkey-registration",
+      {
+        method: "POST",
+        body: {},
+        accessType: "client",
+        session,
+      },
+    );
     const json = initiated.options_json;
     const userId = fromBase64Url(json.user.id);
     if (userId.byteLength < 1 || userId.byteLength > 64) {
@@ -72,7 +81,8 @@ export function registerPasskey(ctx: AppContext, session: Session, options: { ho
           challenge: fromBase64Url(json.challenge),
           user: { ...json.user, id: userId },
           excludeCredentials: credentialDescriptors(json.excludeCredentials) ?? [],
-        },
+          // The rest of WebAuthn's options (pubKeyCredParams, ...) come as the server sent them.
+        } as PublicKeyCredentialCreationOptions,
       })) as PublicKeyCredential;
     } catch (error) {
       throw webAuthnError(error);
@@ -106,11 +116,14 @@ export function registerPasskey(ctx: AppContext, session: Session, options: { ho
 /** Signs in with a passkey (a discoverable credential of this site). */
 export async function signInWithPasskey(ctx: AppContext, options: { noRedirect?: boolean } = {}) {
   assertWebAuthn();
-  const initiated = await ctx.call("/auth/passkey/initiate-passkey-authentication", {
-    method: "POST",
-    body: {},
-    accessType: "client",
-  });
+  const initiated = await ctx.call<WirePasskeyCeremony<WirePasskeyAuthenticationOptions>>(
+    "/auth/passkey/initiate-passkey-authentication",
+    {
+      method: "POST",
+      body: {},
+      accessType: "client",
+    },
+  );
   const json = initiated.options_json;
   let credential: PublicKeyCredential;
   try {

@@ -1,4 +1,10 @@
-import { isKnownError } from "@gatehouse/shared";
+import {
+  isKnownError,
+  type WireList,
+  type WireServerUser,
+  type WireUserApiKey,
+  type WireUserPage,
+} from "@gatehouse/shared";
 import type { AccessType } from "../http/api-client.ts";
 import { type CurrentServerUser, currentServerUserFromJson } from "../objects/current-user.ts";
 import {
@@ -10,9 +16,14 @@ import {
 } from "../objects/customers.ts";
 import { call, type Scope, seg, withQuery } from "../objects/scope.ts";
 import { createUserSession, type ServerUser, serverUserFromJson } from "../objects/server-user.ts";
-import { createTeam, type ServerTeam, type ServerTeamCreateOptions, teamFromJson } from "../objects/teams.ts";
+import {
+  createTeam,
+  type ServerTeam,
+  type ServerTeamCreateOptions,
+  teamFromJson,
+  type WireTeam,
+} from "../objects/teams.ts";
 import { type ServerUserCreateOptions, userCreateToWire } from "../objects/users.ts";
-import type { Wire } from "../utils/wire.ts";
 import { emailCapacityMethods } from "./admin-email-drafts.ts";
 import { GatehouseClientApp } from "./client-app.ts";
 import { emailMethods } from "./emails.ts";
@@ -51,7 +62,8 @@ export class GatehouseServerApp extends GatehouseClientApp {
   protected override createUserReader(): UserReader<CurrentServerUser> {
     return new UserReader(
       this.ctx,
-      (session, json) => currentServerUserFromJson(this.ctx, session, json),
+      // A server app reads /users/me with its server key: the server read.
+      (session, json) => currentServerUserFromJson(this.ctx, session, json as WireServerUser),
       (url) => this.ctx.redirector.redirectTo(url, { replace: true }),
     );
   }
@@ -76,7 +88,7 @@ export class GatehouseServerApp extends GatehouseClientApp {
     if (typeof arg === "string") return this.getUserById(arg);
     if (arg && "apiKey" in arg) {
       try {
-        const key = await call(this.scope, "/user-api-keys/check", {
+        const key = await call<WireUserApiKey>(this.scope, "/user-api-keys/check", {
           method: "POST",
           body: { api_key: arg.apiKey },
         });
@@ -96,7 +108,7 @@ export class GatehouseServerApp extends GatehouseClientApp {
 
   private async getUserById(userId: string): Promise<ServerUser | null> {
     try {
-      return serverUserFromJson(this.ctx, await call(this.scope, `/users/${seg(userId)}`));
+      return serverUserFromJson(this.ctx, await call<WireServerUser>(this.scope, `/users/${seg(userId)}`));
     } catch (error) {
       if (isKnownError(error, "USER_NOT_FOUND") || isKnownError(error, "USER_ID_DOES_NOT_EXIST")) return null;
       throw error;
@@ -104,7 +116,7 @@ export class GatehouseServerApp extends GatehouseClientApp {
   }
 
   async listUsers(options: ListUsersOptions = {}): Promise<Paginated<ServerUser>> {
-    const result = await call(
+    const result = await call<WireUserPage>(
       this.scope,
       withQuery("/users", {
         cursor: options.cursor,
@@ -117,15 +129,16 @@ export class GatehouseServerApp extends GatehouseClientApp {
         team_id: options.teamId,
       }),
     );
-    const users = (result.items as Wire[]).map((item) =>
-      serverUserFromJson(this.ctx, item),
-    ) as Paginated<ServerUser>;
+    const users = result.items.map((item) => serverUserFromJson(this.ctx, item)) as Paginated<ServerUser>;
     users.nextCursor = result.pagination?.next_cursor ?? null;
     return users;
   }
 
   async createUser(options: ServerUserCreateOptions): Promise<ServerUser> {
-    const json = await call(this.scope, "/users", { method: "POST", body: userCreateToWire(options) });
+    const json = await call<WireServerUser>(this.scope, "/users", {
+      method: "POST",
+      body: userCreateToWire(options),
+    });
     this.ctx.invalidateUserData();
     return serverUserFromJson(this.ctx, json);
   }
@@ -143,13 +156,19 @@ export class GatehouseServerApp extends GatehouseClientApp {
   }
 
   async listTeams(options: { userId?: string } = {}): Promise<ServerTeam[]> {
-    const result = await call(this.scope, withQuery("/teams", { user_id: options.userId }));
-    return (result.items as Wire[]).map((item) => teamFromJson(this.scope, item) as ServerTeam);
+    const result = await call<WireList<WireTeam>>(
+      this.scope,
+      withQuery("/teams", { user_id: options.userId }),
+    );
+    return result.items.map((item) => teamFromJson(this.scope, item) as ServerTeam);
   }
 
   async getTeam(teamId: string): Promise<ServerTeam | null> {
     try {
-      return teamFromJson(this.scope, await call(this.scope, `/teams/${seg(teamId)}`)) as ServerTeam;
+      return teamFromJson(
+        this.scope,
+        await call<WireTeam>(this.scope, `/teams/${seg(teamId)}`),
+      ) as ServerTeam;
     } catch (error) {
       if (isKnownError(error, "TEAM_NOT_FOUND")) return null;
       throw error;

@@ -1,7 +1,7 @@
+import type { WireSessionTokens, WireSignInOrUpTokens } from "@gatehouse/shared";
 import { isKnownError, type KnownError, type KnownErrorCode } from "@gatehouse/shared";
 import type { Session } from "../session/session.ts";
 import { Result } from "../utils/result.ts";
-import type { Wire } from "../utils/wire.ts";
 import type { AppContext } from "./context.ts";
 import { afterAuthTarget, keepReturnTo } from "./redirect.ts";
 import { absoluteUrl, currentOrigin } from "./urls.ts";
@@ -9,7 +9,8 @@ import { absoluteUrl, currentOrigin } from "./urls.ts";
 /** Where the MFA page finds the attempt code of a sign-in that needs a second factor. */
 export const MFA_ATTEMPT_CODE_STORAGE_KEY = "stack_mfa_attempt_code";
 
-type SignInResponse = { access_token: string; refresh_token: string; is_new_user?: boolean };
+/** Every sign-in answer carries the session's tokens; those that may create the user say whether they did. */
+type SignInResponse = WireSessionTokens & Partial<Pick<WireSignInOrUpTokens, "is_new_user">>;
 
 /**
  * Runs a call whose listed known errors are part of its contract: they come back as `Result.error`, anything
@@ -201,14 +202,14 @@ export function sendForgotPasswordEmail(
 }
 
 /** A code-taking call (`{code, ...}`) whose verification errors are results, not exceptions. */
-export function codeCall<T = undefined>(
+export function codeCall<T = undefined, J = unknown>(
   ctx: AppContext,
   path: string,
   body: Record<string, unknown>,
-  options: { session?: Session | null; map?: (json: Wire) => T; extra?: readonly KnownErrorCode[] } = {},
+  options: { session?: Session | null; map?: (json: J) => T; extra?: readonly KnownErrorCode[] } = {},
 ) {
   return expectErrors<T>(["VERIFICATION_ERROR", ...(options.extra ?? [])], async () => {
-    const json = await ctx.call(path, {
+    const json = await ctx.call<J>(path, {
       method: "POST",
       body,
       accessType: "client",

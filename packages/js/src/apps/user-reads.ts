@@ -1,3 +1,4 @@
+import type { WireUser } from "@gatehouse/shared";
 import { isKnownError, KnownError } from "@gatehouse/shared";
 import type { AsyncCache } from "../cache/async-cache.ts";
 import { type Watchable, watchMovingKey } from "../cache/watch.ts";
@@ -44,7 +45,8 @@ export class UserReader<U extends UserLike> {
 
   constructor(
     private readonly ctx: AppContext,
-    private readonly build: (session: Session, json: unknown) => U,
+    /** Reads the client or the server read of the user, as the app's access type gets. */
+    private readonly build: (session: Session, json: WireUser) => U,
     private readonly redirectToSignIn: (url: string) => Promise<void>,
   ) {
     this.cache = ctx.cache("currentUser", (session: Session, _token: string) => this.fetch(session));
@@ -53,7 +55,7 @@ export class UserReader<U extends UserLike> {
   private async fetch(session: Session): Promise<U | null> {
     if (!session.hasTokens()) return null;
     try {
-      const json = await this.ctx.call("/users/me", { session });
+      const json = await this.ctx.call<WireUser>("/users/me", { session });
       return this.build(session, json);
     } catch (error) {
       // The token was for a user that is gone, or the session ended while we asked.

@@ -1,5 +1,4 @@
 import { isKnownError, KnownError, type KnownErrorJson } from "@gatehouse/shared";
-import type { Wire } from "../utils/wire.ts";
 import { CLIENT_VERSION_HEADER } from "../version.ts";
 import { connectionError } from "./diagnostics.ts";
 import { HttpStatusError, InvalidServerResponseError } from "./errors.ts";
@@ -46,10 +45,11 @@ export type RequestOptions = {
   stream?: boolean;
 };
 
-export type ApiResponse = {
+export type ApiResponse<Body = unknown> = {
   status: number;
   headers: Headers;
-  body: Wire;
+  /** The parsed JSON (or the text); callers read it as the wire type of the route they called. */
+  body: Body;
   /** The unread answer, with `stream: true`. */
   response?: Response;
 };

@@ -1,4 +1,12 @@
-import type { Wire } from "../utils/wire.ts";
+import type {
+  WireApiKey,
+  WireApiKeyFirstView,
+  WireInternalApiKey,
+  WireInternalApiKeyFirstView,
+  WireLastFour,
+  WireList,
+  WireUserApiKey,
+} from "@gatehouse/shared";
 import { call, dateOrNull, defined, type Scope, seg, withQuery } from "./scope.ts";
 
 export type ApiKeyCreateOptions = { description: string; expiresAt: Date | null; isPublic?: boolean };
@@ -56,7 +64,10 @@ export type InternalApiKeyCreateOptions = {
   hasSuperSecretAdminKey: boolean;
 };
 
-function validity(json: Wire, now: () => number): KeyValidity {
+function validity(
+  json: { expires_at_millis?: number | null | undefined; manually_revoked_at_millis?: number | undefined },
+  now: () => number,
+): KeyValidity {
   const expiresAt = dateOrNull(json.expires_at_millis);
   const manuallyRevokedAt = dateOrNull(json.manually_revoked_at_millis);
   const whyInvalid = (): ApiKeyInvalidReason => {
@@ -67,7 +78,10 @@ function validity(json: Wire, now: () => number): KeyValidity {
   return { expiresAt, manuallyRevokedAt, whyInvalid, isValid: () => whyInvalid() === null };
 }
 
-export function apiKeyFromJson(scope: Scope, json: Wire): ApiKey {
+/** A user or team key (read, or just created); it names its owner with one of the two ids. */
+type ApiKeyJson = (WireApiKey | WireApiKeyFirstView) & { user_id?: string; team_id?: string };
+
+export function apiKeyFromJson(scope: Scope, json: ApiKeyJson): ApiKey {
   const type: "user" | "team" = json.type === "team" ? "team" : "user";
   const base = `/${type}-api-keys/${seg(json.id)}`;
   const update = async (options: ApiKeyUpdateOptions) => {
@@ -93,7 +107,7 @@ export async function createApiKey(
   owner: { type: "user" | "team"; ownerId: string },
   options: ApiKeyCreateOptions,
 ): Promise<ApiKey & { value: string }> {
-  const json = await call(scope, `/${owner.type}-api-keys`, {
+  const json = await call<WireApiKeyFirstView>(scope, `/${owner.type}-api-keys`, {
     method: "POST",
     body: defined({
       description: options.description,
@@ -106,15 +120,22 @@ export async function createApiKey(
 }
 
 export async function listUserApiKeys(scope: Scope, userId: string): Promise<ApiKey[]> {
-  const result = await call(scope, withQuery("/user-api-keys", { user_id: userId }));
-  return (result.items as Wire[]).map((item) => apiKeyFromJson(scope, item));
+  const result = await call<WireList<WireUserApiKey>>(
+    scope,
+    withQuery("/user-api-keys", { user_id: userId }),
+  );
+  return result.items.map((item) => apiKeyFromJson(scope, item));
 }
 
-function lastFour(value: Wire): { lastFour: string } | null {
+function lastFour(value: WireLastFour | null | undefined): { lastFour: string } | null {
   return value && typeof value.last_four === "string" ? { lastFour: value.last_four } : null;
 }
 
-export function internalApiKeyFromJson(scope: Scope, json: Wire): InternalApiKey {
+/** A key set as read, or a new one whose key strings the caller has taken out (nulls in their place). */
+type InternalApiKeyJson = Omit<WireInternalApiKey, KeyField> & { [Field in KeyField]?: WireLastFour | null };
+type KeyField = "publishable_client_key" | "secret_server_key" | "super_secret_admin_key";
+
+export function internalApiKeyFromJson(scope: Scope, json: InternalApiKeyJson): InternalApiKey {
   return {
     ...validity(json, scope.ctx.runtime.now),
     id: json.id,
@@ -134,7 +155,7 @@ export async function createInternalApiKey(
   scope: Scope,
   options: InternalApiKeyCreateOptions,
 ): Promise<InternalApiKeyFirstView> {
-  const json = await call(scope, "/internal/api-keys", {
+  const json = await call<WireInternalApiKeyFirstView>(scope, "/internal/api-keys", {
     method: "POST",
     body: {
       description: options.description,

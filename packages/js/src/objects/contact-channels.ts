@@ -1,5 +1,10 @@
+import type {
+  WireContactChannel,
+  WireContactChannelCreate,
+  WireContactChannelUpdate,
+  WireList,
+} from "@gatehouse/shared";
 import { absoluteUrl, currentOrigin } from "../apps/urls.ts";
-import type { Wire } from "../utils/wire.ts";
 import { call, defined, type Scope, seg, withQuery } from "./scope.ts";
 
 export type ContactChannelCreateOptions = {
@@ -25,8 +30,8 @@ export type ContactChannel = {
   delete(): Promise<void>;
 };
 
-function channelUpdateToWire(update: ServerContactChannelUpdateOptions) {
-  return defined({
+function channelUpdateToWire(update: ServerContactChannelUpdateOptions): WireContactChannelUpdate {
+  return defined<WireContactChannelUpdate>({
     value: update.value,
     used_for_auth: update.usedForAuth,
     is_primary: update.isPrimary,
@@ -44,7 +49,11 @@ export function verificationCallbackUrl(scope: Scope, given: string | undefined)
 }
 
 /** `userId` is `me` for a client's own channels, or a user id for a server. */
-export function contactChannelFromJson(scope: Scope, userId: string, json: Wire): ContactChannel {
+export function contactChannelFromJson(
+  scope: Scope,
+  userId: string,
+  json: WireContactChannel,
+): ContactChannel {
   const base = `/contact-channels/${seg(userId)}/${seg(json.id)}`;
   const changed = () => scope.ctx.invalidateUserData();
   return {
@@ -72,8 +81,11 @@ export function contactChannelFromJson(scope: Scope, userId: string, json: Wire)
 }
 
 export async function listContactChannels(scope: Scope, userId: string): Promise<ContactChannel[]> {
-  const result = await call(scope, withQuery("/contact-channels", { user_id: userId }));
-  return (result.items as Wire[]).map((item) => contactChannelFromJson(scope, userId, item));
+  const result = await call<WireList<WireContactChannel>>(
+    scope,
+    withQuery("/contact-channels", { user_id: userId }),
+  );
+  return result.items.map((item) => contactChannelFromJson(scope, userId, item));
 }
 
 export async function createContactChannel(
@@ -81,9 +93,9 @@ export async function createContactChannel(
   userId: string,
   options: ServerContactChannelCreateOptions,
 ): Promise<ContactChannel> {
-  const json = await call(scope, "/contact-channels", {
+  const json = await call<WireContactChannel>(scope, "/contact-channels", {
     method: "POST",
-    body: defined({
+    body: defined<WireContactChannelCreate>({
       user_id: userId,
       value: options.value,
       type: options.type,

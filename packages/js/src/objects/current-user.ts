@@ -1,8 +1,8 @@
+import type { WireClientUser, WireProviderAccessToken, WireServerUser } from "@gatehouse/shared";
 import { isKnownError, type KnownError } from "@gatehouse/shared";
 import { type Auth, authFunctions } from "../apps/auth-tokens.ts";
 import type { AppContext } from "../apps/context.ts";
 import type { Session } from "../session/session.ts";
-import type { Wire } from "../utils/wire.ts";
 import { type Customer, customerMethods, type ServerCustomer, serverCustomerMethods } from "./customers.ts";
 import { type ProjectOwnerMethods, projectOwnerMethods } from "./owned-projects.ts";
 import { call, type Scope } from "./scope.ts";
@@ -68,7 +68,7 @@ function sessionUserMethods(scope: Scope) {
       options: { scopes?: string[] } = {},
     ): Promise<OAuthConnection | null> {
       const fetchToken = async () => {
-        const result = await call(
+        const result = await call<WireProviderAccessToken>(
           scope,
           `/connected-accounts/me/${encodeURIComponent(provider)}/access-token`,
           {
@@ -76,7 +76,7 @@ function sessionUserMethods(scope: Scope) {
             body: { scope: (options.scopes ?? []).join(" ") },
           },
         );
-        return { accessToken: result.access_token as string };
+        return { accessToken: result.access_token };
       };
       try {
         await fetchToken();
@@ -96,7 +96,7 @@ function sessionUserMethods(scope: Scope) {
 }
 
 /** Builds the client's current user from `GET /users/me`. */
-export function currentUserFromJson(ctx: AppContext, session: Session, json: Wire): CurrentUser {
+export function currentUserFromJson(ctx: AppContext, session: Session, json: WireClientUser): CurrentUser {
   const scope: Scope = { ctx, accessType: "client", session };
   const selectedTeam = json.selected_team ? teamFromJson(scope, json.selected_team) : null;
   const {
@@ -119,7 +119,11 @@ export function currentUserFromJson(ctx: AppContext, session: Session, json: Wir
 }
 
 /** Builds the current user of a server app (from a request's tokens), with server fields and the server key. */
-export function currentServerUserFromJson(ctx: AppContext, session: Session, json: Wire): CurrentServerUser {
+export function currentServerUserFromJson(
+  ctx: AppContext,
+  session: Session,
+  json: WireServerUser,
+): CurrentServerUser {
   const scope: Scope = { ctx, accessType: "server", session };
   const selectedTeam = json.selected_team ? teamFromJson(scope, json.selected_team) : null;
   const methods = userMethods(scope, json.id, json.primary_email ?? null);

@@ -4,8 +4,15 @@
  * and teams carry these methods for themselves; the apps take `{userId}`, `{teamId}` or (servers) `{customCustomerId}`.
  * A server's items can also be changed, and a server can grant products without payment.
  */
+import type {
+  WireBilling,
+  WireCustomerProduct,
+  WireInvoice,
+  WireItem,
+  WirePaginatedList,
+  WirePurchaseUrl,
+} from "@gatehouse/shared";
 import { isKnownError } from "@gatehouse/shared";
-import type { Wire } from "../utils/wire.ts";
 import { call, defined, type Scope, seg, withQuery } from "./scope.ts";
 
 export type CustomerType = "user" | "team" | "custom";
@@ -151,12 +158,15 @@ const pathOf = (customer: CustomerRef) => `${seg(customer.type)}/${seg(customer.
 const product = (choice: ProductChoice) =>
   choice.productId !== undefined ? { product_id: choice.productId } : { product_inline: choice.product };
 
-function paginated<T>(items: T[], json: Wire): T[] & { nextCursor: string | null } {
+function paginated<T>(
+  items: T[],
+  json: { pagination?: { next_cursor: string | null } },
+): T[] & { nextCursor: string | null } {
   return Object.assign(items, { nextCursor: json.pagination?.next_cursor ?? null });
 }
 
-function customerProductFromWire(json: Wire): CustomerProduct {
-  const subscription: Wire = json.subscription ?? null;
+function customerProductFromWire(json: WireCustomerProduct): CustomerProduct {
+  const subscription = json.subscription ?? null;
   return {
     id: json.id ?? null,
     quantity: json.quantity,
@@ -173,7 +183,7 @@ function customerProductFromWire(json: Wire): CustomerProduct {
     },
     ...(json.switch_options
       ? {
-          switchOptions: (json.switch_options as Wire[]).map((option) => ({
+          switchOptions: json.switch_options.map((option) => ({
             productId: option.product_id,
             displayName: option.product.display_name,
             prices: option.product.prices ?? {},
@@ -200,7 +210,7 @@ function sharedMethods(scope: Scope, customer: CustomerRef): Omit<ServerCustomer
   return {
     id: customer.id,
     async getItem(itemId) {
-      const json = await call(scope, `/payments/items/${path}/${seg(itemId)}`);
+      const json = await call<WireItem>(scope, `/payments/items/${path}/${seg(itemId)}`);
       const item: Item = {
         displayName: json.display_name,
         quantity: json.quantity,
@@ -224,13 +234,19 @@ function sharedMethods(scope: Scope, customer: CustomerRef): Omit<ServerCustomer
     },
     async listProducts(options = {}) {
       const page = { cursor: options.cursor, limit: options.limit };
-      const json = await call(scope, withQuery(`/payments/products/${path}`, page));
-      return paginated((json.items as Wire[]).map(customerProductFromWire), json);
+      const json = await call<WirePaginatedList<WireCustomerProduct>>(
+        scope,
+        withQuery(`/payments/products/${path}`, page),
+      );
+      return paginated(json.items.map(customerProductFromWire), json);
     },
     async listInvoices(options = {}) {
       const page = { cursor: options.cursor, limit: options.limit };
-      const json = await call(scope, withQuery(`/payments/invoices/${path}`, page));
-      const invoices = (json.items as Wire[]).map((invoice) => ({
+      const json = await call<WirePaginatedList<WireInvoice>>(
+        scope,
+        withQuery(`/payments/invoices/${path}`, page),
+      );
+      const invoices = json.items.map((invoice) => ({
         createdAt: new Date(invoice.created_at_millis),
         status: invoice.status ?? null,
         amountTotal: invoice.amount_total,
@@ -239,8 +255,8 @@ function sharedMethods(scope: Scope, customer: CustomerRef): Omit<ServerCustomer
       return paginated(invoices, json);
     },
     async getBilling() {
-      const json = await call(scope, `/payments/billing/${path}`);
-      const method: Wire = json.default_payment_method ?? null;
+      const json = await call<WireBilling>(scope, `/payments/billing/${path}`);
+      const method = json.default_payment_method ?? null;
       return {
         hasCustomer: json.has_customer === true,
         defaultPaymentMethod: method && {
@@ -253,7 +269,7 @@ function sharedMethods(scope: Scope, customer: CustomerRef): Omit<ServerCustomer
       };
     },
     async createCheckoutUrl(options) {
-      const json = await call(scope, "/payments/purchases/create-purchase-url", {
+      const json = await call<WirePurchaseUrl>(scope, "/payments/purchases/create-purchase-url", {
         method: "POST",
         body: defined({
           customer_type: customer.type,
@@ -262,7 +278,7 @@ function sharedMethods(scope: Scope, customer: CustomerRef): Omit<ServerCustomer
           return_url: options.returnUrl,
         }),
       });
-      return json.url as string;
+      return json.url;
     },
   };
 }

@@ -1,6 +1,6 @@
+import type { WireAdminProject, WireList } from "@gatehouse/shared";
 import type { AppContext } from "../apps/context.ts";
 import type { Session } from "../session/session.ts";
-import type { Wire } from "../utils/wire.ts";
 import {
   type AdminProject,
   type AdminProjectCreateOptions,
@@ -9,7 +9,15 @@ import {
 } from "./projects.ts";
 import { call, type Scope } from "./scope.ts";
 
-export type AdminOwnedProject<App = Wire> = AdminProject & { readonly app: App };
+/**
+ * The admin app's type, filled in by apps/admin-app.ts through declaration merging: this module cannot import that
+ * module, not even its types, without an import cycle (see below).
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: declared empty here so that the admin app module can fill it in.
+export interface OwnedProjectAppType {}
+type OwnedProjectApp = OwnedProjectAppType extends { app: infer App } ? App : unknown;
+
+export type AdminOwnedProject<App = OwnedProjectApp> = AdminProject & { readonly app: App };
 
 export type ProjectOwnerMethods = {
   createProject(options: AdminProjectCreateOptions): Promise<AdminOwnedProject>;
@@ -22,7 +30,7 @@ export type OwnedProjectAdminAppFactory = (
   parent: AppContext,
   projectId: string,
   ownerSession: Session,
-) => { app: Wire; scope: Scope };
+) => { app: OwnedProjectApp; scope: Scope };
 
 // The admin app module extends the client app, which reaches this module through the current user: importing it
 // from here (even with import()) would close an import cycle. So it is handed in instead: the package entry hands
@@ -47,7 +55,7 @@ export function provideOwnedProjectAdminApp(factory: OwnedProjectAdminAppFactory
 async function ownedProjectsFromJson(
   scope: Scope,
   session: Session,
-  items: Wire[],
+  items: WireAdminProject[],
 ): Promise<AdminOwnedProject[]> {
   if (!loadFactory)
     throw new Error("The admin app of owned projects is missing: import @gatehouse/js itself.");
@@ -63,7 +71,7 @@ export function projectOwnerMethods(scope: Scope, session: Session): ProjectOwne
   return {
     async createProject(options) {
       const { teamId, displayName, ...rest } = options;
-      const json = await call(scope, "/internal/projects", {
+      const json = await call<WireAdminProject>(scope, "/internal/projects", {
         method: "POST",
         body: { ...projectUpdateToWire({ ...rest, displayName }), owner_team_id: teamId },
       });
@@ -72,8 +80,8 @@ export function projectOwnerMethods(scope: Scope, session: Session): ProjectOwne
       return project!;
     },
     async listOwnedProjects() {
-      const result = await call(scope, "/internal/projects");
-      return ownedProjectsFromJson(scope, session, result.items as Wire[]);
+      const result = await call<WireList<WireAdminProject>>(scope, "/internal/projects");
+      return ownedProjectsFromJson(scope, session, result.items);
     },
     async transferProject(projectId, newTeamId) {
       await call(scope, "/internal/projects/transfer", {

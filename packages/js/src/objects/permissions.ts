@@ -1,4 +1,4 @@
-import type { Wire } from "../utils/wire.ts";
+import type { WireList, WirePermissionDefinition, WireProjectPermission } from "@gatehouse/shared";
 import { call, type Scope, seg, withQuery } from "./scope.ts";
 
 /** A permission a user holds, in a team or project-wide (PROTOCOL.md §3.11). */
@@ -25,8 +25,9 @@ export async function listPermissions(
   const path = team
     ? withQuery("/team-permissions", { team_id: team.id, user_id: userId, recursive })
     : withQuery("/project-permissions", { user_id: userId, recursive });
-  const result = await call(scope, path);
-  return (result.items as Wire[]).map((item) => ({ id: item.id }));
+  // Team permissions carry team_id too; only the id is read.
+  const result = await call<WireList<WireProjectPermission>>(scope, path);
+  return result.items.map((item) => ({ id: item.id }));
 }
 
 export async function grantPermission(
@@ -63,7 +64,7 @@ export function splitPermissionArgs<T>(
   return typeof first === "string" ? [undefined, first, rest] : [first, undefined, rest];
 }
 
-function definitionFromJson(json: Wire): PermissionDefinition {
+function definitionFromJson(json: WirePermissionDefinition): PermissionDefinition {
   return {
     id: json.id,
     ...(json.description !== undefined ? { description: json.description } : {}),
@@ -86,11 +87,16 @@ export function permissionDefinitions(scope: Scope, kind: "team" | "project") {
   const base = `/${kind}-permission-definitions`;
   return {
     async list(): Promise<PermissionDefinition[]> {
-      const result = await call(scope, base);
-      return (result.items as Wire[]).map(definitionFromJson);
+      const result = await call<WireList<WirePermissionDefinition>>(scope, base);
+      return result.items.map(definitionFromJson);
     },
     async create(options: PermissionDefinitionCreateOptions): Promise<PermissionDefinition> {
-      return definitionFromJson(await call(scope, base, { method: "POST", body: definitionToWire(options) }));
+      return definitionFromJson(
+        await call<WirePermissionDefinition>(scope, base, {
+          method: "POST",
+          body: definitionToWire(options),
+        }),
+      );
     },
     async update(id: string, options: PermissionDefinitionUpdateOptions): Promise<void> {
       await call(scope, `${base}/${seg(id)}`, { method: "PATCH", body: definitionToWire(options) });

@@ -1,4 +1,10 @@
-import type { Wire } from "../utils/wire.ts";
+import type {
+  WireAdminProject,
+  WireAdminProjectConfig,
+  WireClientProject,
+  WireClientProjectConfig,
+  WireConfigString,
+} from "@gatehouse/shared";
 import { call, defined, type Scope } from "./scope.ts";
 
 /** What clients see of the project (PROTOCOL.md §3.10). */
@@ -113,31 +119,31 @@ export type AdminProject = Omit<Project, "config"> & {
   resetConfigOverrideKeys(level: ConfigLevel, keys: string[]): Promise<void>;
 };
 
-export function projectFromJson(json: Wire): Project {
-  const config = json.config ?? {};
+export function projectFromJson(json: WireClientProject): Project {
+  return { id: json.id, displayName: json.display_name, config: clientConfigFromJson(json.config ?? {}) };
+}
+
+/** The config fields clients see; the admin read's legacy config has them too. */
+function clientConfigFromJson(config: Partial<WireClientProjectConfig>): Project["config"] {
   return {
-    id: json.id,
-    displayName: json.display_name,
-    config: {
-      signUpEnabled: config.sign_up_enabled === true,
-      credentialEnabled: config.credential_enabled === true,
-      magicLinkEnabled: config.magic_link_enabled === true,
-      passkeyEnabled: config.passkey_enabled === true,
-      clientTeamCreationEnabled: config.client_team_creation_enabled === true,
-      clientUserDeletionEnabled: config.client_user_deletion_enabled === true,
-      allowUserApiKeys: config.allow_user_api_keys === true,
-      allowTeamApiKeys: config.allow_team_api_keys === true,
-      oauthProviders: (config.enabled_oauth_providers ?? []).map((p: Wire) => ({ id: p.id })),
-    },
+    signUpEnabled: config.sign_up_enabled === true,
+    credentialEnabled: config.credential_enabled === true,
+    magicLinkEnabled: config.magic_link_enabled === true,
+    passkeyEnabled: config.passkey_enabled === true,
+    clientTeamCreationEnabled: config.client_team_creation_enabled === true,
+    clientUserDeletionEnabled: config.client_user_deletion_enabled === true,
+    allowUserApiKeys: config.allow_user_api_keys === true,
+    allowTeamApiKeys: config.allow_team_api_keys === true,
+    oauthProviders: (config.enabled_oauth_providers ?? []).map((p) => ({ id: p.id })),
   };
 }
 
-function adminConfigFromJson(config: Wire): AdminProjectConfig {
+function adminConfigFromJson(config: Partial<WireAdminProjectConfig>): AdminProjectConfig {
   const email = config.email_config;
   return {
-    ...projectFromJson({ config }).config,
+    ...clientConfigFromJson(config),
     allowLocalhost: config.allow_localhost === true,
-    oauthProviders: (config.oauth_providers ?? []).map((p: Wire) => ({
+    oauthProviders: (config.oauth_providers ?? []).map((p) => ({
       id: p.id,
       type: p.type,
       ...defined({
@@ -152,7 +158,8 @@ function adminConfigFromJson(config: Wire): AdminProjectConfig {
       ? {
           emailConfig:
             email.type === "standard"
-              ? {
+              ? // The type promises every field; the wire leaves out the ones the project's config does not set.
+                ({
                   type: "standard",
                   host: email.host,
                   port: email.port,
@@ -160,17 +167,19 @@ function adminConfigFromJson(config: Wire): AdminProjectConfig {
                   password: email.password,
                   senderName: email.sender_name,
                   senderEmail: email.sender_email,
-                }
+                } as AdminEmailConfig)
               : { type: "shared" },
         }
       : {}),
     emailTheme: config.email_theme ?? null,
-    domains: (config.domains ?? []).map((d: Wire) => ({ domain: d.domain, handlerPath: d.handler_path })),
+    domains: (config.domains ?? []).map((d) => ({ domain: d.domain, handlerPath: d.handler_path })),
     createTeamOnSignUp: config.create_team_on_sign_up === true,
     teamCreatorDefaultPermissions: config.team_creator_default_permissions ?? [],
     teamMemberDefaultPermissions: config.team_member_default_permissions ?? [],
     userDefaultPermissions: config.user_default_permissions ?? [],
-    oauthAccountMergeStrategy: config.oauth_account_merge_strategy,
+    // Read as sent: the admin read always has it; the fallback for a read without config leaves it undefined.
+    oauthAccountMergeStrategy:
+      config.oauth_account_merge_strategy as AdminProjectConfig["oauthAccountMergeStrategy"],
   };
 }
 
@@ -236,7 +245,7 @@ export function projectUpdateToWire(update: AdminProjectUpdateOptions) {
 }
 
 /** An admin project read; `scope` must carry admin access to that project. */
-export function adminProjectFromJson(scope: Scope, json: Wire): AdminProject {
+export function adminProjectFromJson(scope: Scope, json: WireAdminProject): AdminProject {
   const changed = () => scope.ctx.invalidate("project", "adminProject", "ownedProjects");
   return {
     id: json.id,
@@ -261,7 +270,7 @@ export function adminProjectFromJson(scope: Scope, json: Wire): AdminProject {
       changed();
     },
     async getConfig() {
-      const result = await call(scope, "/internal/config");
+      const result = await call<WireConfigString>(scope, "/internal/config");
       return JSON.parse(result.config_string);
     },
     async updateConfig(override) {
@@ -272,7 +281,7 @@ export function adminProjectFromJson(scope: Scope, json: Wire): AdminProject {
       changed();
     },
     async getConfigOverride(level) {
-      const result = await call(scope, `/internal/config/override/${level}`);
+      const result = await call<WireConfigString>(scope, `/internal/config/override/${level}`);
       return JSON.parse(result.config_string);
     },
     async replaceConfigOverride(level, config) {

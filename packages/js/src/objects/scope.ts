@@ -1,7 +1,6 @@
 import type { AppContext } from "../apps/context.ts";
 import type { AccessType } from "../http/api-client.ts";
 import type { Session } from "../session/session.ts";
-import type { Wire } from "../utils/wire.ts";
 
 /**
  * Who an object's methods act as: the app, the access type, and (for a signed-in user's own objects) the
@@ -13,7 +12,8 @@ export type Scope = {
   session: Session | null;
 };
 
-export function call<T = Wire>(
+/** Sends one call as the scope; `T` is the route's wire type (@gatehouse/shared), `unknown` if left out. */
+export function call<T = unknown>(
   scope: Scope,
   path: string,
   options: { method?: string; body?: unknown } = {},

@@ -1,6 +1,6 @@
+import type { WireServerUser, WireSessionTokens } from "@gatehouse/shared";
 import type { AuthJson } from "../apps/auth-tokens.ts";
 import type { AppContext } from "../apps/context.ts";
-import type { Wire } from "../utils/wire.ts";
 import { type ServerCustomer, serverCustomerMethods } from "./customers.ts";
 import { call, type Scope } from "./scope.ts";
 import { teamFromJson } from "./teams.ts";
@@ -29,7 +29,7 @@ export async function createUserSession(
   userId: string,
   options: { expiresInMillis?: number; isImpersonation?: boolean } = {},
 ): Promise<{ accessToken: string; refreshToken: string }> {
-  const result = await call(scope, "/auth/sessions", {
+  const result = await call<WireSessionTokens>(scope, "/auth/sessions", {
     method: "POST",
     body: {
       user_id: userId,
@@ -40,7 +40,7 @@ export async function createUserSession(
   return { accessToken: result.access_token, refreshToken: result.refresh_token };
 }
 
-export function serverUserFromJson(ctx: AppContext, json: Wire): ServerUser {
+export function serverUserFromJson(ctx: AppContext, json: WireServerUser): ServerUser {
   const scope: Scope = { ctx, accessType: "server", session: null };
   const selectedTeam = json.selected_team ? teamFromJson(scope, json.selected_team) : null;
   const methods = userMethods(scope, json.id, json.primary_email ?? null);

@@ -1,4 +1,4 @@
-import type { Wire } from "../utils/wire.ts";
+import type { WireList, WireSession } from "@gatehouse/shared";
 import { call, type Scope, seg, withQuery } from "./scope.ts";
 
 export type GeoInfo = {
@@ -25,8 +25,8 @@ export type ActiveSession = {
 };
 
 export async function listActiveSessions(scope: Scope, userId: string): Promise<ActiveSession[]> {
-  const result = await call(scope, withQuery("/auth/sessions", { user_id: userId }));
-  return (result.items as Wire[]).map((item) => ({
+  const result = await call<WireList<WireSession>>(scope, withQuery("/auth/sessions", { user_id: userId }));
+  return result.items.map((item) => ({
     id: item.id,
     userId: item.user_id,
     createdAt: new Date(item.created_at),

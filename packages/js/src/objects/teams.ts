@@ -1,5 +1,14 @@
+import type {
+  WireClientMemberProfile,
+  WireClientTeam,
+  WireList,
+  WireServerTeam,
+  WireTeamApiKey,
+  WireTeamCreate,
+  WireTeamInvitation,
+  WireTeamUpdate,
+} from "@gatehouse/shared";
 import { absoluteUrl, currentOrigin } from "../apps/urls.ts";
-import type { Wire } from "../utils/wire.ts";
 import { type ApiKey, type ApiKeyCreateOptions, apiKeyFromJson, createApiKey } from "./api-keys.ts";
 import {
   type Customer,
@@ -43,8 +52,8 @@ export type Team = {
   readonly id: string;
   readonly displayName: string;
   readonly profileImageUrl: string | null;
-  readonly clientMetadata: Wire;
-  readonly clientReadOnlyMetadata: Wire;
+  readonly clientMetadata: unknown;
+  readonly clientReadOnlyMetadata: unknown;
   update(update: TeamUpdateOptions): Promise<void>;
   delete(): Promise<void>;
   inviteUser(options: { email: string; callbackUrl?: string }): Promise<void>;
@@ -57,14 +66,14 @@ export type Team = {
 export type ServerTeam = Omit<Team, "update" | keyof ServerCustomer> &
   ServerCustomer & {
     readonly createdAt: Date;
-    readonly serverMetadata: Wire;
+    readonly serverMetadata: unknown;
     update(update: ServerTeamUpdateOptions): Promise<void>;
     addUser(userId: string): Promise<void>;
     removeUser(userId: string): Promise<void>;
   };
 
-export function teamUpdateToWire(update: ServerTeamUpdateOptions) {
-  return defined({
+export function teamUpdateToWire(update: ServerTeamUpdateOptions): WireTeamUpdate {
+  return defined<WireTeamUpdate>({
     display_name: update.displayName,
     profile_image_url: update.profileImageUrl,
     client_metadata: update.clientMetadata,
@@ -73,7 +82,11 @@ export function teamUpdateToWire(update: ServerTeamUpdateOptions) {
   });
 }
 
-export function teamFromJson(scope: Scope, json: Wire): Team & Partial<ServerTeam> {
+/** A team as read: a client's, or a server's with its server fields (read when the scope is a server's). */
+export type WireTeam = WireClientTeam &
+  Partial<Pick<WireServerTeam, "created_at_millis" | "server_metadata">>;
+
+export function teamFromJson(scope: Scope, json: WireTeam): Team & Partial<ServerTeam> {
   const id: string = json.id;
   const invalidate = () => scope.ctx.invalidateUserData();
   const customer: CustomerRef = { type: "team", id };
@@ -106,8 +119,11 @@ export function teamFromJson(scope: Scope, json: Wire): Team & Partial<ServerTea
       });
     },
     async listUsers() {
-      const result = await call(scope, withQuery("/team-member-profiles", { team_id: id }));
-      return (result.items as Wire[]).map((item) => ({
+      const result = await call<WireList<WireClientMemberProfile>>(
+        scope,
+        withQuery("/team-member-profiles", { team_id: id }),
+      );
+      return result.items.map((item) => ({
         id: item.user_id,
         teamProfile: {
           displayName: item.display_name ?? null,
@@ -116,8 +132,11 @@ export function teamFromJson(scope: Scope, json: Wire): Team & Partial<ServerTea
       }));
     },
     async listInvitations() {
-      const result = await call(scope, withQuery("/team-invitations", { team_id: id }));
-      return (result.items as Wire[]).map((item) => ({
+      const result = await call<WireList<WireTeamInvitation>>(
+        scope,
+        withQuery("/team-invitations", { team_id: id }),
+      );
+      return result.items.map((item) => ({
         id: item.id,
         recipientEmail: item.recipient_email ?? null,
         expiresAt: new Date(item.expires_at_millis),
@@ -130,8 +149,11 @@ export function teamFromJson(scope: Scope, json: Wire): Team & Partial<ServerTea
     },
     createApiKey: (options) => createApiKey(scope, { type: "team", ownerId: id }, options),
     async listApiKeys() {
-      const result = await call(scope, withQuery("/team-api-keys", { team_id: id }));
-      return (result.items as Wire[]).map((item) => apiKeyFromJson(scope, item));
+      const result = await call<WireList<WireTeamApiKey>>(
+        scope,
+        withQuery("/team-api-keys", { team_id: id }),
+      );
+      return result.items.map((item) => apiKeyFromJson(scope, item));
     },
   };
   if (scope.accessType !== "client") {
@@ -156,9 +178,9 @@ export async function createTeam(
   scope: Scope,
   options: ServerTeamCreateOptions,
 ): Promise<Team & Partial<ServerTeam>> {
-  const json = await call(scope, "/teams", {
+  const json = await call<WireTeam>(scope, "/teams", {
     method: "POST",
-    body: defined({
+    body: defined<WireTeamCreate>({
       display_name: options.displayName,
       profile_image_url: options.profileImageUrl,
       creator_user_id: options.creatorUserId ?? (scope.accessType === "client" ? "me" : undefined),
@@ -173,6 +195,6 @@ export async function createTeam(
 
 /** Teams of a user (`me` for the signed-in user), or of the whole project for a server without a user. */
 export async function listTeams(scope: Scope, userId: string | undefined) {
-  const result = await call(scope, withQuery("/teams", { user_id: userId }));
-  return (result.items as Wire[]).map((item) => teamFromJson(scope, item));
+  const result = await call<WireList<WireTeam>>(scope, withQuery("/teams", { user_id: userId }));
+  return result.items.map((item) => teamFromJson(scope, item));
 }

@@ -1,5 +1,12 @@
+import type {
+  WireClientMemberProfile,
+  WireClientOAuthProvider,
+  WireList,
+  WireNotificationPreference,
+  WireServerOAuthProvider,
+  WireTeamInvitation,
+} from "@gatehouse/shared";
 import { isKnownError, type KnownError } from "@gatehouse/shared";
-import type { Wire } from "../utils/wire.ts";
 import { type ApiKey, type ApiKeyCreateOptions, createApiKey, listUserApiKeys } from "./api-keys.ts";
 import {
   type ContactChannel,
@@ -49,7 +56,12 @@ export type EditableTeamMemberProfile = {
 
 export type ReceivedTeamInvitation = { id: string; teamId: string; teamDisplayName: string; expiresAt: Date };
 
-type PermissionArgs = [scopeOrId: { id: string } | string, permissionIdOrOptions?: Wire, options?: Wire];
+type PermissionOptions = { recursive?: boolean };
+type PermissionArgs = [
+  scopeOrId: { id: string } | string,
+  permissionIdOrOptions?: string | PermissionOptions,
+  options?: PermissionOptions,
+];
 
 /**
  * The calls a user object offers, for the signed-in user of a client (`userId` = `me`, with the session) and for
@@ -65,9 +77,9 @@ export function userMethods(scope: Scope, userId: string, primaryEmail: string |
     if (scope.session && token) scope.session.markAccessTokenExpired(token);
   };
 
-  const permissionCall = (args: PermissionArgs): [PermissionScope, string, Wire] => {
+  const permissionCall = (args: PermissionArgs): [PermissionScope, string] => {
     const [team, id, rest] = splitPermissionArgs(args[0], args.slice(1));
-    return id === undefined ? [team, rest[0], rest[1]] : [team, id, rest[0]];
+    return id === undefined ? [team, rest[0] as string] : [team, id];
   };
 
   const methods = {
@@ -116,8 +128,11 @@ export function userMethods(scope: Scope, userId: string, primaryEmail: string |
       scope.ctx.invalidateUserData();
     },
     async listTeamInvitations(): Promise<ReceivedTeamInvitation[]> {
-      const result = await call(scope, withQuery("/team-invitations", { user_id: userId }));
-      return (result.items as Wire[]).map((item) => ({
+      const result = await call<WireList<WireTeamInvitation>>(
+        scope,
+        withQuery("/team-invitations", { user_id: userId }),
+      );
+      return result.items.map((item) => ({
         id: item.id,
         teamId: item.team_id,
         teamDisplayName: item.team_display_name,
@@ -126,7 +141,7 @@ export function userMethods(scope: Scope, userId: string, primaryEmail: string |
     },
     async getTeamProfile(team: { id: string }): Promise<EditableTeamMemberProfile> {
       const profilePath = `/team-member-profiles/${seg(team.id)}/${seg(userId)}`;
-      const json = await call(scope, profilePath);
+      const json = await call<WireClientMemberProfile>(scope, profilePath);
       return {
         displayName: json.display_name ?? null,
         profileImageUrl: json.profile_image_url ?? null,
@@ -172,15 +187,22 @@ export function userMethods(scope: Scope, userId: string, primaryEmail: string |
       createApiKey(scope, { type: "user", ownerId: userId }, options),
     listApiKeys: (): Promise<ApiKey[]> => listUserApiKeys(scope, userId),
     async listOAuthProviders(): Promise<OAuthProvider[]> {
-      const result = await call(scope, withQuery("/oauth-providers", { user_id: userId }));
-      return (result.items as Wire[]).map((item) => oauthProviderFromJson(scope, item));
+      const result = await call<WireList<WireClientOAuthProvider | WireServerOAuthProvider>>(
+        scope,
+        withQuery("/oauth-providers", { user_id: userId }),
+      );
+      return result.items.map((item) => oauthProviderFromJson(scope, item));
     },
     async getOAuthProvider(id: string): Promise<OAuthProvider | null> {
       return (await methods.listOAuthProviders()).find((provider) => provider.id === id) ?? null;
     },
     async listNotificationCategories(): Promise<NotificationCategory[]> {
-      const result = await call(scope, `/emails/notification-preference/${seg(userId)}`);
-      const items: Wire[] = Array.isArray(result) ? result : result.items;
+      // The reference once answered a bare array; both are read.
+      const result = await call<WireNotificationPreference[] | WireList<WireNotificationPreference>>(
+        scope,
+        `/emails/notification-preference/${seg(userId)}`,
+      );
+      const items = Array.isArray(result) ? result : result.items;
       return items.map((item) => ({
         id: item.notification_category_id,
         name: item.notification_category_name,
@@ -206,7 +228,10 @@ export function userMethods(scope: Scope, userId: string, primaryEmail: string |
   return methods;
 }
 
-function oauthProviderFromJson(scope: Scope, json: Wire): OAuthProvider {
+function oauthProviderFromJson(
+  scope: Scope,
+  json: WireClientOAuthProvider & Partial<WireServerOAuthProvider>,
+): OAuthProvider {
   const providerPath = `/oauth-providers/${seg(json.user_id)}/${seg(json.id)}`;
   return {
     id: json.id,

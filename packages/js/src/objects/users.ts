@@ -1,8 +1,14 @@
-import type { Wire } from "../utils/wire.ts";
+import type {
+  WireClientUser,
+  WireRestrictedReason,
+  WireServerUser,
+  WireServerUserCreate,
+  WireServerUserUpdate,
+} from "@gatehouse/shared";
 import { bytesToBase64, defined } from "./scope.ts";
 import type { Team } from "./teams.ts";
 
-export type RestrictedReason = { type: "anonymous" | "email_not_verified" | "restricted_by_administrator" };
+export type RestrictedReason = WireRestrictedReason;
 
 /** The fields every view of a user has (SPEC.md §3, client view). */
 export type BaseUser = {
@@ -12,8 +18,8 @@ export type BaseUser = {
   readonly primaryEmailVerified: boolean;
   readonly profileImageUrl: string | null;
   readonly signedUpAt: Date;
-  readonly clientMetadata: Wire;
-  readonly clientReadOnlyMetadata: Wire;
+  readonly clientMetadata: unknown;
+  readonly clientReadOnlyMetadata: unknown;
   readonly hasPassword: boolean;
   readonly emailAuthEnabled: boolean;
   readonly otpAuthEnabled: boolean;
@@ -31,7 +37,7 @@ export type BaseUser = {
 
 /** What a server additionally sees (SPEC.md §3, server user). */
 export type ServerUserFields = {
-  readonly serverMetadata: Wire;
+  readonly serverMetadata: unknown;
   readonly lastActiveAt: Date;
   readonly primaryEmailAuthEnabled: boolean;
   readonly countryCode: string | null;
@@ -82,8 +88,8 @@ export type ServerUserCreateOptions = {
   riskScores?: { signUp: { bot: number; freeTrialAbuse: number } };
 };
 
-export function userUpdateToWire(update: ServerUserUpdateOptions) {
-  return defined({
+export function userUpdateToWire(update: ServerUserUpdateOptions): WireServerUserUpdate {
+  return defined<WireServerUserUpdate>({
     display_name: update.displayName,
     client_metadata: update.clientMetadata,
     selected_team_id: update.selectedTeamId,
@@ -118,8 +124,8 @@ export function userUpdateToWire(update: ServerUserUpdateOptions) {
   });
 }
 
-export function userCreateToWire(options: ServerUserCreateOptions) {
-  return defined({
+export function userCreateToWire(options: ServerUserCreateOptions): WireServerUserCreate {
+  return defined<WireServerUserCreate>({
     ...userUpdateToWire({
       primaryEmail: options.primaryEmail,
       primaryEmailVerified: options.primaryEmailVerified,
@@ -138,7 +144,8 @@ export function userCreateToWire(options: ServerUserCreateOptions) {
   });
 }
 
-export function baseUserFromJson(json: Wire, selectedTeam: Team | null): BaseUser {
+/** Either read of a user: a server's has more fields, which this does not read. */
+export function baseUserFromJson(json: WireClientUser, selectedTeam: Team | null): BaseUser {
   const restrictedReason = json.restricted_reason ?? null;
   return {
     id: json.id,
@@ -157,14 +164,14 @@ export function baseUserFromJson(json: Wire, selectedTeam: Team | null): BaseUse
     isAnonymous: json.is_anonymous === true,
     isRestricted: json.is_restricted === true || restrictedReason !== null,
     restrictedReason,
-    oauthProviders: (json.oauth_providers ?? []).map((provider: Wire) => ({ id: provider.id })),
+    oauthProviders: (json.oauth_providers ?? []).map((provider) => ({ id: provider.id })),
     selectedTeamId: json.selected_team_id ?? null,
     selectedTeam,
     toClientJson: () => structuredClone(json),
   };
 }
 
-export function serverUserFieldsFromJson(json: Wire): ServerUserFields {
+export function serverUserFieldsFromJson(json: WireServerUser): ServerUserFields {
   return {
     serverMetadata: json.server_metadata ?? null,
     lastActiveAt: new Date(json.last_active_at_millis ?? json.signed_up_at_millis),

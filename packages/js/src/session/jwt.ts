@@ -1,27 +1,21 @@
 /**
  * Access tokens are ES256 JWTs (PROTOCOL.md §5.1). The SDK never verifies the signature (the server does); it
  * decodes the payload to learn the expiry and checks the claim set, treating a token that fails as invalid.
+ *
+ * The claims are @gatehouse/shared's, the set the server signs. The SDK reads them as leniently as the reference SDK
+ * does, so that tokens of other compatible servers work too: `exp` may be absent and `nbf` present, `aud` may be a
+ * list, and the branch and the restriction's name are not checked.
  */
-export type AccessTokenClaims = {
-  sub: string;
-  iat: number;
-  exp?: number;
+import type { AccessTokenClaims as SignedClaims } from "@gatehouse/shared";
+
+type Lenient = "exp" | "aud" | "branch_id" | "restricted_reason";
+
+export type AccessTokenClaims = Omit<SignedClaims, Lenient> & {
+  exp?: SignedClaims["exp"];
   nbf?: number;
-  iss: string;
-  aud: string | string[];
-  project_id: string;
+  aud: SignedClaims["aud"] | SignedClaims["aud"][];
   branch_id: string;
-  refresh_token_id: string;
-  role: "authenticated";
-  name: string | null;
-  email: string | null;
-  email_verified: boolean;
-  selected_team_id: string | null;
-  signed_up_at: number;
-  is_anonymous: boolean;
-  is_restricted: boolean;
   restricted_reason: { type: string } | null;
-  requires_totp_mfa: boolean;
 };
 
 function base64UrlDecode(segment: string): string {
@@ -49,8 +43,11 @@ const isNumber = (value: unknown): value is number => typeof value === "number" 
 const isBoolean = (value: unknown): value is boolean => typeof value === "boolean";
 const isNullableString = (value: unknown) => value === null || isString(value);
 
-/** Which claims must be there and what they must look like; `exp` and `nbf` may be absent. */
-const claimChecks: Record<string, (value: unknown) => boolean> = {
+/**
+ * Which claims must be there and what they must look like; `exp` and `nbf` may be absent. Keyed by the shared claim
+ * set, so a claim added, renamed or dropped there fails the typecheck here.
+ */
+const claimChecks: { [Claim in Exclude<keyof SignedClaims, "exp">]: (value: unknown) => boolean } = {
   sub: isString,
   iat: isNumber,
   iss: isString,

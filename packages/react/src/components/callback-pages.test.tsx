@@ -1,5 +1,7 @@
 // @vitest-environment happy-dom
+
 import { gatehouseInternals, KnownError, MFA_ATTEMPT_CODE_STORAGE_KEY } from "@gatehouse/js";
+import type { WireCliLoginPoll, WireCliLoginStarted } from "@gatehouse/shared";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { totpCode, uniqueEmail } from "../../../js/src/testing/apps.ts";
 import { createTestProject, type TestProject, testServerForFile } from "../testing/gatehouse.ts";
@@ -188,15 +190,18 @@ describe("CliAuthConfirm", () => {
   /** What a command-line tool does first: a login code for the browser and a polling code for itself. */
   async function startCliLogin() {
     const { app } = await project.client();
-    const response = await app[gatehouseInternals].sendRequest("/auth/cli", { method: "POST", body: {} });
+    const response = await app[gatehouseInternals].sendRequest<WireCliLoginStarted>("/auth/cli", {
+      method: "POST",
+      body: {},
+    });
     const poll = async () =>
       (
-        await app[gatehouseInternals].sendRequest("/auth/cli/poll", {
+        await app[gatehouseInternals].sendRequest<WireCliLoginPoll>("/auth/cli/poll", {
           method: "POST",
           body: { polling_code: response.body.polling_code },
         })
       ).body;
-    return { loginCode: response.body.login_code as string, poll };
+    return { loginCode: response.body.login_code, poll };
   }
 
   it("asks a signed-out visitor to sign in first", async () => {

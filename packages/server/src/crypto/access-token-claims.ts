@@ -5,38 +5,19 @@
  * missing, so the claim set is exact: no claim added, none left out, nullable ones present as null.
  */
 
+import type { AccessTokenClaims, WireRestrictedReason } from "@gatehouse/shared";
 import type { AudienceKind } from "./signing-keys.ts";
 
-export type RestrictedReasonType = "anonymous" | "email_not_verified" | "restricted_by_administrator";
-export type RestrictedReason = { type: RestrictedReasonType };
+/** The claim set is defined once, in @gatehouse/shared, for the server that signs it and the SDK that reads it. */
+export type { AccessTokenClaims };
+export type RestrictedReason = WireRestrictedReason;
+export type RestrictedReasonType = RestrictedReason["type"];
 
 const RESTRICTED_REASON_TYPES: readonly string[] = [
   "anonymous",
   "email_not_verified",
   "restricted_by_administrator",
 ] satisfies RestrictedReasonType[];
-
-/** Exactly the claims of PROTOCOL.md §5.1, in that order. Times are in seconds since the Unix epoch. */
-export type AccessTokenClaims = {
-  sub: string;
-  iat: number;
-  exp: number;
-  iss: string;
-  aud: string;
-  project_id: string;
-  branch_id: "main";
-  refresh_token_id: string;
-  role: "authenticated";
-  name: string | null;
-  email: string | null;
-  email_verified: boolean;
-  selected_team_id: string | null;
-  signed_up_at: number;
-  is_anonymous: boolean;
-  is_restricted: boolean;
-  restricted_reason: RestrictedReason | null;
-  requires_totp_mfa: boolean;
-};
 
 /**
  * Project ids are UUIDs or the literal `internal` (PROTOCOL.md §6). We accept a slightly wider, URL-safe shape, but

@@ -1,4 +1,4 @@
-import { KnownError } from "@gatehouse/shared";
+import { KnownError, type WireKnownError } from "@gatehouse/shared";
 import type { ErrorHandler } from "hono";
 import type { ServerEnv } from "../env.ts";
 import { isLoopbackAddress, socketAddress } from "./client-ip.ts";
@@ -17,7 +17,8 @@ export function textResponse(text: string, status = 200, headers: Record<string,
 
 /** The body and headers of PROTOCOL.md §2.1. Known-error bodies are always pretty-printed. */
 export function knownErrorResponse(error: KnownError): Response {
-  return new Response(JSON.stringify(error.toJSON(), null, 2), {
+  const body: WireKnownError = error.toJSON();
+  return new Response(JSON.stringify(body, null, 2), {
     status: error.status,
     headers: { "content-type": JSON_TYPE, "x-stack-known-error": error.code },
   });

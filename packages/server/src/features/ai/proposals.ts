@@ -4,6 +4,7 @@
  * re-checks that the config still has the values the diff was made from. Nothing here runs from a model's step but
  * `proposeConfigChange`.
  */
+import type { WireAiProposal } from "@gatehouse/shared";
 import { and, desc, eq, sql } from "drizzle-orm";
 import {
   type ConfigOverride,
@@ -76,7 +77,7 @@ export async function createProposal(
   return { ok: true, proposal: proposal! };
 }
 
-export function proposalView(row: AiConfigProposalRow) {
+export function proposalView(row: AiConfigProposalRow): WireAiProposal {
   return {
     id: row.id,
     status: row.status,

@@ -5,11 +5,13 @@
  * these with admin access to the project (the dashboard's admin access token, or the admin key) rather than as the
  * reference's internal-project user calls; `projectId`, where the protocol has it, must name that project.
  */
+import type { WireAiProposal } from "@gatehouse/shared";
 import { z } from "zod";
 import { metadataProblem } from "../../fields/metadata.ts";
 import { storableText } from "../../fields/text.ts";
 import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
+import { wire } from "../../http/wire-schema.ts";
 import { SYSTEM_PROMPT_NAMES, type SystemPromptName } from "./prompts.ts";
 import { decideProposal, listProposals, proposalOr404, proposalView } from "./proposals.ts";
 import { generateAnswer, parseToolNames, streamAnswer, toModelMessages } from "./query.ts";
@@ -98,15 +100,17 @@ const conversationMessages = z.array(conversationMessage).max(500);
 const titleField = storableText(200).min(1);
 const empty = z.object({});
 
-const proposalSchema = z.object({
-  id: z.string(),
-  status: z.enum(["pending", "applied", "discarded"]),
-  summary: z.string(),
-  level: z.string(),
-  diff: z.array(z.object({ path: z.string(), before: z.unknown(), after: z.unknown() })),
-  created_at_millis: z.number(),
-  decided_at_millis: z.number().nullable(),
-});
+const proposalSchema = wire<WireAiProposal>()(
+  z.object({
+    id: z.string(),
+    status: z.enum(["pending", "applied", "discarded"]),
+    summary: z.string(),
+    level: z.string(),
+    diff: z.array(z.object({ path: z.string(), before: z.unknown(), after: z.unknown() })),
+    created_at_millis: z.number(),
+    decided_at_millis: z.number().nullable(),
+  }),
+);
 
 export const aiRoutes = [
   defineRoute({

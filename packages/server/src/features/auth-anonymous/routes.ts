@@ -1,5 +1,7 @@
+import type { WireSignInTokens } from "@gatehouse/shared";
 import { z } from "zod";
 import { type AnyRoute, defineRoute } from "../../http/route.ts";
+import { wire } from "../../http/wire-schema.ts";
 import { consumeRateLimit, rateLimitScope } from "../../rate-limit/limiter.ts";
 import { RATE_LIMITS } from "../../rate-limit/rules.ts";
 import { completeSignIn } from "../sessions/sign-in.ts";
@@ -13,7 +15,9 @@ export const anonymousRoutes: AnyRoute[] = [
     tags: ["Anonymous authentication"],
     access: ["client", "server", "admin"],
     response: {
-      body: z.object({ access_token: z.string(), refresh_token: z.string(), user_id: z.string() }),
+      body: wire<WireSignInTokens>()(
+        z.object({ access_token: z.string(), refresh_token: z.string(), user_id: z.string() }),
+      ),
     },
     handler: async ({ deps, auth, request, clientIp }) => {
       // Deliberately not gated by `auth.allowSignUp` (PROTOCOL.md §4.4): an anonymous user is a guest, not an

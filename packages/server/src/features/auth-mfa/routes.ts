@@ -1,6 +1,8 @@
+import type { WireSignInOrUpTokens } from "@gatehouse/shared";
 import { z } from "zod";
 import { SECURE_TOKEN_LENGTH } from "../../crypto/index.ts";
 import { type AnyRoute, defineRoute } from "../../http/route.ts";
+import { wire } from "../../http/wire-schema.ts";
 import { signInWithTotp } from "./service.ts";
 
 export const mfaRoutes: AnyRoute[] = [
@@ -19,12 +21,14 @@ export const mfaRoutes: AnyRoute[] = [
       }),
     },
     response: {
-      body: z.object({
-        access_token: z.string(),
-        refresh_token: z.string(),
-        is_new_user: z.boolean(),
-        user_id: z.string(),
-      }),
+      body: wire<WireSignInOrUpTokens>()(
+        z.object({
+          access_token: z.string(),
+          refresh_token: z.string(),
+          is_new_user: z.boolean(),
+          user_id: z.string(),
+        }),
+      ),
     },
     handler: async ({ deps, auth, body, request, clientIp }) => {
       const result = await signInWithTotp(deps, auth, {

@@ -1,5 +1,7 @@
+import type { WireSignInOrUpTokens } from "@gatehouse/shared";
 import { z } from "zod";
 import { type AnyRoute, defineRoute } from "../../http/route.ts";
+import { wire } from "../../http/wire-schema.ts";
 import { codeBodySchema, emailAddressSchema } from "../contact-channels/views.ts";
 import { sendSignInCode, signInWithCode } from "./service.ts";
 
@@ -40,12 +42,14 @@ export const otpRoutes: AnyRoute[] = [
     access: ["client", "server", "admin"],
     request: { body: codeBodySchema },
     response: {
-      body: z.object({
-        access_token: z.string(),
-        refresh_token: z.string(),
-        is_new_user: z.boolean(),
-        user_id: z.string(),
-      }),
+      body: wire<WireSignInOrUpTokens>()(
+        z.object({
+          access_token: z.string(),
+          refresh_token: z.string(),
+          is_new_user: z.boolean(),
+          user_id: z.string(),
+        }),
+      ),
     },
     handler: async ({ deps, auth, body, request, clientIp }) => {
       const result = await signInWithCode(deps, auth, {

@@ -1,6 +1,8 @@
+import type { WireSignInOrUpTokens } from "@gatehouse/shared";
 import { z } from "zod";
 import { SECURE_TOKEN_LENGTH } from "../../crypto/index.ts";
 import { type AnyRoute, defineRoute } from "../../http/route.ts";
+import { wireFit } from "../../http/wire-schema.ts";
 import { initiateAuthentication, signInWithPasskey } from "./authentication.ts";
 import { initiateRegistration, registerPasskey } from "./registration.ts";
 import { authenticationResponseSchema, registrationResponseSchema } from "./webauthn.ts";
@@ -52,12 +54,14 @@ export const passkeyRoutes: AnyRoute[] = [
     access,
     request: { body: z.strictObject({ authentication_response: authenticationResponseSchema, code }) },
     response: {
-      body: z.object({
-        access_token: z.string(),
-        refresh_token: z.string(),
-        is_new_user: z.literal(false),
-        user_id: z.string(),
-      }),
+      body: wireFit<WireSignInOrUpTokens>()(
+        z.object({
+          access_token: z.string(),
+          refresh_token: z.string(),
+          is_new_user: z.literal(false),
+          user_id: z.string(),
+        }),
+      ),
     },
     handler: async ({ deps, auth, body, request, clientIp }) => ({
       body: await signInWithPasskey(deps, auth, {

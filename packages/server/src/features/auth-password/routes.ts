@@ -1,3 +1,4 @@
+import type { WireSignInTokens } from "@gatehouse/shared";
 import { knownError } from "@gatehouse/shared";
 import { z } from "zod";
 import { assertTrustedCallbackUrl } from "../../config/trusted-urls.ts";
@@ -9,6 +10,7 @@ import { requireUser, requireUserAsSchema } from "../../http/current-user.ts";
 import { readProtocolHeader } from "../../http/protocol-headers.ts";
 import { type AnyRoute, defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
+import { wire } from "../../http/wire-schema.ts";
 import { consumeRateLimit, rateLimitScope } from "../../rate-limit/limiter.ts";
 import { consumePasswordCheckLimits } from "../../rate-limit/password-checks.ts";
 import { RATE_LIMITS } from "../../rate-limit/rules.ts";
@@ -35,7 +37,9 @@ const passwordInput = z.string().max(4096);
 const callbackUrl = z.string().max(2048);
 const code = z.string().length(SECURE_TOKEN_LENGTH);
 
-const tokensResponse = z.object({ access_token: z.string(), refresh_token: z.string(), user_id: z.string() });
+const tokensResponse = wire<WireSignInTokens>()(
+  z.object({ access_token: z.string(), refresh_token: z.string(), user_id: z.string() }),
+);
 const success = z.object({ success: z.literal(true) });
 const RESET_CODE_SENT = "maybe, only if user with e-mail exists";
 

@@ -1,6 +1,8 @@
+import type { WireCliLoginPoll, WireCliLoginStarted } from "@gatehouse/shared";
 import { z } from "zod";
 import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
+import { wire } from "../../http/wire-schema.ts";
 import { consumeRateLimit, rateLimitScope } from "../../rate-limit/limiter.ts";
 import {
   attemptHasAnonymousSession,
@@ -35,7 +37,9 @@ export const cliAuthRoutes = [
         .optional(),
     },
     response: {
-      body: z.object({ polling_code: z.string(), login_code: z.string(), expires_at: z.string() }),
+      body: wire<WireCliLoginStarted>()(
+        z.object({ polling_code: z.string(), login_code: z.string(), expires_at: z.string() }),
+      ),
     },
     handler: async ({ deps, auth, body }) => {
       const created = await createCliAuthAttempt(deps.db, {
@@ -60,10 +64,12 @@ export const cliAuthRoutes = [
     access,
     request: { body: z.strictObject({ polling_code: code }) },
     response: {
-      body: z.union([
-        z.object({ status: z.enum(["waiting", "expired", "used"]) }),
-        z.object({ status: z.literal("success"), refresh_token: z.string() }),
-      ]),
+      body: wire<WireCliLoginPoll>()(
+        z.union([
+          z.object({ status: z.enum(["waiting", "expired", "used"]) }),
+          z.object({ status: z.literal("success"), refresh_token: z.string() }),
+        ]),
+      ),
     },
     handler: async ({ deps, auth, body, clientIp }) => {
       await consumeRateLimit(rateLimitScope(deps, auth, clientIp), CLI_POLL_RATE_LIMIT, clientIp);

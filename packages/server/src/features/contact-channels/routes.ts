@@ -1,3 +1,4 @@
+import type { WireContactChannelCreate, WireContactChannelUpdate } from "@gatehouse/shared";
 import { knownError } from "@gatehouse/shared";
 import { z } from "zod";
 import type { Database } from "../../db/index.ts";
@@ -5,6 +6,7 @@ import { resolveUserId } from "../../http/current-user.ts";
 import type { RequestAuth } from "../../http/request-auth.ts";
 import { type AnyRoute, defineRoute } from "../../http/route.ts";
 import { schemaError } from "../../http/schema-error.ts";
+import { wireRequest } from "../../http/wire-schema.ts";
 import { findUser } from "../users/service.ts";
 import {
   contactChannelNotFound,
@@ -21,24 +23,28 @@ const tags = ["Contact channels"];
 
 const channelParams = z.strictObject({ user_id: z.string(), contact_channel_id: z.string() });
 
-const createBody = z.strictObject({
-  user_id: z.string(),
-  value: emailAddressSchema,
-  type: z.literal("email"),
-  used_for_auth: z.boolean(),
-  is_primary: z.boolean().optional(),
-  /** Server and admin only. */
-  is_verified: z.boolean().optional(),
-});
+const createBody = wireRequest<WireContactChannelCreate>()(
+  z.strictObject({
+    user_id: z.string(),
+    value: emailAddressSchema,
+    type: z.literal("email"),
+    used_for_auth: z.boolean(),
+    is_primary: z.boolean().optional(),
+    /** Server and admin only. */
+    is_verified: z.boolean().optional(),
+  }),
+);
 
-const updateBody = z.strictObject({
-  value: emailAddressSchema.optional(),
-  type: z.literal("email").optional(),
-  used_for_auth: z.boolean().optional(),
-  is_primary: z.boolean().optional(),
-  /** Server and admin only. */
-  is_verified: z.boolean().optional(),
-});
+const updateBody = wireRequest<WireContactChannelUpdate>()(
+  z.strictObject({
+    value: emailAddressSchema.optional(),
+    type: z.literal("email").optional(),
+    used_for_auth: z.boolean().optional(),
+    is_primary: z.boolean().optional(),
+    /** Server and admin only. */
+    is_verified: z.boolean().optional(),
+  }),
+);
 
 /** Verification is proven by a code; a client claiming it is refused as the unknown property it is to clients. */
 function refuseClientVerification(auth: RequestAuth, request: Request, body: { is_verified?: boolean }) {

@@ -1,6 +1,8 @@
+import type { WireContactChannel } from "@gatehouse/shared";
 import { z } from "zod";
 import { SECURE_TOKEN_LENGTH } from "../../crypto/index.ts";
 import { normalizeEmail } from "../../fields/email.ts";
+import { wire } from "../../http/wire-schema.ts";
 import type { ContactChannelRow } from "./schema.ts";
 
 /** RFC 5321 caps a forward path at 256 octets including the angle brackets. */
@@ -18,17 +20,19 @@ export const emailAddressSchema = z
 export const codeBodySchema = z.strictObject({ code: z.string().length(SECURE_TOKEN_LENGTH) });
 
 /** PROTOCOL.md §3.6 read shape; clients and servers see the same fields. */
-export const contactChannelSchema = z.object({
-  user_id: z.string(),
-  id: z.string(),
-  value: z.string(),
-  type: z.literal("email"),
-  used_for_auth: z.boolean(),
-  is_verified: z.boolean(),
-  is_primary: z.boolean(),
-});
+export const contactChannelSchema = wire<WireContactChannel>()(
+  z.object({
+    user_id: z.string(),
+    id: z.string(),
+    value: z.string(),
+    type: z.literal("email"),
+    used_for_auth: z.boolean(),
+    is_verified: z.boolean(),
+    is_primary: z.boolean(),
+  }),
+);
 
-export type ContactChannelView = z.infer<typeof contactChannelSchema>;
+export type ContactChannelView = WireContactChannel;
 
 export function contactChannelView(row: ContactChannelRow): ContactChannelView {
   return {

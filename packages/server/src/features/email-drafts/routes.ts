@@ -2,11 +2,13 @@
  * `/internal/email-drafts` (PROTOCOL-EXTRA §1.5), admin only. A draft names a theme of the project's config, `false`
  * for none, or nothing for the project's selected theme; sending is `POST /emails/send-email {draft_id}`.
  */
+import type { WireCreatedId, WireEmailDraft } from "@gatehouse/shared";
 import { z } from "zod";
 import type { RenderedConfig } from "../../config/index.ts";
 import { displayNameField, storableText } from "../../fields/text.ts";
 import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
+import { wire } from "../../http/wire-schema.ts";
 import { createDraft, deleteDraft, draftOr404, draftView, listDrafts, updateDraft } from "./service.ts";
 
 const tags = ["Email drafts"];
@@ -16,13 +18,15 @@ const tsxSourceField = storableText(200_000);
 const themeIdField = z.union([z.guid(), z.literal(false), z.null()]);
 const idParams = z.strictObject({ id: z.string().max(100) });
 
-const draftSchema = z.object({
-  id: z.string(),
-  display_name: z.string(),
-  tsx_source: z.string(),
-  theme_id: z.union([z.string(), z.literal(false)]).optional(),
-  sent_at_millis: z.number().nullable(),
-});
+const draftSchema = wire<WireEmailDraft>()(
+  z.object({
+    id: z.string(),
+    display_name: z.string(),
+    tsx_source: z.string(),
+    theme_id: z.union([z.string(), z.literal(false)]).optional(),
+    sent_at_millis: z.number().nullable(),
+  }),
+);
 const ok = z.object({ ok: z.literal("ok") });
 
 /** A theme id must name a theme of the project (a plain 400, as send-email answers an unknown theme). */
@@ -57,7 +61,7 @@ export const emailDraftRoutes = [
         tsx_source: tsxSourceField.optional(),
       }),
     },
-    response: { body: z.object({ id: z.string() }) },
+    response: { body: wire<WireCreatedId>()(z.object({ id: z.string() })) },
     handler: async ({ deps, auth, body }) => {
       checkTheme(auth.config, body.theme_id);
       const id = await createDraft(deps, auth.project.id, {

@@ -5,10 +5,12 @@
  * never carries `editable_regions`. Gatehouse extension: `variables`, an object laid over the template's
  * `PreviewVariables`, so the dashboard can preview a template with the values an owner types.
  */
+import type { WireRenderedEmail } from "@gatehouse/shared";
 import { z } from "zod";
 import { metadataField } from "../../fields/metadata.ts";
 import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
+import { wire } from "../../http/wire-schema.ts";
 import { findTemplate, findTheme, projectLogosOf, renderOr400, tags, tsxSourceField } from "./shared.ts";
 
 const source = tsxSourceField;
@@ -39,11 +41,13 @@ export const renderRoutes = [
     access: ["admin"],
     request: { body: renderBody },
     response: {
-      body: z.object({
-        html: z.string(),
-        subject: z.string().optional(),
-        notification_category: z.string().optional(),
-      }),
+      body: wire<WireRenderedEmail>()(
+        z.object({
+          html: z.string(),
+          subject: z.string().optional(),
+          notification_category: z.string().optional(),
+        }),
+      ),
     },
     handler: async ({ auth, body }) => {
       const config = auth.config;

@@ -5,6 +5,7 @@
  * is written over that. A non-built-in id is a plain 404; a template reset needs a custom email server, like every
  * other template write.
  */
+import type { WireEmailTemplate, WireEmailTheme } from "@gatehouse/shared";
 import { z } from "zod";
 import {
   type ConfigOverride,
@@ -18,6 +19,7 @@ import type { AppDeps } from "../../deps.ts";
 import { BUILT_IN_TEMPLATES, BUILT_IN_THEMES } from "../../email-rendering/index.ts";
 import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
+import { wire } from "../../http/wire-schema.ts";
 import { updateConfigOverride } from "../projects/config-store.ts";
 import { findTemplate, findTheme, requireCustomEmailServer, tags } from "./shared.ts";
 
@@ -46,12 +48,14 @@ function restoreSource(
   });
 }
 
-const templateView = z.object({
-  id: z.string(),
-  display_name: z.string(),
-  tsx_source: z.string(),
-  theme_id: z.union([z.string(), z.literal(false), z.null()]).optional(),
-});
+const templateView = wire<WireEmailTemplate>()(
+  z.object({
+    id: z.string(),
+    display_name: z.string(),
+    tsx_source: z.string(),
+    theme_id: z.union([z.string(), z.literal(false), z.null()]).optional(),
+  }),
+);
 
 export const resetRoutes = [
   defineRoute({
@@ -86,7 +90,11 @@ export const resetRoutes = [
     tags,
     access: ["admin"],
     request: { params: themeIdParams },
-    response: { body: z.object({ id: z.string(), display_name: z.string(), tsx_source: z.string() }) },
+    response: {
+      body: wire<WireEmailTheme>()(
+        z.object({ id: z.string(), display_name: z.string(), tsx_source: z.string() }),
+      ),
+    },
     handler: async ({ deps, auth, params }) => {
       const builtIn = BUILT_IN_THEMES.find((theme) => theme.id === params.theme_id);
       if (!builtIn) throw new StatusError(404, `No built-in email theme with id ${params.theme_id}.`);

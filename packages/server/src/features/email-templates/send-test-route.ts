@@ -4,12 +4,14 @@
  * address, through the project's own email server. It is rendered here, in preview mode, so that a template that
  * does not render is a 400 at once rather than an entry in the sent list; then it is queued ready to send.
  */
+import type { WireTestEmailQueued } from "@gatehouse/shared";
 import { z } from "zod";
 import { themeSourceFor } from "../../email-rendering/index.ts";
 import { normalizeEmail } from "../../fields/email.ts";
 import { metadataField } from "../../fields/metadata.ts";
 import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
+import { wire } from "../../http/wire-schema.ts";
 import { consumeRateLimit, rateLimitScope } from "../../rate-limit/limiter.ts";
 import { RATE_LIMITS } from "../../rate-limit/rules.ts";
 import { enqueueRenderedEmail } from "../emails/outbox.ts";
@@ -40,7 +42,7 @@ export const sendTestRoute = defineRoute({
       variables: metadataField.pipe(z.record(z.string(), z.unknown())).optional(),
     }),
   },
-  response: { body: z.object({ email_id: z.string() }) },
+  response: { body: wire<WireTestEmailQueued>()(z.object({ email_id: z.string() })) },
   handler: async ({ deps, auth, params, body, clientIp }) => {
     const { config, project } = auth;
     requireCustomEmailServer(config);

@@ -4,12 +4,15 @@
  * shared one, the rendered templates are always the built-in set. DELETE on a built-in template drops the
  * project's edits, which brings the built-in back.
  */
+
 import { randomUUID } from "node:crypto";
+import type { WireCreatedId, WireEmailTemplate, WireEmailTemplateSaved } from "@gatehouse/shared";
 import { z } from "zod";
 import type { JsonObject } from "../../config/index.ts";
 import { NEW_TEMPLATE_SOURCE } from "../../email-rendering/index.ts";
 import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
+import { wire } from "../../http/wire-schema.ts";
 import {
   emailDisplayNameField,
   findTheme,
@@ -26,12 +29,14 @@ const templateIdParams = z.strictObject({ templateId: z.guid({ error: "templateI
 /** A theme id, `false` for no theme, `null` for the project's selected theme. */
 const themeIdField = z.union([z.guid(), z.literal(false), z.null()]);
 
-const templateView = z.object({
-  id: z.string(),
-  display_name: z.string(),
-  tsx_source: z.string(),
-  theme_id: z.union([z.string(), z.literal(false), z.null()]).optional(),
-});
+const templateView = wire<WireEmailTemplate>()(
+  z.object({
+    id: z.string(),
+    display_name: z.string(),
+    tsx_source: z.string(),
+    theme_id: z.union([z.string(), z.literal(false), z.null()]).optional(),
+  }),
+);
 
 export const templateRoutes = [
   defineRoute({
@@ -59,7 +64,7 @@ export const templateRoutes = [
     tags,
     access: ["admin"],
     request: { body: z.strictObject({ display_name: emailDisplayNameField }) },
-    response: { body: z.object({ id: z.string() }) },
+    response: { body: wire<WireCreatedId>()(z.object({ id: z.string() })) },
     handler: async ({ deps, auth, body }) => {
       requireCustomEmailServer(auth.config);
       const id = randomUUID();
@@ -83,7 +88,7 @@ export const templateRoutes = [
         theme_id: themeIdField.optional(),
       }),
     },
-    response: { body: z.object({ rendered_html: z.string() }) },
+    response: { body: wire<WireEmailTemplateSaved>()(z.object({ rendered_html: z.string() })) },
     handler: async ({ deps, auth, params, body }) => {
       requireCustomEmailServer(auth.config);
       templateOr404(auth.config, params.templateId);

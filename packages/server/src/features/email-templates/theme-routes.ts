@@ -3,11 +3,14 @@
  * ones as defaults. PATCH test-renders the new source before saving it. DELETE, which the protocol's SDK calls,
  * removes an owner's theme, and on a built-in theme drops the owner's edits (the built-in comes back).
  */
+
 import { randomUUID } from "node:crypto";
+import type { WireCreatedId, WireEmailTheme, WireEmailThemeList } from "@gatehouse/shared";
 import { z } from "zod";
 import { NEW_THEME_SOURCE } from "../../email-rendering/index.ts";
 import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
+import { wire } from "../../http/wire-schema.ts";
 import {
   emailDisplayNameField,
   projectLogosOf,
@@ -44,7 +47,9 @@ export const themeRoutes = [
     tags,
     access: ["admin"],
     response: {
-      body: z.object({ themes: z.array(z.object({ id: z.string(), display_name: z.string() })) }),
+      body: wire<WireEmailThemeList>()(
+        z.object({ themes: z.array(z.object({ id: z.string(), display_name: z.string() })) }),
+      ),
     },
     handler: async ({ auth }) => ({
       body: {
@@ -62,7 +67,7 @@ export const themeRoutes = [
     tags,
     access: ["admin"],
     request: { body: z.strictObject({ display_name: emailDisplayNameField }) },
-    response: { body: z.object({ id: z.string() }) },
+    response: { body: wire<WireCreatedId>()(z.object({ id: z.string() })) },
     handler: async ({ deps, auth, body }) => {
       const id = randomUUID();
       await writeEmailsConfig(deps, auth.project.id, {
@@ -78,7 +83,11 @@ export const themeRoutes = [
     tags,
     access: ["admin"],
     request: { params: idParams },
-    response: { body: z.object({ id: z.string(), display_name: z.string(), tsx_source: z.string() }) },
+    response: {
+      body: wire<WireEmailTheme>()(
+        z.object({ id: z.string(), display_name: z.string(), tsx_source: z.string() }),
+      ),
+    },
     handler: async ({ auth, params }) => {
       const theme = themeOr404(auth.config, params.theme_id);
       return { body: { id: params.theme_id, display_name: theme.displayName, tsx_source: theme.tsxSource } };

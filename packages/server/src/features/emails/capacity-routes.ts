@@ -2,9 +2,11 @@
  * `GET /emails/delivery-info` and `POST /emails/capacity-boost` (PROTOCOL-EXTRA §1.10): what the project sent, and
  * the capacity the outbox worker holds it to (capacity.ts).
  */
+import type { WireCapacityBoost, WireEmailDeliveryInfo } from "@gatehouse/shared";
 import { knownError } from "@gatehouse/shared";
 import { z } from "zod";
 import { defineRoute } from "../../http/route.ts";
+import { wire } from "../../http/wire-schema.ts";
 import { activateBoost, deliveryInfo } from "./capacity.ts";
 
 const tags = ["Emails"];
@@ -18,16 +20,18 @@ export const capacityRoutes = [
     tags,
     access: ["server", "admin"],
     response: {
-      body: z.object({
-        stats: z.object({ hour: windowStats, day: windowStats, week: windowStats, month: windowStats }),
-        capacity: z.object({
-          rate_per_second: z.number(),
-          boost_multiplier: z.number(),
-          penalty_factor: z.number(),
-          is_boost_active: z.boolean(),
-          boost_expires_at: z.string().nullable(),
+      body: wire<WireEmailDeliveryInfo>()(
+        z.object({
+          stats: z.object({ hour: windowStats, day: windowStats, week: windowStats, month: windowStats }),
+          capacity: z.object({
+            rate_per_second: z.number(),
+            boost_multiplier: z.number(),
+            penalty_factor: z.number(),
+            is_boost_active: z.boolean(),
+            boost_expires_at: z.string().nullable(),
+          }),
         }),
-      }),
+      ),
     },
     handler: async ({ deps, auth }) => ({ body: await deliveryInfo(deps, auth.project.id) }),
   }),
@@ -37,7 +41,7 @@ export const capacityRoutes = [
     summary: "Send four times as fast for the next four hours (once at a time)",
     tags,
     access: ["server", "admin"],
-    response: { body: z.object({ expires_at: z.string() }) },
+    response: { body: wire<WireCapacityBoost>()(z.object({ expires_at: z.string() })) },
     handler: async ({ deps, auth }) => {
       const boost = await activateBoost(deps, auth.project.id);
       const expiresAt = boost.expiresAt.toISOString();

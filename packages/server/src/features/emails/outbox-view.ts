@@ -2,6 +2,7 @@
  * How outbox rows look on the wire (PROTOCOL-EXTRA §1.8-§1.9, §1.12): the status names, and the outbox item with
  * the fields each status adds. Variables are shown with their secrets redacted, like the stored message.
  */
+import type { WireOutboxEmail, WireSentEmail } from "@gatehouse/shared";
 import { z } from "zod";
 import type { ServerEnv } from "../../env.ts";
 import { openMessage, openVariables, REDACTED, redactText } from "./body.ts";
@@ -137,10 +138,13 @@ function shownMessage(env: Pick<ServerEnv, "secret" | "isDevelopment">, row: Sen
 }
 
 /** The outbox item (PROTOCOL-EXTRA §1.9). */
-export function outboxItem(env: Pick<ServerEnv, "secret" | "isDevelopment">, row: SentEmailRow) {
+export function outboxItem(
+  env: Pick<ServerEnv, "secret" | "isDevelopment">,
+  row: SentEmailRow,
+): WireOutboxEmail {
   const status = outboxStatus(row);
   const rendered = row.renderedAt !== null && row.status !== "render_error";
-  const item: Record<string, unknown> = {
+  const item: WireOutboxEmail = {
     id: row.id,
     created_at_millis: row.createdAt.getTime(),
     updated_at_millis: row.updatedAt.getTime(),
@@ -187,24 +191,33 @@ export function outboxItem(env: Pick<ServerEnv, "secret" | "isDevelopment">, row
       is_transactional: row.isTransactional ?? false,
       is_high_priority: row.isHighPriority,
       notification_category_id: row.notificationCategoryId,
-    });
+    } satisfies Partial<WireOutboxEmail>);
   }
   if (row.status === "render_error") {
-    Object.assign(item, { rendered_at_millis: millis(row.renderedAt), render_error: row.renderError ?? "" });
+    Object.assign(item, {
+      rendered_at_millis: millis(row.renderedAt),
+      render_error: row.renderError ?? "",
+    } satisfies Partial<WireOutboxEmail>);
   }
   if (row.startedSendingAt) item.started_sending_at_millis = row.startedSendingAt.getTime();
   if (row.status === "failed") {
-    Object.assign(item, { error_at_millis: millis(row.failedAt), server_error: row.error ?? "" });
+    Object.assign(item, {
+      error_at_millis: millis(row.failedAt),
+      server_error: row.error ?? "",
+    } satisfies Partial<WireOutboxEmail>);
   }
   if (row.status === "skipped") {
     Object.assign(item, {
       skipped_at_millis: millis(row.skippedAt),
       skipped_reason: row.skippedReason,
       skipped_details: row.skippedDetails ?? {},
-    });
+    } satisfies Partial<WireOutboxEmail>);
   }
   if (row.status === "sent") {
-    Object.assign(item, { delivered_at_millis: millis(row.sentAt), can_have_delivery_info: false });
+    Object.assign(item, {
+      delivered_at_millis: millis(row.sentAt),
+      can_have_delivery_info: false,
+    } satisfies Partial<WireOutboxEmail>);
   }
   return item;
 }
@@ -222,7 +235,7 @@ export const outboxItemSchema = z
   .passthrough();
 
 /** `GET /internal/emails` (PROTOCOL-EXTRA §1.12), with Gatehouse's delivery details beside the protocol's fields. */
-export function sentEmailListItem(row: SentEmailRow) {
+export function sentEmailListItem(row: SentEmailRow): WireSentEmail {
   const status = outboxStatus(row);
   const error =
     row.status === "render_error"

@@ -1,9 +1,11 @@
+import type { WireTestEmailResult } from "@gatehouse/shared";
 import { desc, eq } from "drizzle-orm";
 import { z } from "zod";
 import { assertTrustedCallbackUrl } from "../../config/trusted-urls.ts";
 import { normalizeEmail } from "../../fields/email.ts";
 import { escapeHtml } from "../../http/html.ts";
 import { defineRoute } from "../../http/route.ts";
+import { wire } from "../../http/wire-schema.ts";
 import { consumeRateLimit, rateLimitScope } from "../../rate-limit/limiter.ts";
 import { RATE_LIMITS } from "../../rate-limit/rules.ts";
 import { sendBuiltInEmail } from "./built-in.ts";
@@ -105,7 +107,9 @@ export const emailRoutes = [
       }),
     },
     response: {
-      body: z.object({ success: z.boolean(), error_message: z.string().optional() }),
+      body: wire<WireTestEmailResult>()(
+        z.object({ success: z.boolean(), error_message: z.string().optional() }),
+      ),
     },
     handler: async ({ deps, auth, body, clientIp }) => {
       // The call makes this server open a connection to any host and port: keep it from becoming a scanner.

@@ -4,6 +4,7 @@
  * worker renders each one with its user (skipping those who turned the category off or have no address) and
  * delivers them.
  */
+import type { WireSendEmailResult } from "@gatehouse/shared";
 import { knownError } from "@gatehouse/shared";
 import { and, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
@@ -13,6 +14,7 @@ import type { RequestAuth } from "../../http/request-auth.ts";
 import { defineRoute } from "../../http/route.ts";
 import { schemaError } from "../../http/schema-error.ts";
 import { StatusError } from "../../http/status-error.ts";
+import { wire } from "../../http/wire-schema.ts";
 import { draftForSending, markDraftSent } from "../email-drafts/service.ts";
 import { findCategoryByName } from "../notifications/categories.ts";
 import { users } from "../users/schema.ts";
@@ -136,6 +138,8 @@ export const sendEmailRoute = defineRoute({
   tags: ["Emails"],
   access: ["server", "admin"],
   request: { body: sendEmailBody },
-  response: { body: z.object({ results: z.array(z.object({ user_id: z.string() })) }) },
+  response: {
+    body: wire<WireSendEmailResult>()(z.object({ results: z.array(z.object({ user_id: z.string() })) })),
+  },
   handler: async ({ deps, auth, body }) => ({ body: await sendEmail(deps, auth, body) }),
 });

@@ -1,16 +1,20 @@
+import type { WireNotificationPreference } from "@gatehouse/shared";
 import { z } from "zod";
 import { resolveUserId } from "../../http/current-user.ts";
 import { type AnyRoute, defineRoute } from "../../http/route.ts";
+import { wire } from "../../http/wire-schema.ts";
 import { listNotificationPreferences, setNotificationPreference } from "./service.ts";
 
 const userIdOrMe = z.union([z.literal("me"), z.uuid({ error: 'must be a user id (a UUID) or "me"' })]);
 
-const preferenceSchema = z.object({
-  notification_category_id: z.string(),
-  notification_category_name: z.string(),
-  enabled: z.boolean(),
-  can_disable: z.boolean(),
-});
+const preferenceSchema = wire<WireNotificationPreference>()(
+  z.object({
+    notification_category_id: z.string(),
+    notification_category_name: z.string(),
+    enabled: z.boolean(),
+    can_disable: z.boolean(),
+  }),
+);
 
 const tags = ["Notification preferences"];
 

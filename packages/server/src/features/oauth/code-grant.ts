@@ -4,7 +4,9 @@
  * through `completeSignIn`, so users with MFA get MULTI_FACTOR_AUTHENTICATION_REQUIRED here. A cross-domain
  * hand-off's code instead answers the handing-off session itself (PROTOCOL-EXTRA.md §8.2), which signed in already.
  */
+
 import { createHash } from "node:crypto";
+import type { WireOAuthTokenResponse } from "@gatehouse/shared";
 import { knownError } from "@gatehouse/shared";
 import { and, eq, isNull, lt } from "drizzle-orm";
 import type { RenderedConfig } from "../../config/index.ts";
@@ -155,7 +157,7 @@ export const authorizationCodeGrant: GrantHandler = async ({
     newUser: result.is_new_user,
     afterCallbackRedirectUrl: row.afterCallbackRedirectUrl,
     after_callback_redirect_url: row.afterCallbackRedirectUrl,
-  };
+  } satisfies WireOAuthTokenResponse;
 };
 
 /**

@@ -2,6 +2,7 @@
  * Connected accounts (PROTOCOL.md §3.15): the provider accounts an app may act through, and fresh provider access
  * tokens for them, refreshed with the provider when the stored one has expired.
  */
+import type { WireConnectedAccount, WireProviderAccessToken } from "@gatehouse/shared";
 import { knownError } from "@gatehouse/shared";
 import { and, eq } from "drizzle-orm";
 import { z } from "zod";
@@ -9,6 +10,7 @@ import type { AppDeps } from "../../deps.ts";
 import { resolveUserId } from "../../http/current-user.ts";
 import type { RequestAuth } from "../../http/request-auth.ts";
 import { type AnyRoute, defineRoute } from "../../http/route.ts";
+import { wire } from "../../http/wire-schema.ts";
 import { findUser } from "../users/service.ts";
 import {
   decryptProviderToken,
@@ -107,7 +109,10 @@ async function dropToken(deps: AppDeps, token: OAuthTokenRow): Promise<void> {
 
 const tags = ["Connected accounts"];
 const accessTokenBody = z.strictObject({ scope: z.string().max(2000).optional() }).optional();
-const accessTokenResponse = { status: 201, body: z.object({ access_token: z.string() }) };
+const accessTokenResponse = {
+  status: 201,
+  body: wire<WireProviderAccessToken>()(z.object({ access_token: z.string() })),
+};
 
 function accessTokenHandler() {
   return async ({
@@ -144,7 +149,9 @@ export const connectedAccountRoutes: AnyRoute[] = [
     response: {
       body: z.object({
         items: z.array(
-          z.object({ user_id: z.string(), provider: z.string(), provider_account_id: z.string() }),
+          wire<WireConnectedAccount>()(
+            z.object({ user_id: z.string(), provider: z.string(), provider_account_id: z.string() }),
+          ),
         ),
         is_paginated: z.literal(false),
       }),

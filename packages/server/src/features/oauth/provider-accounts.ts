@@ -1,4 +1,5 @@
 /** `/oauth-providers` (PROTOCOL.md §3.15): a user's linked provider accounts, read, toggled, unlinked, created. */
+import type { WireClientOAuthProvider, WireServerOAuthProvider } from "@gatehouse/shared";
 import { knownError } from "@gatehouse/shared";
 import { and, eq } from "drizzle-orm";
 import { z } from "zod";
@@ -9,6 +10,7 @@ import { ownListUserId, resolveUserId } from "../../http/current-user.ts";
 import type { RequestAuth } from "../../http/request-auth.ts";
 import { type AnyRoute, defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
+import { wire } from "../../http/wire-schema.ts";
 import { findUser } from "../users/service.ts";
 import { findAccount, insertAccount, listAccountsOfUser } from "./accounts.ts";
 import { findProviderConfig } from "./provider-config.ts";
@@ -16,16 +18,20 @@ import { type OAuthAccountRow, oauthAccounts } from "./schema.ts";
 
 const tags = ["OAuth providers"];
 
-const clientProviderSchema = z.object({
-  user_id: z.string(),
-  id: z.string(),
-  email: z.string().optional(),
-  provider_config_id: z.string(),
-  type: z.string(),
-  allow_sign_in: z.boolean(),
-  allow_connected_accounts: z.boolean(),
-});
-const serverProviderSchema = clientProviderSchema.extend({ account_id: z.string() });
+const clientProviderSchema = wire<WireClientOAuthProvider>()(
+  z.object({
+    user_id: z.string(),
+    id: z.string(),
+    email: z.string().optional(),
+    provider_config_id: z.string(),
+    type: z.string(),
+    allow_sign_in: z.boolean(),
+    allow_connected_accounts: z.boolean(),
+  }),
+);
+const serverProviderSchema = wire<WireServerOAuthProvider>()(
+  clientProviderSchema.extend({ account_id: z.string() }),
+);
 const providerBody = { client: clientProviderSchema, server: serverProviderSchema };
 
 function providerView(config: RenderedConfig, row: OAuthAccountRow) {

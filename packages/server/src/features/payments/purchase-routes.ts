@@ -7,11 +7,13 @@
  * test mode off, purchase URLs need the project's Stripe account (stripe-routes.ts), and the page pays through
  * Stripe Checkout (`checkout-session`) rather than the Elements flow of `purchase-session`.
  */
+import type { WirePurchaseUrl } from "@gatehouse/shared";
 import { knownError } from "@gatehouse/shared";
 import { z } from "zod";
 import { CUSTOMER_TYPES } from "../../config/payments.ts";
 import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
+import { wire } from "../../http/wire-schema.ts";
 import { markCodeUsed } from "../verification-codes/service.ts";
 import { type Customer, inlineProductSchema, productForCustomer } from "./catalogue.ts";
 import { accountChargesEnabled } from "./charges-enabled.ts";
@@ -58,7 +60,7 @@ export const purchaseRoutes = [
         return_url: returnUrlField,
       }),
     },
-    response: { body: z.object({ url: z.string() }) },
+    response: { body: wire<WirePurchaseUrl>()(z.object({ url: z.string() })) },
     handler: async ({ deps, auth, body }) => {
       const config = auth.config;
       requireOpenForPurchases(config);

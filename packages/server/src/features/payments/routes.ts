@@ -3,11 +3,13 @@
  * products a customer holds (grant, list, cancel), and the billing and invoice reads that answer for customers with
  * no payment provider behind them (`has_customer: false`, no invoices) instead of a 404.
  */
+import type { WireBilling, WireInvoice, WireItem, WirePaginatedList } from "@gatehouse/shared";
 import { z } from "zod";
 import { CUSTOMER_TYPES } from "../../config/payments.ts";
 import { storableText } from "../../fields/text.ts";
 import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
+import { wire } from "../../http/wire-schema.ts";
 import { type Customer, inlineProductSchema, itemForCustomer, productForCustomer } from "./catalogue.ts";
 import { checkClientCustomerAccess, customerIdField, requireCustomerExists } from "./customers.ts";
 import { changeItemQuantity, itemQuantity } from "./ledger.ts";
@@ -44,7 +46,9 @@ export const paymentCustomerRoutes = [
     tags,
     access: ["client", "server", "admin"],
     request: { params: z.strictObject({ ...customerParams, item_id: z.string().min(1).max(200) }) },
-    response: { body: z.object({ id: z.string(), display_name: z.string(), quantity: z.number() }) },
+    response: {
+      body: wire<WireItem>()(z.object({ id: z.string(), display_name: z.string(), quantity: z.number() })),
+    },
     handler: async ({ deps, auth, params }) => {
       const customer = customerOf(params);
       await checkClientCustomerAccess(deps.db, auth, customer, FORBIDDEN);
@@ -203,18 +207,20 @@ export const paymentCustomerRoutes = [
     access: ["client", "server", "admin"],
     request: { params: z.strictObject(userOrTeamParams) },
     response: {
-      body: z.object({
-        has_customer: z.boolean(),
-        default_payment_method: z
-          .object({
-            id: z.string(),
-            brand: z.string().nullable(),
-            last4: z.string().nullable(),
-            exp_month: z.number().nullable(),
-            exp_year: z.number().nullable(),
-          })
-          .nullable(),
-      }),
+      body: wire<WireBilling>()(
+        z.object({
+          has_customer: z.boolean(),
+          default_payment_method: z
+            .object({
+              id: z.string(),
+              brand: z.string().nullable(),
+              last4: z.string().nullable(),
+              exp_month: z.number().nullable(),
+              exp_year: z.number().nullable(),
+            })
+            .nullable(),
+        }),
+      ),
     },
     handler: async ({ deps, auth, params }) => {
       const customer = customerOf(params);
@@ -231,18 +237,20 @@ export const paymentCustomerRoutes = [
     access: ["client", "server", "admin"],
     request: { params: z.strictObject(userOrTeamParams), query: pageQuery },
     response: {
-      body: z.object({
-        items: z.array(
-          z.object({
-            created_at_millis: z.number(),
-            status: z.enum(["draft", "open", "paid", "uncollectible", "void"]).nullable(),
-            amount_total: z.number(),
-            hosted_invoice_url: z.string().nullable(),
-          }),
-        ),
-        is_paginated: z.literal(true),
-        pagination: z.object({ next_cursor: z.string().nullable() }),
-      }),
+      body: wire<WirePaginatedList<WireInvoice>>()(
+        z.object({
+          items: z.array(
+            z.object({
+              created_at_millis: z.number(),
+              status: z.enum(["draft", "open", "paid", "uncollectible", "void"]).nullable(),
+              amount_total: z.number(),
+              hosted_invoice_url: z.string().nullable(),
+            }),
+          ),
+          is_paginated: z.literal(true),
+          pagination: z.object({ next_cursor: z.string().nullable() }),
+        }),
+      ),
     },
     handler: async ({ deps, auth, params, query }) => {
       const customer = customerOf(params);

@@ -2,8 +2,10 @@
  * Response shapes of the payments routes (PROTOCOL-EXTRA §2.3): a customer's products grouped as the protocol
  * lists them, with the deprecated `type` and `subscription` fields that the official SDKs still read.
  */
+import type { WireCustomerProduct } from "@gatehouse/shared";
 import { z } from "zod";
 import type { RenderedConfig } from "../../config/index.ts";
+import { wireFit } from "../../http/wire-schema.ts";
 import { type InlineProduct, inlineProductSchema, productToInline } from "./catalogue.ts";
 import { currentPeriod } from "./grants.ts";
 import { livePurchases, productIdsInLine, timelineOf } from "./purchases.ts";
@@ -11,22 +13,24 @@ import type { ProductPurchaseRow } from "./schema.ts";
 
 const inlineProductOutput = inlineProductSchema.passthrough();
 
-export const customerProductSchema = z.object({
-  id: z.string().nullable(),
-  quantity: z.number(),
-  product: inlineProductOutput,
-  type: z.enum(["one_time", "subscription"]).optional(),
-  subscription: z
-    .object({
-      subscription_id: z.string().nullable(),
-      current_period_end: z.string().nullable(),
-      cancel_at_period_end: z.boolean(),
-      is_cancelable: z.boolean(),
-    })
-    .nullable()
-    .optional(),
-  switch_options: z.array(z.object({ product_id: z.string(), product: inlineProductOutput })).optional(),
-});
+export const customerProductSchema = wireFit<WireCustomerProduct>()(
+  z.object({
+    id: z.string().nullable(),
+    quantity: z.number(),
+    product: inlineProductOutput,
+    type: z.enum(["one_time", "subscription"]).optional(),
+    subscription: z
+      .object({
+        subscription_id: z.string().nullable(),
+        current_period_end: z.string().nullable(),
+        cancel_at_period_end: z.boolean(),
+        is_cancelable: z.boolean(),
+      })
+      .nullable()
+      .optional(),
+    switch_options: z.array(z.object({ product_id: z.string(), product: inlineProductOutput })).optional(),
+  }),
+);
 
 export type CustomerProductView = z.output<typeof customerProductSchema>;
 

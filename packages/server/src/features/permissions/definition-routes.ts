@@ -1,3 +1,4 @@
+import type { WirePermissionDefinition } from "@gatehouse/shared";
 import { z } from "zod";
 import {
   CUSTOM_PERMISSION_ID_PATTERN,
@@ -6,6 +7,7 @@ import {
 } from "../../config/index.ts";
 import { storableText } from "../../fields/text.ts";
 import { type AnyRoute, defineRoute } from "../../http/route.ts";
+import { wire } from "../../http/wire-schema.ts";
 import {
   createPermissionDefinition,
   deletePermissionDefinition,
@@ -23,11 +25,13 @@ const customPermissionIdSchema = z.string().max(200).regex(CUSTOM_PERMISSION_ID_
     'permission ids may only contain lowercase letters, digits, "_" and ":"; the "$" prefix is reserved for system permissions',
 });
 
-const definitionSchema = z.object({
-  id: z.string(),
-  description: z.string().optional(),
-  contained_permission_ids: z.array(z.string()),
-});
+const definitionSchema = wire<WirePermissionDefinition>()(
+  z.object({
+    id: z.string(),
+    description: z.string().optional(),
+    contained_permission_ids: z.array(z.string()),
+  }),
+);
 
 const fields = {
   description: storableText(1000).optional(),

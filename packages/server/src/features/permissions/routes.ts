@@ -1,9 +1,11 @@
+import type { WireProjectPermission, WireTeamPermission } from "@gatehouse/shared";
 import { z } from "zod";
 import type { RenderedConfig } from "../../config/index.ts";
 import type { Database } from "../../db/index.ts";
 import { ownListRefusal, ownListUserId, resolveUserId } from "../../http/current-user.ts";
 import type { RequestAuth } from "../../http/request-auth.ts";
 import { type AnyRoute, defineRoute } from "../../http/route.ts";
+import { wire } from "../../http/wire-schema.ts";
 import { permissionDefinitionRoutes, permissionIdSchema } from "./definition-routes.ts";
 import {
   grantProjectPermission,
@@ -129,7 +131,7 @@ const teamGrantRoutes = grantRoutes({
   listSummary: listSummaryOf("team", "members"),
   grantSummary: "Grant a team permission to a member of the team",
   revokeSummary: "Revoke a directly granted team permission",
-  item: z.object({ id: z.string(), user_id: z.string(), team_id: z.string() }),
+  item: wire<WireTeamPermission>()(z.object({ id: z.string(), user_id: z.string(), team_id: z.string() })),
   listQuery: z.strictObject({
     team_id: z.uuid().optional(),
     user_id: userIdOrMe.optional(),
@@ -149,7 +151,7 @@ const projectGrantRoutes = grantRoutes({
   listSummary: listSummaryOf("project", "users"),
   grantSummary: "Grant a project permission to a user",
   revokeSummary: "Revoke a directly granted project permission",
-  item: z.object({ id: z.string(), user_id: z.string() }),
+  item: wire<WireProjectPermission>()(z.object({ id: z.string(), user_id: z.string() })),
   listQuery: z.strictObject({
     user_id: userIdOrMe.optional(),
     permission_id: permissionIdSchema.optional(),

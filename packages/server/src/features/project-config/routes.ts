@@ -1,8 +1,10 @@
+import type { WireConfigString } from "@gatehouse/shared";
 import { z } from "zod";
 import { type ConfigOverride, removeKeys, validateOverrideShape } from "../../config/index.ts";
 import { levelKeyProblem, type OverrideLevel } from "../../config/levels.ts";
 import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
+import { wire } from "../../http/wire-schema.ts";
 import {
   getBranchConfigSource,
   getConfigOverrides,
@@ -50,6 +52,8 @@ const branchSource = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("unlinked") }),
 ]);
 
+const configString = wire<WireConfigString>()(z.object({ config_string: z.string() }));
+
 export const configRoutes = [
   defineRoute({
     method: "GET",
@@ -57,7 +61,7 @@ export const configRoutes = [
     summary: "The fully rendered config of the current project",
     tags,
     access: ["admin"],
-    response: { body: z.object({ config_string: z.string() }) },
+    response: { body: configString },
     handler: async ({ auth }) => ({ body: { config_string: JSON.stringify(auth.config) } }),
   }),
   defineRoute({
@@ -67,7 +71,7 @@ export const configRoutes = [
     tags,
     access: ["server", "admin"],
     request: { params: levelParams },
-    response: { body: z.object({ config_string: z.string() }) },
+    response: { body: configString },
     handler: async ({ deps, auth, params }) => {
       if (auth.accessType === "server" && params.level !== "branch") {
         throw new StatusError(401, "Server access can only read the branch-level config override.");

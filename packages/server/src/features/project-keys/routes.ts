@@ -1,30 +1,36 @@
+import type { WireInternalApiKey, WireInternalApiKeyFirstView } from "@gatehouse/shared";
 import { z } from "zod";
 import { storableText } from "../../fields/text.ts";
 import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
+import { wire } from "../../http/wire-schema.ts";
 import type { ProjectApiKeySetRow } from "./schema.ts";
 import { createKeySet, findKeySet, listKeySets, updateKeySet } from "./service.ts";
 
 const lastFour = z.object({ last_four: z.string() });
 
-const keySetSchema = z.object({
-  id: z.string(),
-  description: z.string(),
-  expires_at_millis: z.number().nullable(),
-  manually_revoked_at_millis: z.number().optional(),
-  created_at_millis: z.number(),
-  publishable_client_key: lastFour.optional(),
-  secret_server_key: lastFour.optional(),
-  super_secret_admin_key: lastFour.optional(),
-});
+const keySetSchema = wire<WireInternalApiKey>()(
+  z.object({
+    id: z.string(),
+    description: z.string(),
+    expires_at_millis: z.number().nullable(),
+    manually_revoked_at_millis: z.number().optional(),
+    created_at_millis: z.number(),
+    publishable_client_key: lastFour.optional(),
+    secret_server_key: lastFour.optional(),
+    super_secret_admin_key: lastFour.optional(),
+  }),
+);
 
-const createdKeySetSchema = keySetSchema.extend({
-  publishable_client_key: z.string().optional(),
-  secret_server_key: z.string().optional(),
-  super_secret_admin_key: z.string().optional(),
-});
+const createdKeySetSchema = wire<WireInternalApiKeyFirstView>()(
+  keySetSchema.extend({
+    publishable_client_key: z.string().optional(),
+    secret_server_key: z.string().optional(),
+    super_secret_admin_key: z.string().optional(),
+  }),
+);
 
-function toView(row: ProjectApiKeySetRow) {
+function toView(row: ProjectApiKeySetRow): WireInternalApiKey {
   return {
     id: row.id,
     description: row.description,

@@ -1,8 +1,14 @@
-import { knownError } from "@gatehouse/shared";
+import {
+  knownError,
+  type WireRefreshedToken,
+  type WireSession,
+  type WireSessionTokens,
+} from "@gatehouse/shared";
 import { z } from "zod";
 import { requireUser, resolveUserId } from "../../http/current-user.ts";
 import { readProtocolHeader } from "../../http/protocol-headers.ts";
 import { defineRoute } from "../../http/route.ts";
+import { wire } from "../../http/wire-schema.ts";
 import { endUserIpInfo } from "../../net/ip-info.ts";
 import { findUser } from "../users/service.ts";
 import {
@@ -16,27 +22,29 @@ import {
 const tags = ["Sessions"];
 const success = z.object({ success: z.literal(true) });
 
-const sessionSchema = z.object({
-  id: z.string(),
-  user_id: z.string(),
-  created_at: z.number(),
-  last_used_at: z.number(),
-  is_impersonation: z.boolean(),
-  is_current_session: z.boolean(),
-  last_used_at_end_user_ip_info: z
-    .object({
-      ip: z.string(),
-      countryCode: z.string().nullable(),
-      regionCode: z.string().nullable(),
-      cityName: z.string().nullable(),
-      latitude: z.number().nullable(),
-      longitude: z.number().nullable(),
-      tzIdentifier: z.string().nullable(),
-    })
-    .optional(),
-  /** Gatehouse extension: the browser's user agent at sign-in or at the last refresh, for "Chrome on macOS". */
-  last_used_user_agent: z.string().nullable().optional(),
-});
+const sessionSchema = wire<WireSession>()(
+  z.object({
+    id: z.string(),
+    user_id: z.string(),
+    created_at: z.number(),
+    last_used_at: z.number(),
+    is_impersonation: z.boolean(),
+    is_current_session: z.boolean(),
+    last_used_at_end_user_ip_info: z
+      .object({
+        ip: z.string(),
+        countryCode: z.string().nullable(),
+        regionCode: z.string().nullable(),
+        cityName: z.string().nullable(),
+        latitude: z.number().nullable(),
+        longitude: z.number().nullable(),
+        tzIdentifier: z.string().nullable(),
+      })
+      .optional(),
+    /** Gatehouse extension: the browser's user agent at sign-in or at the last refresh, for "Chrome on macOS". */
+    last_used_user_agent: z.string().nullable().optional(),
+  }),
+);
 
 export const sessionRoutes = [
   defineRoute({
@@ -52,7 +60,9 @@ export const sessionRoutes = [
         is_impersonation: z.boolean().optional(),
       }),
     },
-    response: { body: z.object({ refresh_token: z.string(), access_token: z.string() }) },
+    response: {
+      body: wire<WireSessionTokens>()(z.object({ refresh_token: z.string(), access_token: z.string() })),
+    },
     handler: async ({ deps, auth, body, clientIp }) => {
       const userId = resolveUserId(auth, body.user_id);
       const user = await findUser(deps.db, auth.project.id, userId);
@@ -86,7 +96,7 @@ export const sessionRoutes = [
     summary: "A new access token for the refresh token in x-stack-refresh-token",
     tags,
     access: ["client", "server", "admin"],
-    response: { body: z.object({ access_token: z.string() }) },
+    response: { body: wire<WireRefreshedToken>()(z.object({ access_token: z.string() })) },
     handler: async ({ deps, auth, request, clientIp }) => {
       const refreshToken = readProtocolHeader(request.headers, "refresh-token");
       if (!refreshToken) throw knownError("REFRESH_TOKEN_NOT_FOUND_OR_EXPIRED");

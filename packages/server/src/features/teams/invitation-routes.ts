@@ -1,3 +1,4 @@
+import type { WireInvitationDetails } from "@gatehouse/shared";
 import { knownError } from "@gatehouse/shared";
 import { z } from "zod";
 import { isUrlTrustedByProject } from "../../config/trusted-urls.ts";
@@ -7,6 +8,7 @@ import { requireUser, resolveUserId } from "../../http/current-user.ts";
 import type { RequestAuth } from "../../http/request-auth.ts";
 import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
+import { wire } from "../../http/wire-schema.ts";
 import { consumeRateLimit, rateLimitScope } from "../../rate-limit/limiter.ts";
 import { RATE_LIMITS } from "../../rate-limit/rules.ts";
 import { sendBuiltInEmail } from "../emails/built-in.ts";
@@ -122,7 +124,9 @@ export const invitationRoutes = [
     tags,
     access: all,
     request: { body: codeBody },
-    response: { body: z.object({ team_id: z.string(), team_display_name: z.string() }) },
+    response: {
+      body: wire<WireInvitationDetails>()(z.object({ team_id: z.string(), team_display_name: z.string() })),
+    },
     handler: async ({ deps, auth, body, clientIp }) => {
       await unrestrictedUser(deps.db, auth);
       const data = await checkInvitationCode(deps, auth, clientIp, body.code, true);

@@ -1,3 +1,4 @@
+import type { WireTeamCreate, WireTeamUpdate } from "@gatehouse/shared";
 import { knownError } from "@gatehouse/shared";
 import { z } from "zod";
 import type { ServerEnv } from "../../env.ts";
@@ -7,6 +8,7 @@ import { storableText } from "../../fields/text.ts";
 import { ownListRefusal, ownListUserId, requireUser } from "../../http/current-user.ts";
 import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
+import { wireRequest } from "../../http/wire-schema.ts";
 import { storedImageUrl } from "../images/stored-image.ts";
 import { findUser } from "../users/service.ts";
 import { clientTeamSchema, serverTeamSchema, teamView } from "../users/views.ts";
@@ -114,11 +116,13 @@ export const teamCrudRoutes = [
     tags,
     access: ["client", "server", "admin"],
     request: {
-      body: z.strictObject({
-        ...teamUpdateFields,
-        display_name: teamDisplayName,
-        creator_user_id: z.string().optional(),
-      }),
+      body: wireRequest<WireTeamCreate>()(
+        z.strictObject({
+          ...teamUpdateFields,
+          display_name: teamDisplayName,
+          creator_user_id: z.string().optional(),
+        }),
+      ),
     },
     response: { status: 201, body: teamBody },
     handler: async ({ deps, auth, body, request }) => {
@@ -174,7 +178,7 @@ export const teamCrudRoutes = [
     summary: "Update a team (clients need $update_team)",
     tags,
     access: ["client", "server", "admin"],
-    request: { params: teamParams, body: z.strictObject(teamUpdateFields) },
+    request: { params: teamParams, body: wireRequest<WireTeamUpdate>()(z.strictObject(teamUpdateFields)) },
     response: { body: teamBody },
     handler: async ({ deps, auth, params, body, request }) => {
       refuseClientOnlyViolations(auth, request, body, SERVER_ONLY_TEAM_FIELDS);

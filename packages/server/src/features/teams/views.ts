@@ -1,8 +1,10 @@
+import type { WireClientMemberProfile, WireServerMemberProfile, WireTeamInvitation } from "@gatehouse/shared";
 import { and, asc, eq, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { RenderedConfig } from "../../config/index.ts";
 import type { Database } from "../../db/index.ts";
 import { isUuid } from "../../fields/ids.ts";
+import { wire } from "../../http/wire-schema.ts";
 import { users } from "../users/schema.ts";
 import { loadUserRelations } from "../users/user-with-relations.ts";
 import { serverUserSchema, userView } from "../users/views.ts";
@@ -15,28 +17,37 @@ export function listOf<T extends z.ZodType>(item: T) {
 }
 
 /** PROTOCOL.md §3.4 client read. */
-export const clientMemberProfileSchema = z.object({
-  team_id: z.string(),
-  user_id: z.string(),
-  display_name: z.string().nullable(),
-  profile_image_url: z.string().nullable(),
-});
+export const clientMemberProfileSchema = wire<WireClientMemberProfile>()(
+  z.object({
+    team_id: z.string(),
+    user_id: z.string(),
+    display_name: z.string().nullable(),
+    profile_image_url: z.string().nullable(),
+  }),
+);
 
 /** PROTOCOL.md §3.4 server read: the member's full server user too. */
-export const serverMemberProfileSchema = clientMemberProfileSchema.extend({ user: serverUserSchema });
+export const serverMemberProfileSchema = wire<WireServerMemberProfile>()(
+  clientMemberProfileSchema.extend({ user: serverUserSchema }),
+);
 
-export type MemberProfileView = z.infer<typeof serverMemberProfileSchema>;
+export type MemberProfileView = WireServerMemberProfile;
 
 /** PROTOCOL.md §3.5 read (the same for every access type). */
-export const teamInvitationSchema = z.object({
-  id: z.string(),
-  team_id: z.string(),
-  team_display_name: z.string(),
-  expires_at_millis: z.number(),
-  recipient_email: z.string(),
-});
+export const teamInvitationSchema = wire<WireTeamInvitation>()(
+  z.object({
+    id: z.string(),
+    team_id: z.string(),
+    team_display_name: z.string(),
+    expires_at_millis: z.number(),
+    recipient_email: z.string(),
+  }),
+);
 
-export function invitationView(invitation: TeamInvitationRow, team: Pick<TeamRow, "displayName">) {
+export function invitationView(
+  invitation: TeamInvitationRow,
+  team: Pick<TeamRow, "displayName">,
+): WireTeamInvitation {
   return {
     id: invitation.id,
     team_id: invitation.teamId,

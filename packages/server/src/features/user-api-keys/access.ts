@@ -3,6 +3,7 @@
  * manages its own user's keys (anyone else's: a plain 403), and a team's keys when it holds `$manage_api_keys` in
  * that team, directly or through containment (else the key, or the team's keys, are "not found").
  */
+import type { WireApiKey } from "@gatehouse/shared";
 import { knownError } from "@gatehouse/shared";
 import { and, eq } from "drizzle-orm";
 import type { UserOrTeamApiKeyType } from "../../crypto/index.ts";
@@ -110,8 +111,8 @@ export async function authorizeKey(
   if (named.team_id !== undefined && named.team_id !== row.teamId) apiKeyNotFound();
 }
 
-export function toView(row: UserTeamApiKeyRow) {
-  return {
+export function toView(row: UserTeamApiKeyRow): WireApiKey {
+  const fields = {
     id: row.id,
     description: row.description,
     ...(row.expiresAt ? { expires_at_millis: row.expiresAt.getTime() } : {}),
@@ -119,7 +120,8 @@ export function toView(row: UserTeamApiKeyRow) {
     created_at_millis: row.createdAt.getTime(),
     is_public: row.isPublic,
     value: { last_four: row.lastFour },
-    type: row.type,
-    ...(row.type === "user" ? { user_id: row.userId! } : { team_id: row.teamId! }),
   };
+  return row.type === "user"
+    ? { ...fields, type: "user", user_id: row.userId! }
+    : { ...fields, type: "team", team_id: row.teamId! };
 }

@@ -2,11 +2,13 @@
  * Request schemas of the users API (PROTOCOL.md §3.1, §3.2). All objects are strict: a field the caller may not write
  * is a SCHEMA_ERROR, never silently ignored.
  */
+import type { WireServerUserCreate, WireServerUserUpdate, WireUserUpdate } from "@gatehouse/shared";
 import { z } from "zod";
 import { emailField } from "../../fields/email.ts";
 import { clientProfileImageField, serverProfileImageField } from "../../fields/images.ts";
 import { metadataField } from "../../fields/metadata.ts";
 import { displayNameField } from "../../fields/text.ts";
+import { wireRequest } from "../../http/wire-schema.ts";
 import {
   countryCodeField,
   passwordField,
@@ -84,15 +86,17 @@ function checkServerWrite(body: ServerWriteShape, ctx: z.RefinementCtx) {
   }
 }
 
-export const clientUpdateBody = z.strictObject(clientUpdateFields);
+export const clientUpdateBody = wireRequest<WireUserUpdate>()(z.strictObject(clientUpdateFields));
 
-export const serverUpdateBody = z
-  .strictObject({
-    ...serverWriteFields,
-    /** Only upgrades: an anonymous user becomes a regular one, never the other way. */
-    is_anonymous: z.literal(false).optional(),
-  })
-  .superRefine(checkServerWrite);
+export const serverUpdateBody = wireRequest<WireServerUserUpdate>()(
+  z
+    .strictObject({
+      ...serverWriteFields,
+      /** Only upgrades: an anonymous user becomes a regular one, never the other way. */
+      is_anonymous: z.literal(false).optional(),
+    })
+    .superRefine(checkServerWrite),
+);
 
 const oauthProviderInput = z.strictObject({
   id: z.string().max(256),
@@ -100,13 +104,15 @@ const oauthProviderInput = z.strictObject({
   email: z.string().max(254).nullable().optional(),
 });
 
-export const serverCreateBody = z
-  .strictObject({
-    ...serverWriteFields,
-    is_anonymous: z.boolean().optional(),
-    oauth_providers: z.array(oauthProviderInput).max(50).optional(),
-  })
-  .superRefine(checkServerWrite);
+export const serverCreateBody = wireRequest<WireServerUserCreate>()(
+  z
+    .strictObject({
+      ...serverWriteFields,
+      is_anonymous: z.boolean().optional(),
+      oauth_providers: z.array(oauthProviderInput).max(50).optional(),
+    })
+    .superRefine(checkServerWrite),
+);
 
 export type UserPatch = z.output<typeof serverUpdateBody>;
 export type UserCreateBody = z.output<typeof serverCreateBody>;

@@ -1,3 +1,4 @@
+import type { WireUserPage } from "@gatehouse/shared";
 import { knownError } from "@gatehouse/shared";
 import { z } from "zod";
 import type { AppDeps } from "../../deps.ts";
@@ -6,6 +7,7 @@ import type { RequestAuth } from "../../http/request-auth.ts";
 import { defineRoute } from "../../http/route.ts";
 import { schemaError } from "../../http/schema-error.ts";
 import { StatusError } from "../../http/status-error.ts";
+import { wire } from "../../http/wire-schema.ts";
 import { createUserFromBody } from "./create.ts";
 import { listUsers } from "./list.ts";
 import {
@@ -114,12 +116,14 @@ export const userRoutes = [
     access: ["server", "admin"],
     request: { query: listUsersQuery },
     response: {
-      body: z.object({
-        items: z.array(serverUserSchema),
-        is_paginated: z.literal(true),
-        pagination: z.object({ next_cursor: z.string().nullable() }),
-        total_count: z.number().int().optional(),
-      }),
+      body: wire<WireUserPage>()(
+        z.object({
+          items: z.array(serverUserSchema),
+          is_paginated: z.literal(true),
+          pagination: z.object({ next_cursor: z.string().nullable() }),
+          total_count: z.number().int().optional(),
+        }),
+      ),
     },
     handler: async ({ deps, auth, query }) => {
       const { rows, relations, nextCursor, totalCount } = await listUsers(

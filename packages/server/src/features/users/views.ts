@@ -1,6 +1,14 @@
+import type {
+  WireClientTeam,
+  WireClientUser,
+  WireRestrictedReason,
+  WireServerTeam,
+  WireServerUser,
+} from "@gatehouse/shared";
 import { z } from "zod";
 import type { RenderedConfig } from "../../config/index.ts";
 import type { Database } from "../../db/index.ts";
+import { wire } from "../../http/wire-schema.ts";
 import type { ContactChannelRow } from "../contact-channels/schema.ts";
 import type { TeamRow } from "../teams/schema.ts";
 import type { UserRow } from "./schema.ts";
@@ -11,60 +19,68 @@ const restrictedReason = z
   .object({ type: z.enum(["anonymous", "email_not_verified", "restricted_by_administrator"]) })
   .nullable();
 
-export const clientTeamSchema = z.object({
-  id: z.string(),
-  display_name: z.string(),
-  profile_image_url: z.string().nullable(),
-  client_metadata: json,
-  client_read_only_metadata: json,
-});
+export const clientTeamSchema = wire<WireClientTeam>()(
+  z.object({
+    id: z.string(),
+    display_name: z.string(),
+    profile_image_url: z.string().nullable(),
+    client_metadata: json,
+    client_read_only_metadata: json,
+  }),
+);
 
-export const serverTeamSchema = clientTeamSchema.extend({
-  created_at_millis: z.number(),
-  server_metadata: json,
-});
+export const serverTeamSchema = wire<WireServerTeam>()(
+  clientTeamSchema.extend({
+    created_at_millis: z.number(),
+    server_metadata: json,
+  }),
+);
 
 const oauthProviderRef = z.object({ id: z.string(), account_id: z.string(), email: z.string().nullable() });
 
 /** PROTOCOL.md §3.2 client read. */
-export const clientUserSchema = z.object({
-  id: z.string(),
-  primary_email: z.string().nullable(),
-  primary_email_verified: z.boolean(),
-  display_name: z.string().nullable(),
-  client_metadata: json,
-  client_read_only_metadata: json,
-  profile_image_url: z.string().nullable(),
-  signed_up_at_millis: z.number(),
-  has_password: z.boolean(),
-  auth_with_email: z.boolean(),
-  oauth_providers: z.array(oauthProviderRef),
-  selected_team_id: z.string().nullable(),
-  selected_team: clientTeamSchema.nullable(),
-  requires_totp_mfa: z.boolean(),
-  otp_auth_enabled: z.boolean(),
-  passkey_auth_enabled: z.boolean(),
-  is_anonymous: z.boolean(),
-  is_restricted: z.boolean(),
-  restricted_reason: restrictedReason,
-  restricted_by_admin: z.boolean(),
-  restricted_by_admin_reason: z.string().nullable(),
-});
+export const clientUserSchema = wire<WireClientUser>()(
+  z.object({
+    id: z.string(),
+    primary_email: z.string().nullable(),
+    primary_email_verified: z.boolean(),
+    display_name: z.string().nullable(),
+    client_metadata: json,
+    client_read_only_metadata: json,
+    profile_image_url: z.string().nullable(),
+    signed_up_at_millis: z.number(),
+    has_password: z.boolean(),
+    auth_with_email: z.boolean(),
+    oauth_providers: z.array(oauthProviderRef),
+    selected_team_id: z.string().nullable(),
+    selected_team: clientTeamSchema.nullable(),
+    requires_totp_mfa: z.boolean(),
+    otp_auth_enabled: z.boolean(),
+    passkey_auth_enabled: z.boolean(),
+    is_anonymous: z.boolean(),
+    is_restricted: z.boolean(),
+    restricted_reason: restrictedReason,
+    restricted_by_admin: z.boolean(),
+    restricted_by_admin_reason: z.string().nullable(),
+  }),
+);
 
 /** PROTOCOL.md §3.2 server read. */
-export const serverUserSchema = clientUserSchema.extend({
-  primary_email_auth_enabled: z.boolean(),
-  selected_team: serverTeamSchema.nullable(),
-  server_metadata: json,
-  last_active_at_millis: z.number(),
-  restricted_by_admin_private_details: z.string().nullable(),
-  country_code: z.string().nullable(),
-  risk_scores: z.object({ sign_up: z.object({ bot: z.number(), free_trial_abuse: z.number() }) }),
-});
+export const serverUserSchema = wire<WireServerUser>()(
+  clientUserSchema.extend({
+    primary_email_auth_enabled: z.boolean(),
+    selected_team: serverTeamSchema.nullable(),
+    server_metadata: json,
+    last_active_at_millis: z.number(),
+    restricted_by_admin_private_details: z.string().nullable(),
+    country_code: z.string().nullable(),
+    risk_scores: z.object({ sign_up: z.object({ bot: z.number(), free_trial_abuse: z.number() }) }),
+  }),
+);
 
-export type ServerUserView = z.infer<typeof serverUserSchema>;
+export type ServerUserView = WireServerUser;
 
-export function teamView(team: TeamRow) {
+export function teamView(team: TeamRow): WireServerTeam {
   return {
     id: team.id,
     display_name: team.displayName,
@@ -76,9 +92,7 @@ export function teamView(team: TeamRow) {
   };
 }
 
-export type RestrictedReasonValue = {
-  type: "anonymous" | "email_not_verified" | "restricted_by_administrator";
-} | null;
+export type RestrictedReasonValue = WireRestrictedReason | null;
 
 /** Why a user is restricted, if they are: anonymous first, then unverified email (when required), then the admin. */
 export function restrictedReasonOf(
@@ -133,6 +147,11 @@ export function userView(user: UserRow, relations: UserRelations, config: Render
 }
 
 /** One user's view (two queries at most). */
-export async function loadUserView(db: Database, projectId: string, user: UserRow, config: RenderedConfig) {
+export async function loadUserView(
+  db: Database,
+  projectId: string,
+  user: UserRow,
+  config: RenderedConfig,
+): Promise<WireServerUser> {
   return userView(user, await loadUserRelations(db, projectId, [user]), config);
 }

@@ -3,12 +3,14 @@
  * Every route takes the portal token (`authorization: Bearer <token from POST /webhooks/svix-token>`) or the
  * project's admin credentials; the token names its project, and every query is filtered by that project.
  */
+import type { WireWebhookEndpointCreated } from "@gatehouse/shared";
 import { z } from "zod";
 import type { AppDeps } from "../../deps.ts";
 import { storableText } from "../../fields/text.ts";
 import type { RequestAuth } from "../../http/request-auth.ts";
 import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
+import { wire } from "../../http/wire-schema.ts";
 import { WEBHOOK_EVENT_TYPES } from "../events/record.ts";
 import {
   createEndpoint,
@@ -59,7 +61,7 @@ const endpointFields = {
   enabled: z.boolean().optional(),
 };
 const endpointParams = z.strictObject({ endpoint_id: z.uuid() });
-const created = endpointSchema.extend({ secret: z.string() });
+const created = wire<WireWebhookEndpointCreated>()(endpointSchema.extend({ secret: z.string() }));
 
 export const portalRoutes = [
   defineRoute({

@@ -2,9 +2,11 @@
  * The protocol's webhook routes (PROTOCOL-EXTRA §3.2): the portal token and the synchronous test message. The
  * portal's own API (endpoints, deliveries) is in portal-routes.ts.
  */
+import type { WireWebhookPortalToken, WireWebhookTestResult } from "@gatehouse/shared";
 import { z } from "zod";
 import { randomUuid } from "../../crypto/index.ts";
 import { defineRoute } from "../../http/route.ts";
+import { wire } from "../../http/wire-schema.ts";
 import { webhookAddressesGuarded } from "../../net/address-guard.ts";
 import { getEndpoint, testMessageData } from "./endpoints.ts";
 import { portalRoutes } from "./portal-routes.ts";
@@ -26,7 +28,10 @@ export const webhookRoutes = [
     summary: "A 24-hour token for the project's webhook portal, and the portal's URL",
     tags,
     access: ["admin"],
-    response: { status: 201, body: z.object({ token: z.string(), url: z.string() }) },
+    response: {
+      status: 201,
+      body: wire<WireWebhookPortalToken>()(z.object({ token: z.string(), url: z.string() })),
+    },
     handler: async ({ deps, auth }) => {
       const { token } = createPortalToken(deps.env, auth.project.id);
       return { status: 201, body: { token, url: portalUrl(deps.env.baseUrl, token) } };
@@ -39,7 +44,11 @@ export const webhookRoutes = [
     tags,
     access: ["admin"],
     request: { body: z.strictObject({ endpoint_id: z.uuid() }) },
-    response: { body: z.object({ success: z.boolean(), error_message: z.string().optional() }) },
+    response: {
+      body: wire<WireWebhookTestResult>()(
+        z.object({ success: z.boolean(), error_message: z.string().optional() }),
+      ),
+    },
     handler: async ({ deps, auth, body }) => {
       const endpoint = await getEndpoint(deps, auth.project.id, body.endpoint_id);
       const outcome = await sendMessage(

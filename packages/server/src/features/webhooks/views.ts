@@ -1,20 +1,24 @@
+import type { WireWebhookDelivery, WireWebhookEndpoint } from "@gatehouse/shared";
 import { z } from "zod";
+import { wire } from "../../http/wire-schema.ts";
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "../events/record.ts";
 import type { DeliveryWithEvent } from "./endpoints.ts";
 import type { WebhookEndpointRow } from "./schema.ts";
 
-export const endpointSchema = z.object({
-  id: z.string(),
-  url: z.string(),
-  description: z.string(),
-  /** Empty: every event type. */
-  event_types: z.array(z.string()),
-  enabled: z.boolean(),
-  created_at_millis: z.number(),
-  updated_at_millis: z.number(),
-});
+export const endpointSchema = wire<WireWebhookEndpoint>()(
+  z.object({
+    id: z.string(),
+    url: z.string(),
+    description: z.string(),
+    /** Empty: every event type. */
+    event_types: z.array(z.string()),
+    enabled: z.boolean(),
+    created_at_millis: z.number(),
+    updated_at_millis: z.number(),
+  }),
+);
 
-export function endpointView(row: WebhookEndpointRow): z.infer<typeof endpointSchema> {
+export function endpointView(row: WebhookEndpointRow): WireWebhookEndpoint {
   return {
     id: row.id,
     url: row.url,
@@ -26,32 +30,34 @@ export function endpointView(row: WebhookEndpointRow): z.infer<typeof endpointSc
   };
 }
 
-export const deliverySchema = z.object({
-  id: z.string(),
-  endpoint_id: z.string(),
-  /** The message id (`webhook-id`), stable across attempts. */
-  event_id: z.string(),
-  event_type: z.string(),
-  status: z.enum(["pending", "sending", "succeeded", "failed"]),
-  attempts: z.number(),
-  last_status_code: z.number().nullable(),
-  /** When the next attempt is due; null once finished. */
-  next_attempt_at_millis: z.number().nullable(),
-  created_at_millis: z.number(),
-  finished_at_millis: z.number().nullable(),
-  /** The newest attempts, oldest first. */
-  attempt_log: z.array(
-    z.object({
-      attempt: z.number(),
-      at_millis: z.number(),
-      status_code: z.number().nullable(),
-      response: z.string(),
-      duration_ms: z.number(),
-    }),
-  ),
-});
+export const deliverySchema = wire<WireWebhookDelivery>()(
+  z.object({
+    id: z.string(),
+    endpoint_id: z.string(),
+    /** The message id (`webhook-id`), stable across attempts. */
+    event_id: z.string(),
+    event_type: z.string(),
+    status: z.enum(["pending", "sending", "succeeded", "failed"]),
+    attempts: z.number(),
+    last_status_code: z.number().nullable(),
+    /** When the next attempt is due; null once finished. */
+    next_attempt_at_millis: z.number().nullable(),
+    created_at_millis: z.number(),
+    finished_at_millis: z.number().nullable(),
+    /** The newest attempts, oldest first. */
+    attempt_log: z.array(
+      z.object({
+        attempt: z.number(),
+        at_millis: z.number(),
+        status_code: z.number().nullable(),
+        response: z.string(),
+        duration_ms: z.number(),
+      }),
+    ),
+  }),
+);
 
-export function deliveryView(row: DeliveryWithEvent): z.infer<typeof deliverySchema> {
+export function deliveryView(row: DeliveryWithEvent): WireWebhookDelivery {
   const finished = row.status === "succeeded" || row.status === "failed";
   return {
     id: row.id,
