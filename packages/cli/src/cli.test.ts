@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { patchConfigOverride } from "../../server/src/features/projects/config-store.ts";
 import { type ListeningServer, startListeningServer } from "../../server/src/testing/listening-server.ts";
 import { startTestSmtpServer } from "../../server/src/testing/smtp-server.ts";
 import { loggedInOwner, runCli, tempDir } from "./test-support.ts";
@@ -190,6 +191,38 @@ console.log(JSON.stringify({ id: user.id, count: page.length ?? page.items?.leng
 });
 
 describe("gatehouse config", () => {
+  it("pulls by default what the dashboard set: the environment level", async () => {
+    const projectId = json((await owner.run(["projects", "create", "Dashboard-made", "--json"])).stdout)
+      .id as string;
+    // What the dashboard's settings pages write.
+    await patchConfigOverride(server.deps, projectId, "environment", {
+      "domains.trustedDomains.app": { baseUrl: "https://app.example.com", handlerPath: "/handler" },
+      "auth.password.allowSignIn": false,
+    });
+    const repo = tempDir("config-pull-default");
+    const pulled = await owner.run(
+      ["config", "pull", "--file", "gatehouse.config.json", "--project", projectId],
+      {
+        cwd: repo,
+      },
+    );
+    expect(pulled.code, pulled.stderr).toBe(0);
+    const file = JSON.parse(readFileSync(join(repo, "gatehouse.config.json"), "utf8")) as Record<
+      string,
+      unknown
+    >;
+    expect(JSON.stringify(file)).toContain("https://app.example.com");
+    expect(JSON.stringify(file)).toContain("allowSignIn");
+    const branch = await owner.run(
+      ["config", "pull", "--file", "branch.json", "--level", "branch", "--project", projectId],
+      { cwd: repo },
+    );
+    expect(branch.code, branch.stderr).toBe(0);
+    expect(JSON.stringify(JSON.parse(readFileSync(join(repo, "branch.json"), "utf8")))).not.toContain(
+      "app.example.com",
+    );
+  });
+
   it("round-trips pull, edit, diff, push, pull with a typed gatehouse.config.ts", async () => {
     const projectId = json((await owner.run(["projects", "create", "Config", "--json"])).stdout).id as string;
     const repo = tempDir("config-repo");
