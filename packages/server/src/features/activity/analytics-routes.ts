@@ -6,6 +6,7 @@
  */
 import { knownError } from "@gatehouse/shared";
 import { z } from "zod";
+import { jsonFromBytes } from "../../http/body.ts";
 import { requireUser } from "../../http/current-user.ts";
 import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
@@ -27,12 +28,16 @@ export const analyticsRoutes = [
     tags: ["Analytics"],
     access: ["client", "server", "admin"],
     request: {
-      body: z.strictObject({
-        session_replay_segment_id: z.uuid(),
-        batch_id: z.uuid(),
-        sent_at_ms: z.number().int().nonnegative(),
-        events: z.array(eventSchema).min(1).max(MAX_EVENTS_PER_BATCH),
-      }),
+      // The official SDK sends its batches gzip-compressed as application/octet-stream (PROTOCOL-EXTRA §8.14).
+      body: z.preprocess(
+        (value) => (value instanceof Uint8Array ? jsonFromBytes(value) : value),
+        z.strictObject({
+          session_replay_segment_id: z.uuid(),
+          batch_id: z.uuid(),
+          sent_at_ms: z.number().int().nonnegative(),
+          events: z.array(eventSchema).min(1).max(MAX_EVENTS_PER_BATCH),
+        }),
+      ),
     },
     response: { body: z.object({ inserted: z.number().int() }) },
     handler: async ({ deps, auth, body, clientIp }) => {

@@ -1,3 +1,4 @@
+import { gzipSync } from "node:zlib";
 import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { randomUuid } from "../../crypto/index.ts";
@@ -333,6 +334,18 @@ describe("POST /analytics/events/batch", () => {
     expect((await send(batch(Array.from({ length: 501 }, () => pageView())))).status).toBe(400);
   });
 
+  /** The bytes as the official SDK (2.8.102+) sends them from a browser: gzip, application/octet-stream. */
+  const sendBytes = (bytes: Uint8Array, headers: Record<string, string> = {}) =>
+    server.app.request("/api/v1/analytics/events/batch", {
+      method: "POST",
+      headers: project.headers("client", {
+        "x-stack-access-token": people.a.accessToken,
+        "content-type": "application/octet-stream",
+        ...headers,
+      }),
+      body: bytes as unknown as BodyInit,
+    });
+
   it("stores page views and clicks that the metrics then count", async () => {
     setClock(NOW);
     await project.configure({ "apps.installed.analytics.enabled": true });
@@ -351,5 +364,50 @@ describe("POST /analytics/events/batch", () => {
       { referrer: "https://news.example", visitors: 1 },
     ]);
     expect(analytics.top_region).toEqual({ country_code: "GB", region_code: null, count: 1 });
+  });
+  it("takes the official SDK's gzip batches, plain JSON bytes, and content-encoding gzip", async () => {
+    setClock(NOW);
+    await project.configure({ "apps.installed.analytics.enabled": true });
+    const pageViews = async () => {
+      await server.deps.activity.flush();
+      const { analytics_overview: analytics } = await metrics();
+      return (analytics.daily_page_views as { activity: number }[]).reduce(
+        (sum, day) => sum + day.activity,
+        0,
+      );
+    };
+    const before = await pageViews();
+    const json = (events: unknown[]) => new TextEncoder().encode(JSON.stringify(batch(events)));
+    const gzipped = await sendBytes(gzipSync(json([pageView(), pageView()])));
+    expect(gzipped.status, await gzipped.clone().text()).toBe(200);
+    expect(await gzipped.json()).toEqual({ inserted: 2 });
+    // A browser without CompressionStream, and a keepalive flush, send the JSON as it is.
+    expect((await sendBytes(json([pageView()]))).status).toBe(200);
+    const encoded = await server.app.request("/api/v1/analytics/events/batch", {
+      method: "POST",
+      headers: project.headers("client", {
+        "x-stack-access-token": people.a.accessToken,
+        "content-type": "application/json",
+        "content-encoding": "gzip",
+      }),
+      body: gzipSync(json([pageView()])) as unknown as BodyInit,
+    });
+    expect(encoded.status, await encoded.clone().text()).toBe(200);
+    expect((await pageViews()) - before).toBe(4);
+  });
+
+  it("refuses a gzip bomb, broken gzip and bytes that are not JSON with a 4xx", async () => {
+    setClock(NOW);
+    await project.configure({ "apps.installed.analytics.enabled": true });
+    // 64 MiB of zeros, about 64 KiB compressed: refused while inflating, past 2 MiB.
+    const bomb = await sendBytes(gzipSync(new Uint8Array(64 * 1024 * 1024)));
+    expect(bomb.status).toBe(413);
+    const broken = await sendBytes(new Uint8Array([0x1f, 0x8b, 1, 2, 3, 4]));
+    expect(broken.status).toBe(400);
+    expect(broken.headers.get("x-stack-known-error")).toBe("BODY_PARSING_ERROR");
+    const notJson = await sendBytes(new TextEncoder().encode("not json"));
+    expect(notJson.headers.get("x-stack-known-error")).toBe("BODY_PARSING_ERROR");
+    const otherEncoding = await sendBytes(new Uint8Array([1, 2, 3]), { "content-encoding": "br" });
+    expect(otherEncoding.status).toBe(415);
   });
 });
