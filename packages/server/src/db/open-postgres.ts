@@ -46,7 +46,7 @@ export type PostgresOptions = {
  */
 export async function openPostgres(options: PostgresOptions): Promise<DatabaseHandle> {
   const { databaseUrl, directUrl } = options;
-  const pooling = await resolvePooling(databaseUrl, options.pooling ?? "auto");
+  const pooling = await resolvePooling(databaseUrl, directUrl, options.pooling ?? "auto");
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     max: 10,
@@ -93,13 +93,28 @@ export async function openPostgres(options: PostgresOptions): Promise<DatabaseHa
   };
 }
 
+/** How many times `auto` asks before it believes there is no transaction pooler (see below). */
+const POOLING_PROBES = 5;
+
 /**
- * The pooling mode to run in. `auto` asks the connection whether it shares server sessions. A setting of `session`
- * on a connection that does is refused at start-up: every request would fail later on named statements.
+ * The pooling mode to run in. A setting of `session` on a connection that shares server sessions is refused at
+ * start-up: every request would fail later on named statements. `auto` leans to transaction mode, since running it
+ * behind a session pool or none only costs the prepared statements, while the other mistake fails requests: a
+ * direct URL that differs from DATABASE_URL means a pooler is in between; otherwise the connection is asked, several
+ * times, because with other clients busy a transaction pooler may hand the second probe another server session
+ * (instances starting together showed that once).
  */
-async function resolvePooling(databaseUrl: string, setting: PoolingSetting): Promise<PoolingMode> {
+async function resolvePooling(
+  databaseUrl: string,
+  directUrl: string | undefined,
+  setting: PoolingSetting,
+): Promise<PoolingMode> {
   if (setting === "transaction") return "transaction";
-  const shared = await sharesServerSessions(databaseUrl);
+  if (setting === "auto" && directUrl !== undefined && directUrl !== databaseUrl) return "transaction";
+  let shared = false;
+  for (let probe = 0; probe < POOLING_PROBES && !shared; probe++) {
+    shared = await sharesServerSessions(databaseUrl);
+  }
   if (shared && setting === "session") {
     throw new StartupError(
       "DATABASE_URL leads to a pooler that shares server sessions between clients (transaction pooling), but " +

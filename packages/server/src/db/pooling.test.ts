@@ -83,6 +83,13 @@ if (postgresUrl) {
       expect(await sharesServerSessions(directUrl)).toBe(false);
     });
 
+    it("runs in transaction mode, unasked, when given a direct URL apart from DATABASE_URL", async () => {
+      const withDirect = await open({ directUrl });
+      expect(withDirect.pooling).toBe("transaction");
+      const direct = await open({ databaseUrl: directUrl });
+      expect(direct.pooling).toBe("session");
+    });
+
     it("named statements break behind it, and go through once sent unnamed", async () => {
       const run = async (unnamed: boolean) => {
         const pool = new pg.Pool({
@@ -112,7 +119,8 @@ if (postgresUrl) {
     });
 
     it("migrates once when instances start together, under a transaction-scoped lock", async () => {
-      const [a, b] = await Promise.all([open(), open()]);
+      // The mode is given: this is about the lock (detection has its own test, and asks one probe at a time).
+      const [a, b] = await Promise.all([open({ pooling: "transaction" }), open({ pooling: "transaction" })]);
       expect(a.pooling).toBe("transaction");
       expect(b.pooling).toBe("transaction");
       const state = await readSchemaState(a.db);
