@@ -56,7 +56,7 @@ type Claimed = WebhookDeliveryRow;
 
 /**
  * Delivers the project's events to their webhook endpoints, in two steps, each safe with any number of workers on
- * one database (DESIGN.md, "Webhooks"):
+ * one database (DECISIONS.md, "Webhooks"):
  *
  * 1. Fan-out: in one transaction, lock undispatched events `FOR UPDATE SKIP LOCKED`, insert one delivery per
  *    matching enabled endpoint (`on conflict do nothing` on (event, endpoint)), mark the events dispatched.
