@@ -46,7 +46,21 @@ export type LeasedQueue<T extends LeasedTable> = {
   holding: <R>(rows: Row[], work: () => Promise<R>) => Promise<R>;
   /** Hands back every row still held, as possibly sent. */
   handBackHeld: () => Promise<void>;
+  /**
+   * Milliseconds until the next row falls due (a retry, a lease running out), by the database's clock; null when
+   * none waits. `where` narrows it as it narrows `claim`.
+   */
+  nextDueInMs: (where?: SQL) => Promise<number | null>;
 };
+
+/** The wait until the earliest of `dueAt` (a timestamp expression), in milliseconds by the database's clock. */
+export async function msUntilEarliest(db: Database, table: PgTable, dueAt: SQL, where: SQL | undefined) {
+  const [row] = await db
+    .select({ ms: sql<string | null>`extract(epoch from min(${dueAt}) - now()) * 1000` })
+    .from(table)
+    .where(where);
+  return row?.ms === null || row?.ms === undefined ? null : Math.max(0, Number(row.ms));
+}
 
 export function leasedQueue<T extends LeasedTable>(
   db: Database,
@@ -129,5 +143,12 @@ export function leasedQueue<T extends LeasedTable>(
     handBackHeld: async () => {
       await Promise.all([...held].map((row) => handBack(row, { unsent: false }).catch(() => {})));
     },
+    nextDueInMs: (where) =>
+      msUntilEarliest(
+        db,
+        table,
+        sql`${table.nextAttemptAt}`,
+        and(inArray(table.status, statuses.due), where),
+      ),
   };
 }

@@ -9,7 +9,7 @@ import { projects } from "../projects/schema.ts";
 import { settleAfterAnswer } from "./after-answer.ts";
 import { type EmailMessage, openMessage, redactMessage } from "./body.ts";
 import { withinCapacity } from "./capacity.ts";
-import { renderDueEmails } from "./render-step.ts";
+import { nextRenderDueInMs, renderDueEmails } from "./render-step.ts";
 import { type SentEmailRow, sentEmails } from "./schema.ts";
 import { type Delivery, describeSmtpError, resolveDelivery, sendWith, TransportCache } from "./transport.ts";
 
@@ -22,7 +22,10 @@ import { type Delivery, describeSmtpError, resolveDelivery, sendWith, TransportC
 export type EmailWorker = PollingWorker;
 
 export type EmailWorkerOptions = {
-  /** How often the outbox is polled without a wake-up, for retries and for mail queued by other instances. */
+  /**
+   * The longest wait between looks at the outbox without a wake-up (a retry or a scheduled send is looked at when
+   * due, whatever this says).
+   */
   intervalMs?: number;
   batchSize?: number;
   /** After this many failed attempts a message is marked `failed` (it stays in the table with its last error). */
@@ -212,6 +215,11 @@ export function startEmailWorker(deps: AppDeps, options: EmailWorkerOptions = {}
     settleFirst: () => settleAfterAnswer(deps),
     handBack: outbox.handBackHeld,
     onStopped: () => transports.closeAll(),
+    nextDueInMs: async () => {
+      const due = [await nextRenderDueInMs(deps), await outbox.nextDueInMs(eq(sentEmails.isPaused, false))];
+      const known = due.filter((ms): ms is number => ms !== null);
+      return known.length === 0 ? null : Math.min(...known);
+    },
   });
 }
 

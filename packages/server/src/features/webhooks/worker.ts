@@ -23,7 +23,10 @@ import { openEndpointSecret } from "./signing.ts";
 export type WebhookWorker = PollingWorker;
 
 export type WebhookWorkerOptions = {
-  /** How often the event log and the deliveries are polled without a wake-up. */
+  /**
+   * The longest wait between looks at the event log and the deliveries without a wake-up (a retry is looked at
+   * when due, whatever this says; new events wake the worker through work-notices.ts).
+   */
   intervalMs?: number;
   eventBatchSize?: number;
   deliveryBatchSize?: number;
@@ -195,5 +198,6 @@ export function startWebhookWorker(deps: AppDeps, options: WebhookWorkerOptions 
     intervalMs: settings.intervalMs,
     pass,
     handBack: deliveries.handBackHeld,
+    nextDueInMs: () => deliveries.nextDueInMs(),
   });
 }
