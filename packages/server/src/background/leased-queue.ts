@@ -13,6 +13,7 @@
 import { and, eq, inArray, lte, type SQL, sql } from "drizzle-orm";
 import type { PgColumn, PgTable, PgUpdateSetSource } from "drizzle-orm/pg-core";
 import type { Database } from "../db/index.ts";
+import { notifyWorkersAtCommit, type WorkQueue } from "./work-notices.ts";
 
 type LeasedTable = PgTable & {
   id: PgColumn;
@@ -75,6 +76,11 @@ export function leasedQueue<T extends LeasedTable>(
   options: {
     /** Columns set on every claim and outcome (the outbox's `updated_at`). */
     touch?: () => PgUpdateSetSource<T>;
+    /**
+     * The queue whose workers a hand-back wakes: a stopping instance's rows are due now, and the other instances'
+     * workers would otherwise find them only at their backstop (work-notices.ts).
+     */
+    queue?: WorkQueue;
   } = {},
 ): LeasedQueue<T> {
   const touch = options.touch ?? (() => ({}));
@@ -102,12 +108,21 @@ export function leasedQueue<T extends LeasedTable>(
         ),
       );
 
-  const handBack = (row: Row, { unsent }: { unsent: boolean }) =>
+  const wakeOthers = async () => {
+    if (options.queue) await db.execute(sql`select ${notifyWorkersAtCommit(options.queue)}`);
+  };
+
+  const makeDueNow = (row: Row, { unsent }: { unsent: boolean }) =>
     finish(row, {
       status: statuses.waiting,
       nextAttemptAt: sql`now()`,
       ...(unsent ? { attempts: sql`${table.attempts} - 1` } : {}),
     } as PgUpdateSetSource<T>);
+
+  const handBack = async (row: Row, handBackOptions: { unsent: boolean }) => {
+    await makeDueNow(row, handBackOptions);
+    await wakeOthers();
+  };
 
   return {
     claim: async ({ limit, leaseMs, orderBy, where, set }) => {
@@ -141,7 +156,9 @@ export function leasedQueue<T extends LeasedTable>(
       }
     },
     handBackHeld: async () => {
-      await Promise.all([...held].map((row) => handBack(row, { unsent: false }).catch(() => {})));
+      if (held.size === 0) return;
+      await Promise.all([...held].map((row) => makeDueNow(row, { unsent: false }).catch(() => {})));
+      await wakeOthers().catch(() => {});
     },
     nextDueInMs: (where) =>
       msUntilEarliest(

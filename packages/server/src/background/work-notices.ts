@@ -1,7 +1,8 @@
 /**
  * Wake-ups for the queues' workers across instances. Work is queued in a transaction (an event written with the
  * change that fired it); a `pg_notify` on WORK_CHANNEL in that same transaction is delivered when it commits, to
- * every instance's LISTEN connection, whose worker then looks at once. So workers need no short poll: their timer
+ * every instance's LISTEN connection, whose worker then looks at once. A stopping instance's hand-back notifies
+ * too (leased-queue.ts), so its rows do not wait for the others' backstop. So workers need no short poll: their timer
  * is a backstop (IDLE_BACKSTOP_MS) and an idle instance sends no statement.
  *
  * Behind a transaction pooler with no direct URL nothing hears a plain NOTIFY (db/notices.ts polls a table there);
@@ -19,7 +20,7 @@ export type WorkQueue = "webhooks" | "emails";
  * How long a worker that hears wake-ups waits before looking anyway: for a notice lost while the listening
  * connection was down (its gap also wakes every worker) and for work whose due time no row records.
  */
-export const IDLE_BACKSTOP_MS = 60_000;
+export const IDLE_BACKSTOP_MS = 5 * 60_000;
 
 /**
  * An expression that notifies `queue`'s workers when the statement's transaction commits; use it in a

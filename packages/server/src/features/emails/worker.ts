@@ -67,7 +67,7 @@ export function startEmailWorker(deps: AppDeps, options: EmailWorkerOptions = {}
     deps.db,
     sentEmails,
     { due: ["queued", "sending"], claimed: "sending", waiting: "queued" },
-    { touch: () => ({ updatedAt: sql`now()` }) },
+    { touch: () => ({ updatedAt: sql`now()` }), queue: "emails" },
   );
   /** The attempt's error appended to the row's list (one entry per failed attempt). */
   const withAttemptError = (row: SentEmailRow, error: string) => ({

@@ -68,11 +68,12 @@ type Claimed = WebhookDeliveryRow;
  */
 export function startWebhookWorker(deps: AppDeps, options: WebhookWorkerOptions = {}): WebhookWorker {
   const settings = { ...DEFAULTS, ...options };
-  const deliveries = leasedQueue(deps.db, webhookDeliveries, {
-    due: ["pending", "sending"],
-    claimed: "sending",
-    waiting: "pending",
-  });
+  const deliveries = leasedQueue(
+    deps.db,
+    webhookDeliveries,
+    { due: ["pending", "sending"], claimed: "sending", waiting: "pending" },
+    { queue: "webhooks" },
+  );
   const finish = deliveries.finish;
 
   const fanOut = async (): Promise<number> =>
