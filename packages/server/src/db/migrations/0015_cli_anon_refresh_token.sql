@@ -1,0 +1,1 @@
+ALTER TABLE "cli_auth_attempts" ADD COLUMN "anon_refresh_token_encrypted" text;
