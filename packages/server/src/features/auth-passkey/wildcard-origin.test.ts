@@ -41,7 +41,10 @@ describe("passkeys on a wildcard trusted domain", () => {
     expect(reply.body).toEqual({ user_handle: expect.any(String) });
     const signedIn = await api.signIn(authenticator, { origin });
     expect(signedIn.status, signedIn.text).toBe(200);
-    expect(signedIn.body).toMatchObject({ access_token: expect.any(String), refresh_token: expect.any(String) });
+    expect(signedIn.body).toMatchObject({
+      access_token: expect.any(String),
+      refresh_token: expect.any(String),
+    });
   });
 
   it("refuses an origin the wildcard does not cover", async () => {

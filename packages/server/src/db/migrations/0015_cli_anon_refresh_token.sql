@@ -1,1 +1,0 @@
-ALTER TABLE "cli_auth_attempts" ADD COLUMN "anon_refresh_token_encrypted" text;
