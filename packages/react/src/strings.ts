@@ -299,6 +299,8 @@ export const defaultStrings = {
   cliInvalid: "This login link is invalid or has expired. Start the login again from the command line.",
   cliMissingCode: "This page needs a login code. Open the link the command-line tool printed.",
   cliSignIn: "Sign in to authorize the command-line login.",
+  cliAnonymous:
+    "The command-line tool is using a guest account. Sign up to keep what it did, then authorize the login.",
 
   // --- Impersonation ---
   impersonateTitle: "Act as another user",

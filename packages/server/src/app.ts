@@ -4,6 +4,7 @@ import { mountDashboard } from "./features/dashboard/static.ts";
 import { mountStoredFiles } from "./features/images/files-route.ts";
 import { apiRoutes } from "./features/routes.ts";
 import { apiResponseHeaders, requestBodyLimit } from "./http/api-middleware.ts";
+import { clientGeoMiddleware } from "./http/client-geo.ts";
 import { clientIpMiddleware } from "./http/client-ip.ts";
 import { closeConnectionsWhileDraining, mountProbes } from "./http/readiness.ts";
 import { serverErrorHandler, textResponse } from "./http/responses.ts";
@@ -30,6 +31,7 @@ export function createApp(deps: AppDeps): Hono {
   mountProbes(app, deps);
   app.use("*", serverErrorLog(logger));
   app.use("*", clientIpMiddleware(deps.env));
+  app.use("*", clientGeoMiddleware(deps.env));
 
   mountMetrics(app, deps.observability);
 

@@ -86,3 +86,33 @@ export async function completeCliLogin(ctx: AppContext, loginCode: string): Prom
     body: { login_code: loginCode, refresh_token: refreshToken },
   });
 }
+
+/**
+ * The browser side, nobody signed in (PROTOCOL-EXTRA §8.9): whether the CLI that made `loginCode` holds an anonymous
+ * session, which the browser may take over and sign up with.
+ */
+export async function cliLoginSessionState(
+  ctx: AppContext,
+  loginCode: string,
+): Promise<"anonymous" | "none"> {
+  const answer = await ctx.call<{ cli_session_state?: string }>("/auth/cli/complete", {
+    method: "POST",
+    accessType: "client",
+    body: { login_code: loginCode, mode: "check" },
+  });
+  return answer.cli_session_state === "anonymous" ? "anonymous" : "none";
+}
+
+/**
+ * Takes over the CLI's anonymous session in this browser (once per login code): signing up next upgrades that
+ * anonymous user in place, keeping what the CLI did as them; `completeCliLogin` then hands the CLI the new session.
+ */
+export async function claimCliAnonymousSession(ctx: AppContext, loginCode: string): Promise<void> {
+  const tokens = await ctx.call<{ access_token: string; refresh_token: string }>("/auth/cli/complete", {
+    method: "POST",
+    accessType: "client",
+    body: { login_code: loginCode, mode: "claim-anon-session" },
+  });
+  ctx.persistentSession().setTokens({ accessToken: tokens.access_token, refreshToken: tokens.refresh_token });
+  ctx.invalidateUserData();
+}

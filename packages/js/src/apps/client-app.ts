@@ -20,7 +20,13 @@ import type { Session } from "../session/session.ts";
 import type { Result } from "../utils/result.ts";
 import { SDK_VERSION } from "../version.ts";
 import { type Auth, type AuthJson, authFunctions } from "./auth-tokens.ts";
-import { type CliLoginOptions, completeCliLogin, promptCliLogin } from "./cli-login.ts";
+import {
+  type CliLoginOptions,
+  claimCliAnonymousSession,
+  cliLoginSessionState,
+  completeCliLogin,
+  promptCliLogin,
+} from "./cli-login.ts";
 import { AppContext } from "./context.ts";
 import { callOAuthCallback, redirectToOAuth } from "./oauth.ts";
 import type { AdminAppOptions, ClientAppOptions, TokenStoreInit } from "./options.ts";
@@ -208,6 +214,16 @@ export class GatehouseClientApp {
   /** On the CLI confirmation page: gives the CLI login `loginCode` the signed-in user's session. */
   completeCliLogin(loginCode: string): Promise<void> {
     return completeCliLogin(this.ctx, loginCode);
+  }
+
+  /** On the CLI confirmation page, signed out: whether the CLI holds an anonymous session to take over. */
+  cliLoginSessionState(loginCode: string): Promise<"anonymous" | "none"> {
+    return cliLoginSessionState(this.ctx, loginCode);
+  }
+
+  /** Takes over the CLI's anonymous session here, so that signing up upgrades that user in place. */
+  claimCliAnonymousSession(loginCode: string): Promise<void> {
+    return claimCliAnonymousSession(this.ctx, loginCode);
   }
 
   // --- The current user and the project ---

@@ -235,6 +235,46 @@ describe("CliAuthConfirm", () => {
     });
     expect(await poll()).toEqual({ status: "success", refresh_token: refreshToken });
   });
+
+  it("takes over the command line's guest session, signs up in place, then completes (PROTOCOL-EXTRA §8.9)", async () => {
+    // The command-line tool: a guest (anonymous) user of its own, and a login carrying that session.
+    const { app: cli } = await project.client();
+    const guest = await cli[gatehouseInternals].sendRequest<{ user_id: string; refresh_token: string }>(
+      "/auth/anonymous/sign-up",
+      { method: "POST", body: {} },
+    );
+    const started = await cli[gatehouseInternals].sendRequest<WireCliLoginStarted>("/auth/cli", {
+      method: "POST",
+      body: { anon_refresh_token: guest.body.refresh_token },
+    });
+    const loginCode = started.body.login_code;
+
+    const { app, navigated, routesCalled } = await project.client();
+    const page = await render(app, <CliAuthConfirm loginCode={loginCode} />);
+    await findText(page, /using a guest account/);
+    await click(button(page, "Sign up"));
+    await waitFor(() => navigated.length > 0 || undefined);
+    expect(navigated[0]).toMatch(/sign-up/);
+    expect(routesCalled().filter((route) => route === "POST /auth/cli/complete")).toHaveLength(2);
+    // This browser now holds the command line's own session.
+    expect(await app.getRefreshToken()).toBe(guest.body.refresh_token);
+    expect((await app.getUser({ or: "anonymous" })).id).toBe(guest.body.user_id);
+
+    // The sign-up page upgrades that guest in place; back on the page, signed in, the visitor authorizes.
+    const signedUp = await app.signUpWithCredential({
+      email: uniqueEmail("cli-guest"),
+      password: "long enough 1",
+      noRedirect: true,
+    });
+    expect(signedUp.status).toBe("ok");
+    expect((await app.getUser({ or: "throw" })).id).toBe(guest.body.user_id);
+    await app.completeCliLogin(loginCode);
+    const poll = await cli[gatehouseInternals].sendRequest<WireCliLoginPoll>("/auth/cli/poll", {
+      method: "POST",
+      body: { polling_code: started.body.polling_code },
+    });
+    expect(poll.body).toEqual({ status: "success", refresh_token: await app.getRefreshToken() });
+  });
 });
 
 describe("TeamInvitation", () => {

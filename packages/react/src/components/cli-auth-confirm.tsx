@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { useStrings } from "../context.ts";
 import { useGatehouseApp, useUser } from "../hooks.ts";
 import { PageBoundary } from "../internal/boundary.tsx";
@@ -49,16 +49,7 @@ function CliAuthConfirmInner({ loginCode: givenCode }: { loginCode?: string }) {
       </CardPage>
     );
   }
-  if (!user) {
-    return (
-      <CardPage>
-        <CardHeader title={s.cliTitle} subtitle={s.cliSignIn} icon={<TerminalIcon />} />
-        <Button block onClick={() => app.redirectToSignIn()}>
-          {s.signIn}
-        </Button>
-      </CardPage>
-    );
-  }
+  if (!user) return <SignedOut loginCode={code} />;
   return (
     <CardPage>
       <CardHeader title={s.cliTitle} subtitle={s.cliQuestion} icon={<TerminalIcon />} />
@@ -93,6 +84,50 @@ function CliAuthConfirmInner({ loginCode: givenCode }: { loginCode?: string }) {
           </Button>
         </div>
       </div>
+    </CardPage>
+  );
+}
+
+/**
+ * Nobody signed in (PROTOCOL-EXTRA §8.9): when the command-line tool holds a guest (anonymous) session, the visitor
+ * takes it over and signs up, which upgrades that guest in place; back here, signed in, they authorize as usual.
+ * Otherwise they sign in first.
+ */
+function SignedOut({ loginCode }: { loginCode: string }) {
+  const s = useStrings();
+  const app = useGatehouseApp();
+  // Until the server answers, the visitor is offered the usual sign-in.
+  const [state, setState] = useState<"anonymous" | "none">("none");
+  const action = useFormAction();
+  useEffect(() => {
+    let current = true;
+    app.cliLoginSessionState(loginCode).then(
+      (found) => current && setState(found),
+      // An unknown or spent code: the page says so once the visitor, signed in, tries to authorize.
+      () => current && setState("none"),
+    );
+    return () => {
+      current = false;
+    };
+  }, [app, loginCode]);
+
+  const anonymous = state === "anonymous";
+  const takeOver = () =>
+    action.run(async () => {
+      await app.claimCliAnonymousSession(loginCode);
+      await app.redirectToSignUp();
+    });
+  return (
+    <CardPage>
+      <CardHeader
+        title={s.cliTitle}
+        subtitle={anonymous ? s.cliAnonymous : s.cliSignIn}
+        icon={<TerminalIcon />}
+      />
+      {action.error ? <Alert>{action.error}</Alert> : null}
+      <Button block loading={action.pending} onClick={anonymous ? takeOver : () => app.redirectToSignIn()}>
+        {anonymous ? s.signUpLink : s.signIn}
+      </Button>
     </CardPage>
   );
 }

@@ -58,6 +58,11 @@ function isTrustedProxy(proxies: BlockList, address: string | null): boolean {
   return family !== 0 && proxies.check(plain, family === 4 ? "ipv4" : "ipv6");
 }
 
+/** Whether the TCP peer is one of the listed proxies (for `{ hops }`, every peer is taken for the proxy). */
+export function isTrustedProxyPeer(trust: ProxyTrust, peer: string | null): boolean {
+  return "hops" in trust || isTrustedProxy(trust.proxies, peer);
+}
+
 /**
  * The client's address given the TCP peer and `x-forwarded-for`. The left part of that header is whatever the
  * client sent, so it is never read: with N hops the client is the N-th entry from the right (the one the outermost

@@ -2,7 +2,7 @@
  * Where an IP address is, from the GeoLite2 country database that the `geoip-country` package ships (about 8 MB,
  * read into memory on the first lookup, ~25 ms; IPv4 and IPv6; no network at run time). Country only: the city
  * database of geoip-lite is twenty times larger, and metrics and session lists only show countries, so region,
- * city, coordinates and time zone stay null.
+ * city, coordinates and time zone stay null unless a trusted proxy gave them (http/client-geo.ts).
  */
 import { createRequire } from "node:module";
 import { isIP } from "node:net";
@@ -47,8 +47,22 @@ export function countryOfIp(ip: string | null | undefined): string | null {
   return country;
 }
 
-/** A session's `last_used_at_end_user_ip_info` (PROTOCOL.md §3.7, camelCase keys as the protocol has them). */
-export function endUserIpInfo(ip: string) {
+/** Where a caller is, as a trusted proxy's headers say (http/client-geo.ts), in the protocol's camelCase. */
+export type EndUserGeo = {
+  countryCode: string;
+  regionCode: string | null;
+  cityName: string | null;
+  latitude: number | null;
+  longitude: number | null;
+  tzIdentifier: string | null;
+};
+
+/**
+ * A session's `last_used_at_end_user_ip_info` (PROTOCOL.md §3.7, camelCase keys as the protocol has them): what a
+ * trusted proxy said when the session was last used from this address, else the country of the address.
+ */
+export function endUserIpInfo(ip: string, geo: EndUserGeo | null = null) {
+  if (geo) return { ip, ...geo };
   return {
     ip,
     countryCode: countryOfIp(ip),

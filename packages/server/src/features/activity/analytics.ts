@@ -14,6 +14,7 @@
  */
 import { randomUuid } from "../../crypto/index.ts";
 import type { Database } from "../../db/index.ts";
+import { requestGeo } from "../../http/client-geo.ts";
 import { countryOfIp } from "../../net/ip-info.ts";
 import { type ActivityRow, insertActivity } from "../events/activity-rows.ts";
 import { type SessionTouch, touchSessions } from "../sessions/touches.ts";
@@ -216,9 +217,12 @@ export class ActivityWriter {
   }
 }
 
-/** What every activity event says about where it came from (PROTOCOL-EXTRA §4.2's `ip_info`, country only). */
+/**
+ * What every activity event says about where it came from (PROTOCOL-EXTRA §4.2's `ip_info`, country only), for the
+ * request being answered: a trusted proxy's country (http/client-geo.ts), else the address's.
+ */
 export function ipInfo(ip: string | null): { ip_info: { ip: string; country_code: string | null } | null } {
-  return { ip_info: ip ? { ip, country_code: countryOfIp(ip) } : null };
+  return { ip_info: ip ? { ip, country_code: requestGeo()?.countryCode ?? countryOfIp(ip) } : null };
 }
 
 /** A `$token-refresh` event: one per access token minted from a refresh token. */

@@ -3,6 +3,7 @@ import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sha256Hex } from "../../crypto/index.ts";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
+import { expectPlainError } from "../../testing/known-errors.ts";
 import { expireRows, setClock } from "../../testing/time.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 import { sessions } from "../sessions/schema.ts";
@@ -90,10 +91,16 @@ describe("POST /auth/cli", () => {
     const regular = await createSignedInUser(server, project.id);
     const other = await server.createProject("Other CLI project");
     const foreign = await createSignedInUser(server, other.id, { isAnonymous: true });
-    for (const token of ["not-a-token", regular.refreshToken, foreign.refreshToken]) {
-      const response = await post("", { anon_refresh_token: token });
-      expect(response.status, token).toBe(400);
-      expect(response.text).toContain("anon_refresh_token");
+    const expired = await createSignedInUser(server, project.id, { isAnonymous: true });
+    await expireRows(server, sessions, eq(sessions.refreshTokenHash, sha256Hex(expired.refreshToken)));
+    // The texts of PROTOCOL-EXTRA §8.9.
+    for (const [token, text] of [
+      ["not-a-token", "Invalid anon refresh token"],
+      [regular.refreshToken, "The provided refresh token does not belong to an anonymous user"],
+      [foreign.refreshToken, "Anon refresh token does not belong to this project"],
+      [expired.refreshToken, "The provided anon refresh token has expired"],
+    ] as const) {
+      expectPlainError(await post("", { anon_refresh_token: token }), 400, text);
     }
   });
 });
@@ -251,15 +258,14 @@ describe("POST /auth/cli/complete", () => {
     expect((await poll(foreign.polling_code, other.headers("client"))).body).toEqual({ status: "waiting" });
   });
 
-  it("needs a live refresh token of this project, of the signed-in user, not restricted", async () => {
+  it("needs a live refresh token of this project, of a user who is not restricted", async () => {
     const created = await start();
     const missing = await complete({ login_code: created.login_code });
     expect(missing.status).toBe(400);
     expect(missing.text).toContain("refresh_token");
 
     const unknown = await complete({ login_code: created.login_code, refresh_token: "not-a-session" });
-    expect(unknown.status).toBe(400);
-    expect(unknown.text).toContain("not a live session");
+    expectPlainError(unknown, 400, "Invalid refresh token");
 
     const other = await server.createProject("Foreign sessions");
     const foreign = await createSignedInUser(server, other.id);
@@ -267,22 +273,15 @@ describe("POST /auth/cli/complete", () => {
       login_code: created.login_code,
       refresh_token: foreign.refreshToken,
     });
-    expect(foreignResponse.status).toBe(400);
+    expectPlainError(foreignResponse, 400, "Refresh token does not belong to this project");
 
     const expiredUser = await createSignedInUser(server, project.id);
     await expireRows(server, sessions, eq(sessions.refreshTokenHash, sha256Hex(expiredUser.refreshToken)));
-    expect(
-      (await complete({ login_code: created.login_code, refresh_token: expiredUser.refreshToken })).status,
-    ).toBe(400);
-
-    const alice = await createSignedInUser(server, project.id);
-    const bob = await createSignedInUser(server, project.id);
-    const mismatch = await complete(
-      { login_code: created.login_code, refresh_token: bob.refreshToken },
-      project.headers("client", { "x-stack-access-token": alice.accessToken }),
+    expectPlainError(
+      await complete({ login_code: created.login_code, refresh_token: expiredUser.refreshToken }),
+      400,
+      "Invalid refresh token",
     );
-    expect(mismatch.status).toBe(400);
-    expect(mismatch.text).toContain("signed-in user");
 
     const anonymous = await createSignedInUser(server, project.id, { isAnonymous: true });
     const restricted = await complete({
@@ -294,11 +293,18 @@ describe("POST /auth/cli/complete", () => {
 
     // None of the refusals used the code up.
     expect((await poll(created.polling_code)).body).toEqual({ status: "waiting" });
+    // The token is the proof: who calls is not asked about (PROTOCOL-EXTRA §8.9), and the token is stored as given.
+    const alice = await createSignedInUser(server, project.id);
+    const bob = await createSignedInUser(server, project.id);
     const ok = await complete(
-      { login_code: created.login_code, refresh_token: alice.refreshToken },
+      { login_code: created.login_code, refresh_token: bob.refreshToken },
       project.headers("client", { "x-stack-access-token": alice.accessToken }),
     );
     expect(ok.status).toBe(200);
+    expect((await poll(created.polling_code)).body).toEqual({
+      status: "success",
+      refresh_token: bob.refreshToken,
+    });
   });
 
   it("refuses an unknown mode and unknown properties", async () => {
@@ -341,6 +347,8 @@ describe("POST /auth/cli/complete", () => {
       const claim = await complete({ login_code: created.login_code, mode: "claim-anon-session" });
       expect(claim.status).toBe(200);
       expect(Object.keys(claim.body).sort()).toEqual(["access_token", "refresh_token"]);
+      // The CLI's own session, not a new one (PROTOCOL-EXTRA §8.9).
+      expect(claim.body.refresh_token).toBe(anonymous.refreshToken);
       const claims = decodeJwt(claim.body.access_token);
       expect(claims.sub).toBe(anonymous.user.id);
       expect(claims.is_anonymous).toBe(true);
@@ -351,8 +359,7 @@ describe("POST /auth/cli/complete", () => {
       expect(refreshed.status).toBe(200);
 
       const again = await complete({ login_code: created.login_code, mode: "claim-anon-session" });
-      expect(again.status).toBe(400);
-      expect(again.text).toContain("No anonymous session");
+      expectPlainError(again, 400, "No anonymous session associated with this code");
       expect((await complete({ login_code: created.login_code, mode: "check" })).body).toEqual({
         cli_session_state: "none",
       });

@@ -32,7 +32,7 @@ export const cliAuthRoutes = [
       body: z
         .strictObject({
           expires_in_millis: z.number().int().positive().max(MAX_CLI_AUTH_LIFETIME_MS).optional(),
-          anon_refresh_token: z.string().min(1).max(200).optional(),
+          anon_refresh_token: z.string().max(200).optional(),
         })
         .optional(),
     },
@@ -42,7 +42,7 @@ export const cliAuthRoutes = [
       ),
     },
     handler: async ({ deps, auth, body }) => {
-      const created = await createCliAuthAttempt(deps.db, {
+      const created = await createCliAuthAttempt(deps, {
         projectId: auth.project.id,
         lifetimeMs: body?.expires_in_millis ?? DEFAULT_CLI_AUTH_LIFETIME_MS,
         anonRefreshToken: body?.anon_refresh_token,
@@ -109,13 +109,8 @@ export const cliAuthRoutes = [
         return { body: await claimAnonymousSession(deps, attempt, auth.config, clientIp) };
       }
       if (!body.refresh_token)
-        throw new StatusError(400, "refresh_token is required to complete a CLI login.");
-      await completeAttempt(deps, {
-        attempt,
-        refreshToken: body.refresh_token,
-        signedInUserId: auth.user?.id ?? null,
-        config: auth.config,
-      });
+        throw new StatusError(400, "refresh_token is required when mode is 'complete'");
+      await completeAttempt(deps, { attempt, refreshToken: body.refresh_token, config: auth.config });
       return { body: { success: true as const } };
     },
   }),

@@ -19,6 +19,11 @@ export const cliAuthAttempts = pgTable(
     refreshTokenEncrypted: text("refresh_token_encrypted"),
     /** SHA-256 of the CLI's anonymous refresh token, the same hash the sessions table keeps. */
     anonRefreshTokenHash: text("anon_refresh_token_hash"),
+    /**
+     * The CLI's anonymous refresh token itself, encrypted (purpose "cli-refresh-token"): `claim-anon-session` hands
+     * the browser that very session (PROTOCOL-EXTRA §8.9). Cleared with the hash when claimed or completed.
+     */
+    anonRefreshTokenEncrypted: text("anon_refresh_token_encrypted"),
     expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }).notNull(),
     /** When the poller collected the refresh token. */
     usedAt: timestamp("used_at", { withTimezone: true, mode: "date" }),

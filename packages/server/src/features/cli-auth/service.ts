@@ -14,7 +14,7 @@ import type { AppDeps } from "../../deps.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { RATE_LIMITS } from "../../rate-limit/rules.ts";
 import { sessions } from "../sessions/schema.ts";
-import { findSessionByRefreshToken, issueTokens, type TokenPair } from "../sessions/service.ts";
+import { refreshSession, type TokenPair } from "../sessions/service.ts";
 import { type UserRow, users } from "../users/schema.ts";
 import { findPrimaryChannel } from "../users/service.ts";
 import { restrictedReasonOf } from "../users/views.ts";
@@ -40,24 +40,47 @@ function hashCode(code: string): string | null {
   return code.length === SECURE_TOKEN_LENGTH ? sha256Hex(code) : null;
 }
 
-/** The live anonymous session of a refresh token, or null (unknown, expired, or its user is no longer anonymous). */
-async function liveAnonymousSession(db: Database, projectId: string, refreshToken: string) {
-  const found = await findSessionByRefreshToken(db, projectId, refreshToken);
-  return found?.user.isAnonymous ? found : null;
+/**
+ * The session of a refresh token in any project, expired or not, with its user: the reference tells a token of
+ * another project, and an expired one, apart from an unknown one (PROTOCOL-EXTRA §8.9). Only used to choose the
+ * refusal; nothing of another project is returned to the caller.
+ */
+async function sessionOfRefreshToken(db: Database, refreshToken: string) {
+  if (refreshToken.length === 0 || refreshToken.length > 200) return null;
+  const [row] = await db
+    .select({ session: sessions, user: users })
+    .from(sessions)
+    .leftJoin(users, and(eq(users.projectId, sessions.projectId), eq(users.id, sessions.userId)))
+    .where(eq(sessions.refreshTokenHash, sha256Hex(refreshToken)))
+    .limit(1);
+  return row ?? null;
+}
+
+const isExpired = (session: { expiresAt: Date | null }) =>
+  session.expiresAt !== null && session.expiresAt <= new Date();
+
+/** The CLI's anonymous refresh token must be a live session of an anonymous user of this project. */
+async function assertAnonymousSession(db: Database, projectId: string, refreshToken: string) {
+  const found = await sessionOfRefreshToken(db, refreshToken);
+  if (!found) throw new StatusError(400, "Invalid anon refresh token");
+  if (found.session.projectId !== projectId) {
+    throw new StatusError(400, "Anon refresh token does not belong to this project");
+  }
+  if (isExpired(found.session)) throw new StatusError(400, "The provided anon refresh token has expired");
+  if (!found.user) throw new StatusError(400, "User not found for provided refresh token");
+  if (!found.user.isAnonymous) {
+    throw new StatusError(400, "The provided refresh token does not belong to an anonymous user");
+  }
 }
 
 export async function createCliAuthAttempt(
-  db: Database,
+  deps: AppDeps,
   input: { projectId: string; lifetimeMs: number; anonRefreshToken: string | undefined },
 ): Promise<{ pollingCode: string; loginCode: string; expiresAt: Date }> {
-  if (input.anonRefreshToken !== undefined) {
-    if (!(await liveAnonymousSession(db, input.projectId, input.anonRefreshToken))) {
-      throw new StatusError(
-        400,
-        "anon_refresh_token is not a live session of an anonymous user of this project.",
-      );
-    }
-  }
+  const { db } = deps;
+  // An empty token is no token, as on the reference.
+  const anonRefreshToken = input.anonRefreshToken || undefined;
+  if (anonRefreshToken !== undefined) await assertAnonymousSession(db, input.projectId, anonRefreshToken);
   // Sweeping here bounds the table without a background job.
   await db
     .delete(cliAuthAttempts)
@@ -75,7 +98,9 @@ export async function createCliAuthAttempt(
     id: randomUuid(),
     pollingCodeHash: sha256Hex(pollingCode),
     loginCodeHash: sha256Hex(loginCode),
-    anonRefreshTokenHash: input.anonRefreshToken === undefined ? null : sha256Hex(input.anonRefreshToken),
+    anonRefreshTokenHash: anonRefreshToken === undefined ? null : sha256Hex(anonRefreshToken),
+    anonRefreshTokenEncrypted:
+      anonRefreshToken === undefined ? null : encryptSecret(anonRefreshToken, encryptionKey(deps)),
     expiresAt,
   });
   return { pollingCode, loginCode, expiresAt };
@@ -176,8 +201,8 @@ async function findSessionByRefreshTokenHash(db: Database, projectId: string, ha
 }
 
 /**
- * Gives the browser a session of the CLI's anonymous user, once per attempt. Only the hash of the CLI's refresh
- * token is stored, so the browser gets a new session of that same user rather than the CLI's own token.
+ * Gives the browser the CLI's anonymous session itself, once per attempt (PROTOCOL-EXTRA §8.9): a fresh access
+ * token and the CLI's own refresh token, so that the browser can upgrade that user in place before completing.
  */
 export async function claimAnonymousSession(
   deps: AppDeps,
@@ -186,11 +211,11 @@ export async function claimAnonymousSession(
   ip: string | null,
 ): Promise<TokenPair> {
   const user = await anonymousUserOf(deps.db, attempt);
-  const noSession = () => new StatusError(400, "No anonymous session is associated with this login code.");
-  if (!user) throw noSession();
+  const noSession = () => new StatusError(400, "No anonymous session associated with this code");
+  if (!user || !attempt.anonRefreshTokenEncrypted) throw noSession();
   const claimed = await deps.db
     .update(cliAuthAttempts)
-    .set({ anonRefreshTokenHash: null })
+    .set({ anonRefreshTokenHash: null, anonRefreshTokenEncrypted: null })
     .where(
       and(
         eq(cliAuthAttempts.projectId, attempt.projectId),
@@ -202,28 +227,27 @@ export async function claimAnonymousSession(
     )
     .returning({ id: cliAuthAttempts.id });
   if (claimed.length === 0) throw noSession();
-  return issueTokens(deps, attempt.projectId, user, config, { ip });
+  const refreshToken = decryptSecret(attempt.anonRefreshTokenEncrypted, encryptionKey(deps));
+  const accessToken = await refreshSession(deps, attempt.projectId, refreshToken, config, ip);
+  if (!accessToken) throw new StatusError(400, "Anonymous session is no longer valid");
+  return { access_token: accessToken, refresh_token: refreshToken };
 }
 
 /**
- * Stores the browser's refresh token for the poller. The token must be a live session of this project, of a user who
- * is not restricted, and of the signed-in user when the browser sent an access token.
+ * Stores the browser's refresh token for the poller, verbatim: the CLI then holds the browser's own session. The
+ * token must be a live session of this project, of a user who is not restricted. Whoever calls is not asked about
+ * (the token is the proof), and the CLI's anonymous user is left as it is: no merge (PROTOCOL-EXTRA §8.9).
  */
 export async function completeAttempt(
   deps: AppDeps,
-  input: {
-    attempt: CliAuthAttemptRow;
-    refreshToken: string;
-    signedInUserId: string | null;
-    config: RenderedConfig;
-  },
+  input: { attempt: CliAuthAttemptRow; refreshToken: string; config: RenderedConfig },
 ): Promise<void> {
   const { attempt } = input;
-  const found = await findSessionByRefreshToken(deps.db, attempt.projectId, input.refreshToken);
-  if (!found) throw new StatusError(400, "The refresh token is not a live session of this project.");
-  if (input.signedInUserId !== null && found.user.id !== input.signedInUserId) {
-    throw new StatusError(400, "The refresh token does not belong to the signed-in user.");
+  const found = await sessionOfRefreshToken(deps.db, input.refreshToken);
+  if (found && found.session.projectId !== attempt.projectId) {
+    throw new StatusError(400, "Refresh token does not belong to this project");
   }
+  if (!found?.user || isExpired(found.session)) throw new StatusError(400, "Invalid refresh token");
   const primary = await findPrimaryChannel(deps.db, attempt.projectId, found.user.id);
   const restrictedReason = restrictedReasonOf(found.user, primary, input.config);
   if (restrictedReason)
@@ -233,8 +257,9 @@ export async function completeAttempt(
     .update(cliAuthAttempts)
     .set({
       refreshTokenEncrypted: encryptSecret(input.refreshToken, encryptionKey(deps)),
-      // The CLI now gets a real session; its anonymous one must not be claimable any more.
+      // The CLI now gets the browser's session; its anonymous one must not be claimable any more.
       anonRefreshTokenHash: null,
+      anonRefreshTokenEncrypted: null,
     })
     .where(
       and(

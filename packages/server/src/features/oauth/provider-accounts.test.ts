@@ -2,7 +2,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
-import { expectKnownError, uniqueEmail } from "../../testing/known-errors.ts";
+import { expectKnownError, expectPlainError, uniqueEmail } from "../../testing/known-errors.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 import { getRenderedConfig } from "../projects/config-store.ts";
 import { attachProviderAccounts } from "./accounts.ts";
@@ -140,10 +140,11 @@ describe("creating (server)", () => {
       allow_connected_accounts: true,
     };
     const server_ = project.headers("server");
-    expectKnownError(
+    // The user's own account again: the first rule of PROTOCOL-EXTRA §8.8 answers before the unique index would.
+    expectPlainError(
       await api("POST", "/oauth-providers", server_, body),
-      409,
-      "OAUTH_CONNECTION_ALREADY_CONNECTED_TO_ANOTHER_USER",
+      400,
+      "The same provider type with sign-in enabled already exists for this user.",
     );
     expectKnownError(
       await api("POST", "/oauth-providers", server_, { ...body, user_id: randomUUID() }),

@@ -9,10 +9,12 @@ import type { AppDeps } from "../../deps.ts";
 import { ownListUserId, resolveUserId } from "../../http/current-user.ts";
 import type { RequestAuth } from "../../http/request-auth.ts";
 import { type AnyRoute, defineRoute } from "../../http/route.ts";
+import { schemaError } from "../../http/schema-error.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { wire } from "../../http/wire-schema.ts";
 import { findUser } from "../users/service.ts";
 import { findAccount, insertAccount, listAccountsOfUser } from "./accounts.ts";
+import { checkProviderAccountRules } from "./provider-account-rules.ts";
 import { findProviderConfig } from "./provider-config.ts";
 import { type OAuthAccountRow, oauthAccounts } from "./schema.ts";
 
@@ -60,6 +62,53 @@ async function requireAccount(deps: AppDeps, auth: RequestAuth, userIdParam: str
 }
 
 const itemParams = z.strictObject({ user_id: z.string(), provider_id: z.string() });
+
+/** A provider account's email as stored: trimmed, lower-cased; empty is none. */
+function storedEmail(email: string | undefined): string | null {
+  return email?.trim().toLowerCase() || null;
+}
+
+const clientPatchBody = z.strictObject({
+  allow_sign_in: z.boolean().optional(),
+  allow_connected_accounts: z.boolean().optional(),
+});
+/** Servers may also correct what the provider said (PROTOCOL-EXTRA §8.8). */
+const serverPatchBody = clientPatchBody.extend({
+  account_id: z.string().min(1).max(500).optional(),
+  email: z.string().max(254).optional(),
+});
+type ProviderPatch = z.output<typeof serverPatchBody>;
+
+/** The route's body schema is the server one; a client body is checked again against the client schema. */
+function clientPatchOf(request: Request, body: ProviderPatch): ProviderPatch {
+  const parsed = clientPatchBody.safeParse(body);
+  if (!parsed.success) {
+    throw schemaError(request.method, new URL(request.url).pathname, "body", parsed.error.issues);
+  }
+  return parsed.data;
+}
+
+function accountNotFound(id: string, userId: string) {
+  return new StatusError(404, `OAuth provider ${id} for user ${userId} not found`);
+}
+
+/**
+ * The account a PATCH names, in the reference's order of checks: a client acting for someone else (403), an unknown
+ * user (USER_NOT_FOUND), then an account that is not that user's (404).
+ */
+async function accountToUpdate(deps: AppDeps, auth: RequestAuth, userIdParam: string, id: string) {
+  if (auth.accessType === "client") {
+    if (!auth.user) throw knownError("CANNOT_GET_OWN_USER_WITHOUT_USER");
+    if (userIdParam !== "me" && userIdParam !== auth.user.id) {
+      throw new StatusError(403, "Client can only update OAuth providers for their own user.");
+    }
+  }
+  const userId = resolveUserId(auth, userIdParam);
+  if (!(await findUser(deps.db, auth.project.id, userId))) throw knownError("USER_NOT_FOUND");
+  const row = await findAccount(deps.db, auth.project.id, id);
+  if (!row || row.userId !== userId) throw accountNotFound(id, userId);
+  return row;
+}
 
 export const providerAccountRoutes: AnyRoute[] = [
   defineRoute({
@@ -116,13 +165,20 @@ export const providerAccountRoutes: AnyRoute[] = [
       }
       const entry = findProviderConfig(auth.config, body.provider_config_id);
       if (!entry) throw knownError("OAUTH_PROVIDER_NOT_FOUND_OR_NOT_ENABLED");
+      await checkProviderAccountRules(deps.db, {
+        projectId: auth.project.id,
+        userId,
+        providerConfigId: entry.configId,
+        accountId: body.account_id,
+        allowSignIn: body.allow_sign_in,
+      });
       try {
         const row = await insertAccount(deps.db, {
           projectId: auth.project.id,
           userId,
           providerConfigId: entry.configId,
           providerAccountId: body.account_id,
-          email: body.email?.trim().toLowerCase() || null,
+          email: storedEmail(body.email),
           allowSignIn: body.allow_sign_in,
           allowConnectedAccounts: body.allow_connected_accounts,
         });
@@ -149,33 +205,46 @@ export const providerAccountRoutes: AnyRoute[] = [
   defineRoute({
     method: "PATCH",
     path: "/oauth-providers/:user_id/:provider_id",
-    summary: "Turn sign-in or connected-account use of a linked provider account on or off",
+    summary:
+      "Turn sign-in or connected-account use of a linked provider account on or off; servers may also change its " +
+      "provider account id and email",
     tags,
     access: ["client", "server", "admin"],
-    request: {
-      params: itemParams,
-      body: z.strictObject({
-        allow_sign_in: z.boolean().optional(),
-        allow_connected_accounts: z.boolean().optional(),
-      }),
-    },
+    request: { params: itemParams, body: serverPatchBody },
     response: { body: providerBody },
-    handler: async ({ deps, auth, params, body }) => {
-      const row = await requireAccount(deps, auth, params.user_id, params.provider_id);
-      const patch = {
-        ...(body.allow_sign_in === undefined ? {} : { allowSignIn: body.allow_sign_in }),
-        ...(body.allow_connected_accounts === undefined
+    handler: async ({ deps, auth, params, body, request }) => {
+      const patch = auth.accessType === "client" ? clientPatchOf(request, body) : body;
+      const row = await accountToUpdate(deps, auth, params.user_id, params.provider_id);
+      await checkProviderAccountRules(deps.db, {
+        projectId: auth.project.id,
+        userId: row.userId,
+        providerConfigId: row.providerConfigId,
+        ...(patch.account_id === undefined ? {} : { accountId: patch.account_id }),
+        ...(patch.allow_sign_in === undefined ? {} : { allowSignIn: patch.allow_sign_in }),
+        exceptId: row.id,
+      });
+      const set = {
+        ...(patch.allow_sign_in === undefined ? {} : { allowSignIn: patch.allow_sign_in }),
+        ...(patch.allow_connected_accounts === undefined
           ? {}
-          : { allowConnectedAccounts: body.allow_connected_accounts }),
+          : { allowConnectedAccounts: patch.allow_connected_accounts }),
+        ...(patch.account_id === undefined ? {} : { providerAccountId: patch.account_id }),
+        ...(patch.email === undefined ? {} : { email: storedEmail(patch.email) }),
       };
-      if (Object.keys(patch).length === 0) return { body: providerView(auth.config, row) };
-      const [updated] = await deps.db
-        .update(oauthAccounts)
-        .set(patch)
-        .where(and(eq(oauthAccounts.projectId, auth.project.id), eq(oauthAccounts.id, row.id)))
-        .returning();
-      if (!updated) throw notFound();
-      return { body: providerView(auth.config, updated) };
+      if (Object.keys(set).length === 0) return { body: providerView(auth.config, row) };
+      try {
+        const [updated] = await deps.db
+          .update(oauthAccounts)
+          .set(set)
+          .where(and(eq(oauthAccounts.projectId, auth.project.id), eq(oauthAccounts.id, row.id)))
+          .returning();
+        if (!updated) throw accountNotFound(params.provider_id, row.userId);
+        return { body: providerView(auth.config, updated) };
+      } catch (error) {
+        // The new account id is another user's account of this provider.
+        if (isUniqueViolation(error)) throw knownError("OAUTH_CONNECTION_ALREADY_CONNECTED_TO_ANOTHER_USER");
+        throw error;
+      }
     },
   }),
   defineRoute({

@@ -139,8 +139,10 @@ export const sessionRoutes = [
           last_used_at: row.lastUsedAt.getTime(),
           is_impersonation: row.isImpersonation,
           is_current_session: row.id === currentId,
-          // Located when read (a lookup in memory), so stored sessions need no column of their own.
-          ...(row.lastUsedIp ? { last_used_at_end_user_ip_info: endUserIpInfo(row.lastUsedIp) } : {}),
+          // A trusted proxy's word when it gave one, else located when read (a lookup in memory).
+          ...(row.lastUsedIp
+            ? { last_used_at_end_user_ip_info: endUserIpInfo(row.lastUsedIp, row.lastUsedGeo) }
+            : {}),
           last_used_user_agent: row.lastUsedUserAgent,
         }));
       return { body: { items, is_paginated: false } };

@@ -1,4 +1,5 @@
-import { boolean, index, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { boolean, index, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import type { EndUserGeo } from "../../net/ip-info.ts";
 import { projects } from "../projects/schema.ts";
 import { users } from "../users/schema.ts";
 
@@ -22,6 +23,11 @@ export const sessions = pgTable(
     expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }),
     lastUsedAt: timestamp("last_used_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
     lastUsedIp: text("last_used_ip"),
+    /**
+     * Where a trusted proxy said the session was last used from (GATEHOUSE_TRUST_PROXY, http/client-geo.ts); null
+     * when it said nothing, and the country of `last_used_ip` is shown instead. Written with `last_used_ip`.
+     */
+    lastUsedGeo: jsonb("last_used_geo").$type<EndUserGeo>(),
     /** The browser's `user-agent` at sign-in and at the last refresh (at most 512 characters): "Chrome on macOS". */
     lastUsedUserAgent: text("last_used_user_agent"),
   },

@@ -6,6 +6,7 @@ import { jsonRowOf, parseJsonRow } from "../../db/json-rows.ts";
 import { preparedPerDatabase, preparedSql } from "../../db/prepared-sql.ts";
 import type { AppDeps } from "../../deps.ts";
 import { isUuid } from "../../fields/ids.ts";
+import { requestGeo } from "../../http/client-geo.ts";
 import { tokenRefreshEvent } from "../activity/analytics.ts";
 import { type ContactChannelRow, contactChannels } from "../contact-channels/schema.ts";
 import type { PasswordChangedHook } from "../hooks.ts";
@@ -38,6 +39,7 @@ const insertSession = preparedPerDatabase((db: Database) =>
       expiresAt: sql.placeholder("expiresAt"),
       lastUsedIp: sql.placeholder("lastUsedIp"),
       lastUsedUserAgent: sql.placeholder("lastUsedUserAgent"),
+      lastUsedGeo: sql.placeholder("lastUsedGeo"),
     })
     .returning()
     .prepare("insert_session"),
@@ -65,6 +67,8 @@ export async function createSession(
     expiresAt: new Date(Date.now() + (input.expiresInMillis ?? DEFAULT_SESSION_LIFETIME_MS)),
     lastUsedIp: input.ip ?? null,
     lastUsedUserAgent: storedUserAgent(input.userAgent),
+    // Only the request that signs in says where it is; a session made for someone else (impersonation) knows not.
+    lastUsedGeo: input.ip ? requestGeo() : null,
   });
   return { session: session!, refreshToken };
 }
@@ -199,6 +203,7 @@ export async function refreshSession(
     at: now,
     ip,
     userAgent: storedUserAgent(userAgent),
+    geo: ip ? requestGeo() : null,
   });
   deps.activity.record(tokenRefreshEvent({ projectId, sessionId: session.id, user, ip }));
   const primary = parseJsonRow(contactChannels, row!.primary);

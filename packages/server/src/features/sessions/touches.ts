@@ -8,6 +8,7 @@
 import { sql } from "drizzle-orm";
 import type { Database } from "../../db/index.ts";
 import { preparedSql } from "../../db/prepared-sql.ts";
+import type { EndUserGeo } from "../../net/ip-info.ts";
 import { sessions } from "./schema.ts";
 
 export type SessionTouch = {
@@ -18,6 +19,8 @@ export type SessionTouch = {
   ip: string | null;
   /** The stored form of the `user-agent` header (service.ts's `storedUserAgent`); null keeps the one known. */
   userAgent: string | null;
+  /** What a trusted proxy said of the caller's location; goes with `ip` (a new address without it clears it). */
+  geo?: EndUserGeo | null;
 };
 
 /**
@@ -31,10 +34,10 @@ const touchSessionsStatement = preparedSql<{ touches: string }, never>(
   "touch_sessions",
   sql`
     with touched as (
-      select s.project_id, s.id, t.at, t.ip, t."userAgent"
+      select s.project_id, s.id, t.at, t.ip, t."userAgent", t.geo
       from ${sessions} s
       join jsonb_to_recordset(${sql.placeholder("touches")}::jsonb)
-        as t("projectId" text, "sessionId" uuid, at timestamptz, ip text, "userAgent" text)
+        as t("projectId" text, "sessionId" uuid, at timestamptz, ip text, "userAgent" text, geo jsonb)
         on s.project_id = t."projectId" and s.id = t."sessionId"
       for update of s skip locked
     )
@@ -42,6 +45,8 @@ const touchSessionsStatement = preparedSql<{ touches: string }, never>(
       last_used_at = greatest(${sessions.lastUsedAt}, touched.at),
       last_used_ip = case when touched.at >= ${sessions.lastUsedAt}
         then coalesce(touched.ip, ${sessions.lastUsedIp}) else ${sessions.lastUsedIp} end,
+      last_used_geo = case when touched.at >= ${sessions.lastUsedAt} and touched.ip is not null
+        then nullif(touched.geo, 'null'::jsonb) else ${sessions.lastUsedGeo} end,
       last_used_user_agent = case when touched.at >= ${sessions.lastUsedAt}
         then coalesce(touched."userAgent", ${sessions.lastUsedUserAgent}) else ${sessions.lastUsedUserAgent} end
     from touched

@@ -14,6 +14,7 @@ import { knownError } from "@gatehouse/shared";
 import type { RenderedConfig } from "../../config/index.ts";
 import type { AppDeps } from "../../deps.ts";
 import { normalizeEmail } from "../../fields/email.ts";
+import { requestGeo } from "../../http/client-geo.ts";
 import type { ActivityEvent } from "../activity/analytics.ts";
 import {
   createSignUpRuleContext,
@@ -83,7 +84,12 @@ export function checkSignUpRules(
 ): SignUpRulesVerdict {
   const countryCode =
     attempt.anonymousUser?.countryCode ??
-    deriveSignUpCountryCode({ ip: attempt.ip, email: attempt.email, isDevelopment: deps.env.isDevelopment });
+    deriveSignUpCountryCode({
+      ip: attempt.ip,
+      email: attempt.email,
+      isDevelopment: deps.env.isDevelopment,
+      trustedCountry: requestGeo()?.countryCode ?? null,
+    });
   const context = createSignUpRuleContext({
     email: attempt.email,
     countryCode,

@@ -7,9 +7,10 @@
  * Conditions are written by project owners and run on every sign-up of a server shared by many projects, so the
  * parser's structural limits are tight and `matches` patterns are screened before anything runs: JavaScript's
  * backtracking regular expressions can take exponential time (`(a+)+$`), where CEL's RE2 takes linear time. A
- * pattern must be a string literal, short, without backreferences, without a quantified group that itself holds a
- * quantifier or an alternation, and with few unbounded quantifiers. Anything else is an evaluation error, which
- * counts as "no match".
+ * pattern must be a string literal, short, without a quantified group that itself holds a quantifier, an
+ * alternation or a backreference, and with few unbounded quantifiers and backreferences (each costs up to the
+ * length of the text). Anything else is an evaluation error, which counts as "no match". Backreferences are
+ * JavaScript's, as on the reference platform, which runs `matches` with JavaScript regular expressions.
  */
 import { type ASTNode, Environment } from "@marcbachmann/cel-js";
 import type { SignUpRuleContext } from "./context.ts";
@@ -50,7 +51,7 @@ function compile(condition: string): Compiled {
     return { error: `The condition is longer than ${MAX_CONDITION_LENGTH} characters.` };
   }
   try {
-    const program = environment.parse(condition);
+    const program = environment.parse(withReferencePatternLiterals(condition));
     const checked = program.check();
     if (!checked.valid) return { error: messageOf(checked.error) };
     if (checked.type !== "bool") {
@@ -112,6 +113,23 @@ export function conditionProblem(condition: string): string | null {
 // `matches` patterns
 // ---------------------------------------------------------------------------------------------------------------
 
+/** `<variable>.matches("<pattern>")` with a double-quoted literal, as the reference recognises it. */
+const MATCHES_CALL = /(\w+)\.matches\s*\(\s*"((?:\\.|[^"\\])*)"\s*\)/g;
+
+/**
+ * The reference reads a double-quoted `matches` pattern with only `\\` and `\"` as escapes, so that regular
+ * expression escapes can be written once: `"^(.)\1"` (a backreference), `"\d+"`, `"\bx"` (a word boundary). CEL
+ * would refuse `\1` and `\d`, and read `\b` as a backspace; such literals are re-written as the CEL literal of the
+ * pattern the reference would run. Any other condition text is left as it is.
+ */
+function withReferencePatternLiterals(condition: string): string {
+  return condition.replace(MATCHES_CALL, (_call, variable: string, literal: string) => {
+    const pattern = literal.replace(/\\([\\"])/g, "$1");
+    const celLiteral = pattern.replace(/[\\"]/g, (char) => `\\${char}`);
+    return `${variable}.matches("${celLiteral}")`;
+  });
+}
+
 function isNode(value: unknown): value is ASTNode {
   return typeof value === "object" && value !== null && "op" in value && "args" in value;
 }
@@ -172,7 +190,12 @@ export function unsafePatternReason(pattern: string): string | null {
     closed = null;
     if (char === "\\") {
       const next = pattern[i + 1] ?? "";
-      if (/[1-9]/.test(next) || next === "k") return "it uses a backreference";
+      if (/[1-9]/.test(next) || next === "k") {
+        // A backreference matches text of any length: it counts as an unbounded repetition, and makes the group
+        // around it one that must not be repeated.
+        unbounded++;
+        stack.at(-1)!.hasQuantifier = true;
+      }
       i++;
     } else if (char === "[") {
       i = endOfClass(pattern, i);

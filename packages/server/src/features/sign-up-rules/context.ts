@@ -50,18 +50,20 @@ export function createSignUpRuleContext(input: {
 }
 
 /**
- * The country a sign-up comes from: the request's address looked up in the bundled GeoIP data. In development, an
- * `@example.com` address tagged with a country (`someone+CA@example.com`) says it instead, so country rules can be
- * tried from a laptop; never in production, where anyone could pick their own country that way.
+ * The country a sign-up comes from: what a trusted proxy said (`trustedCountry`, http/client-geo.ts), else the
+ * request's address looked up in the bundled GeoIP data. In development, an `@example.com` address tagged with a
+ * country (`someone+CA@example.com`) says it instead, so country rules can be tried from a laptop; never in
+ * production, where anyone could pick their own country that way.
  */
 export function deriveSignUpCountryCode(input: {
   ip: string | null;
   email: string | null;
   isDevelopment: boolean;
+  trustedCountry?: string | null;
 }): string | null {
   if (input.isDevelopment && input.email) {
     const tag = /^[^+@]+\+([a-z]{2})@example\.com$/i.exec(input.email.trim())?.[1];
     if (tag) return tag.toUpperCase();
   }
-  return countryOfIp(input.ip);
+  return input.trustedCountry ?? countryOfIp(input.ip);
 }

@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { normalizeEmail } from "../../fields/email.ts";
 import { storableText } from "../../fields/text.ts";
+import { requestGeo } from "../../http/client-geo.ts";
 import { defineRoute } from "../../http/route.ts";
 import { countryCodeField } from "../users/fields.ts";
 import { createSignUpRuleContext, deriveSignUpCountryCode, SIGN_UP_AUTH_METHODS } from "./context.ts";
@@ -88,7 +89,12 @@ export const signUpRuleRoutes = [
         email,
         countryCode:
           body.country_code ??
-          deriveSignUpCountryCode({ ip: clientIp, email, isDevelopment: deps.env.isDevelopment }),
+          deriveSignUpCountryCode({
+            ip: clientIp,
+            email,
+            isDevelopment: deps.env.isDevelopment,
+            trustedCountry: requestGeo()?.countryCode ?? null,
+          }),
         authMethod: body.auth_method,
         oauthProvider: body.oauth_provider,
         riskScores: body.risk_scores ?? computeSignUpRiskScores({ email, turnstileResult }),

@@ -124,44 +124,45 @@ export const LIST_DEFAULT_LIMIT = 100;
 export const USER_AUTH_METHODS = ["password", "otp", "passkey", "oauth"] as const;
 export const LIST_MAX_LIMIT = 200;
 
-export const listUsersQuery = z
-  .strictObject({
-    limit: z.coerce.number().int().min(1).max(LIST_MAX_LIMIT).optional(),
-    cursor: z.uuid().optional(),
-    order_by: z.enum(["signed_up_at", "last_active_at"]).optional(),
-    desc: booleanParam.optional(),
-    query: z
-      .string()
-      .max(256)
-      .refine((value) => !value.includes("\0"), "must not contain NUL")
-      .optional(),
-    team_id: z.uuid().optional(),
-    include_anonymous: booleanParam.optional(),
-    only_anonymous: booleanParam.optional(),
-    include_restricted: booleanParam.optional(),
-    // Gatehouse extensions for the dashboard's filters (PROTOCOL-EXTRA §6.8); they narrow what the protocol's
-    // parameters above select, never widen it.
-    primary_email_verified: booleanParam.optional(),
-    restricted_by_admin: booleanParam.optional(),
-    has_mfa: booleanParam.optional(),
-    auth_method: z.enum(USER_AUTH_METHODS).optional(),
-    include_total: booleanParam.optional(),
-  })
-  .superRefine((query, ctx) => {
-    if (query.restricted_by_admin && !query.include_restricted && !query.include_anonymous) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["restricted_by_admin"],
-        message: "restricted_by_admin=true needs include_restricted=true",
-      });
-    }
-    if (query.only_anonymous && !query.include_anonymous) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["only_anonymous"],
-        message: "only_anonymous=true needs include_anonymous=true",
-      });
-    }
-  });
+/** The list's query parameters, unrefined: `GET /users/{id}` accepts them too and ignores them (§8.8). */
+export const userQueryParameters = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(LIST_MAX_LIMIT).optional(),
+  cursor: z.uuid().optional(),
+  order_by: z.enum(["signed_up_at", "last_active_at"]).optional(),
+  desc: booleanParam.optional(),
+  query: z
+    .string()
+    .max(256)
+    .refine((value) => !value.includes("\0"), "must not contain NUL")
+    .optional(),
+  team_id: z.uuid().optional(),
+  include_anonymous: booleanParam.optional(),
+  only_anonymous: booleanParam.optional(),
+  include_restricted: booleanParam.optional(),
+  // Gatehouse extensions for the dashboard's filters (PROTOCOL-EXTRA §6.8); they narrow what the protocol's
+  // parameters above select, never widen it.
+  primary_email_verified: booleanParam.optional(),
+  restricted_by_admin: booleanParam.optional(),
+  has_mfa: booleanParam.optional(),
+  auth_method: z.enum(USER_AUTH_METHODS).optional(),
+  include_total: booleanParam.optional(),
+});
+
+export const listUsersQuery = userQueryParameters.superRefine((query, ctx) => {
+  if (query.restricted_by_admin && !query.include_restricted && !query.include_anonymous) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["restricted_by_admin"],
+      message: "restricted_by_admin=true needs include_restricted=true",
+    });
+  }
+  if (query.only_anonymous && !query.include_anonymous) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["only_anonymous"],
+      message: "only_anonymous=true needs include_anonymous=true",
+    });
+  }
+});
 
 export type ListUsersQuery = z.output<typeof listUsersQuery>;

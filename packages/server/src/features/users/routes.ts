@@ -16,6 +16,7 @@ import {
   serverCreateBody,
   serverUpdateBody,
   type UserPatch,
+  userQueryParameters,
 } from "./requests.ts";
 import type { UserRow } from "./schema.ts";
 import { deleteUser, findUser } from "./service.ts";
@@ -158,10 +159,12 @@ export const userRoutes = [
   defineRoute({
     method: "GET",
     path: "/users/:user_id",
-    summary: "Read a user",
+    summary:
+      "Read a user (the list's query parameters are accepted and ignored: anonymous users are returned too)",
     tags,
     access: ["server", "admin"],
-    request: { params: userIdParams },
+    // Reference clients may send the list parameters (`include_anonymous=true`) here too; a read by id never filters.
+    request: { params: userIdParams, query: userQueryParameters },
     response: { body: serverUserSchema },
     handler: async ({ deps, auth, params }) => {
       // One statement: the user with its view's relations (user-with-relations.ts).
