@@ -19,9 +19,7 @@ const DISCOVERY_TIMEOUT_MS = 5_000;
  * The issuer's discovery document, with the endpoints a sign-in needs. The issuer is one the operator runs next to
  * the server, and may restart: its document is read each time.
  */
-export async function discoverDevIssuer(
-  issuerUrl: string,
-): Promise<
+export async function discoverDevIssuer(issuerUrl: string): Promise<
   oauth.AuthorizationServer & {
     authorization_endpoint: string;
     token_endpoint: string;
