@@ -49,6 +49,12 @@ export type ServerEnv = {
    */
   devOAuthProvider?: boolean;
   /**
+   * `GATEHOUSE_DEV_OAUTH_ISSUER_URL` (or the reference's `STACK_OAUTH_MOCK_URL`): in development, shared providers
+   * sign in at this OpenID issuer instead of the built-in stand-in, the way the reference talks to its mock server
+   * (features/oauth/dev-issuer.ts), so a team can drive OAuth sign-in in its own CI. Refused in production.
+   */
+  devOAuthIssuerUrl?: string | undefined;
+  /**
    * How many emails a project may send in an hour before its sending history raises it (PROTOCOL-EXTRA §1.10),
    * from `GATEHOUSE_EMAIL_CAPACITY_PER_HOUR`; `DEFAULT_EMAIL_CAPACITY_PER_HOUR` when unset.
    */
@@ -224,6 +230,7 @@ export function readServerEnv(env: NodeJS.ProcessEnv = process.env): ServerEnv {
     trustProxy: parseProxyTrust(env.GATEHOUSE_TRUST_PROXY),
     sharedOAuthCredentials: readSharedOAuthCredentials(env),
     devOAuthProvider: env.GATEHOUSE_DEV_OAUTH !== "false",
+    devOAuthIssuerUrl: readDevOAuthIssuerUrl(env, isDevelopment),
     emailCapacityPerHour: parseEmailCapacity(env.GATEHOUSE_EMAIL_CAPACITY_PER_HOUR),
     s3: readS3Settings(env),
     stripe: readStripeSettings(env),
@@ -343,6 +350,25 @@ function httpUrlSetting(name: string, value: string): string {
     throw new Error(`Invalid ${name} "${value}": use an http(s) URL`);
   }
   return value.replace(/\/+$/, "");
+}
+
+/**
+ * The development OpenID issuer. Anyone who can sign in there can claim any verified address, which is what a test
+ * issuer is for and what no server others reach may do: refused outside development.
+ */
+export function readDevOAuthIssuerUrl(env: NodeJS.ProcessEnv, isDevelopment: boolean): string | undefined {
+  const name = env.GATEHOUSE_DEV_OAUTH_ISSUER_URL ? "GATEHOUSE_DEV_OAUTH_ISSUER_URL" : "STACK_OAUTH_MOCK_URL";
+  const value = env[name] || undefined;
+  if (value === undefined) return undefined;
+  if (!isDevelopment) {
+    throw new Error(
+      `${name} is for development only: its issuer signs anyone in as any verified address. Unset it, or run ` +
+        "without NODE_ENV=production.",
+    );
+  }
+  // Kept as written: an issuer is compared exactly, trailing slash included.
+  httpUrlSetting(name, value);
+  return value;
 }
 
 /** `STACK_S3_*`: all unset means local files; a half-made setting fails at start-up rather than at the first upload. */

@@ -48,7 +48,7 @@ describe("schema defaults", () => {
       project: { requirePublishableClientKey: false },
       apps: { installed: {} },
       payments: { blockNewPurchases: false, testMode: true, productLines: {}, products: {}, items: {} },
-      gatehouse: { rateLimits: {}, developmentLoopbackRateLimitFactor: 100 },
+      gatehouse: { rateLimits: {}, developmentLoopbackRateLimitFactor: 100, signUpRiskHeuristics: false },
     });
     expect(defaultRenderedConfig()).toEqual(
       rendered(renderConfig({ project: {}, branch: {}, environment: {} })),

@@ -252,6 +252,9 @@ const gatehouseSchema = section({
     >,
   ),
   developmentLoopbackRateLimitFactor: z.number().int().min(1).max(1000).default(DEVELOPMENT_LOOPBACK_FACTOR),
+  // Off: every sign-up scores 0, as the reference's open-source engine does. On: the documented heuristic of
+  // features/sign-up-rules/risk-scores.ts fills `riskScores`, for rules that want it.
+  signUpRiskHeuristics: z.boolean().default(false),
 });
 
 export const renderedConfigSchema = z.preprocess(

@@ -31,7 +31,7 @@ describe("deriveSigningKey", () => {
     const key = deriveSigningKey(SECRET, "p1", "default", "current");
     expect(key.privateKey.asymmetricKeyType).toBe("ec");
     expect(key.privateKey.asymmetricKeyDetails?.namedCurve).toBe("prime256v1");
-    const { kid: _kid, alg: _alg, use: _use, ...jwk } = key.publicJwk;
+    const { kid: _kid, alg: _alg, ...jwk } = key.publicJwk;
     const published = createPublicKey({ key: jwk, format: "jwk" });
     const signature = sign("sha256", Buffer.from("message"), key.privateKey);
     expect(verify("sha256", Buffer.from("message"), published, signature)).toBe(true);

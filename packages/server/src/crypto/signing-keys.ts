@@ -39,7 +39,7 @@ import {
 export type AudienceKind = "default" | "restricted" | "anonymous";
 export type KeyGeneration = "current" | "next";
 
-/** A public key as published in a JWKS (PROTOCOL.md §5.2). */
+/** A public key as published in a JWKS: exactly the reference's members (PROTOCOL.md §5.2), no `use`. */
 export type PublicSigningJwk = {
   kty: "EC";
   alg: "ES256";
@@ -47,7 +47,6 @@ export type PublicSigningJwk = {
   kid: string;
   x: string;
   y: string;
-  use: "sig";
 };
 
 export type SigningKey = {
@@ -96,7 +95,7 @@ export function deriveSigningKey(
     kid,
     privateKey,
     publicKey,
-    publicJwk: { kty: "EC", alg: "ES256", crv: "P-256", kid, x, y, use: "sig" },
+    publicJwk: { kty: "EC", alg: "ES256", crv: "P-256", kid, x, y },
   };
 }
 

@@ -1,5 +1,6 @@
 /** Profile images and logos: an inline image data URL, or (for servers and owners) an http(s) URL. */
 import { z } from "zod";
+import { plainTextIssue } from "../http/schema-error.ts";
 import { isStorableText } from "./text.ts";
 
 /** Length limit of a profile image URL; the reference allows 1 MB, which fits a small base64 image. */
@@ -23,13 +24,23 @@ export function isHttpUrl(value: string): boolean {
   }
 }
 
+/** The reference's plain-text answer to a profile image it will not take (PROTOCOL-EXTRA §8.7). */
+export const INVALID_PROFILE_IMAGE_URL = "Invalid profile image URL";
+
 /** Clients may only upload an image inline, so that they cannot point other users' browsers at arbitrary hosts. */
 export const clientProfileImageField = z
   .string()
   .max(MAX_PROFILE_IMAGE_URL_LENGTH)
-  .refine(isImageDataUrl, "must be a base64 image data URL (data:image/png|jpeg|gif|webp|avif;base64,…)");
+  .refine(isImageDataUrl, plainTextIssue(INVALID_PROFILE_IMAGE_URL));
 
+/** A user's or team's picture as servers set it: inline, or at an http(s) URL. */
 export const serverProfileImageField = z
+  .string()
+  .max(MAX_PROFILE_IMAGE_URL_LENGTH)
+  .refine((value) => isImageDataUrl(value) || isHttpUrl(value), plainTextIssue(INVALID_PROFILE_IMAGE_URL));
+
+/** A project logo: the same values as a server's profile image, refused as any field of the request is. */
+export const logoUrlField = z
   .string()
   .max(MAX_PROFILE_IMAGE_URL_LENGTH)
   .refine(

@@ -7,7 +7,7 @@ import { parseRequestBody } from "./body.ts";
 import { resolveRequestAuth } from "./request-auth.ts";
 import { jsonResponse } from "./responses.ts";
 import type { AnyRoute, ResponseSpec } from "./route.ts";
-import { schemaError } from "./schema-error.ts";
+import { type LocatedIssue, requestProblemsError } from "./schema-error.ts";
 
 /** Both prefixes serve the same routes (PROTOCOL.md §1.1). */
 export const API_PREFIXES = ["/api/v1", "/api/latest"] as const;
@@ -44,25 +44,28 @@ async function handleRoute(c: Context, route: AnyRoute, deps: AppDeps): Promise<
     }
   }
 
+  // Every part is checked before answering, so that one SCHEMA_ERROR lists all problems, path parameters first.
+  const problems: LocatedIssue[] = [];
   const validate = (location: string, schema: z.ZodType | undefined, value: unknown) => {
+    const found = (issues: readonly z.core.$ZodIssue[]) => {
+      for (const issue of issues) problems.push({ location, issue });
+      return undefined;
+    };
     if (!schema) {
       // Routes without a body schema accept no body, or an empty JSON object (the SDK sends `{}`).
       if (location === "body" && value !== undefined && !isEmptyObject(value)) {
-        throw schemaError(request.method, displayPath, location, [
-          { code: "custom", path: [], message: "must be empty", input: value },
-        ]);
+        return found([{ code: "custom", path: [], message: "must be empty", input: value }]);
       }
       if (location === "query" && !isEmptyObject(value)) {
         const keys = Object.keys(value as object);
-        throw schemaError(request.method, displayPath, location, [
+        return found([
           { code: "unrecognized_keys", keys, path: [], message: "", input: value as Record<string, unknown> },
         ]);
       }
       return undefined;
     }
     const result = schema.safeParse(value);
-    if (!result.success) throw schemaError(request.method, displayPath, location, result.error.issues);
-    return result.data;
+    return result.success ? result.data : found(result.error.issues);
   };
 
   // Hono has decoded the path parameters already; decoding again would make "x%41" and "xA" one id.
@@ -73,6 +76,7 @@ async function handleRoute(c: Context, route: AnyRoute, deps: AppDeps): Promise<
     Object.fromEntries(new URL(request.url).searchParams),
   );
   const body = validate("body", route.request?.body, rawBody);
+  if (problems.length > 0) throw requestProblemsError(request.method, displayPath, problems);
 
   const result = await route.handler({
     deps,

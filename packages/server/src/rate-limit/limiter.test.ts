@@ -133,7 +133,12 @@ describe("several counters in one statement", () => {
     const project = await development.createProject("Counters at once");
     const scope = rateLimitScope(
       production.deps,
-      { project, config: { gatehouse: { rateLimits: {}, developmentLoopbackRateLimitFactor: 1 } } },
+      {
+        project,
+        config: {
+          gatehouse: { rateLimits: {}, developmentLoopbackRateLimitFactor: 1, signUpRiskHeuristics: false },
+        },
+      },
       "203.0.113.9",
     );
     const short = { id: "signInPerIp", name: "test:short", limit: 2, windowSeconds: 60 } as const;

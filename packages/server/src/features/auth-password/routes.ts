@@ -6,7 +6,7 @@ import { hashPassword, SECURE_TOKEN_LENGTH } from "../../crypto/index.ts";
 import { normalizeEmail } from "../../fields/email.ts";
 import { isUuid } from "../../fields/ids.ts";
 import { storableText } from "../../fields/text.ts";
-import { requireUser, requireUserAsSchema } from "../../http/current-user.ts";
+import { requireUserAsSchema } from "../../http/current-user.ts";
 import { readProtocolHeader } from "../../http/protocol-headers.ts";
 import { type AnyRoute, defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
@@ -207,7 +207,8 @@ export const passwordRoutes: AnyRoute[] = [
     request: { body: z.strictObject({ old_password: passwordInput, new_password: passwordInput }) },
     response: { body: success },
     handler: async ({ deps, auth, body, request, clientIp }) => {
-      const user = requireUser(auth);
+      // The reference's request schema needs a user here: SCHEMA_ERROR "auth.user must be defined", not a 401.
+      const user = requireUserAsSchema(auth, "POST", new URL(request.url).pathname);
       const projectId = auth.project.id;
       assertPasswordAuthEnabled(auth.config);
       if (user.passwordHash === null) throw knownError("USER_DOES_NOT_HAVE_PASSWORD");

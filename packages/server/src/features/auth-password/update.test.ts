@@ -121,10 +121,15 @@ describe("POST /auth/password/update", () => {
   });
 
   it("needs a signed-in user with a password", async () => {
+    // As the reference: the user is part of its request schema, so none is a SCHEMA_ERROR rather than a 401.
     expectKnownError(
       await update(null, { old_password: OLD_PASSWORD, new_password: NEW_PASSWORD }),
-      401,
-      "USER_AUTHENTICATION_REQUIRED",
+      400,
+      "SCHEMA_ERROR",
+      {
+        message:
+          "Request validation failed on POST /api/v1/auth/password/update:\n- auth.user must be defined",
+      },
     );
     const { accessToken } = await createSignedInUser(server, project.id, { primaryEmail: uniqueEmail() });
     expectKnownError(

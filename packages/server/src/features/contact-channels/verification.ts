@@ -3,6 +3,7 @@ import type { RenderedConfig } from "../../config/index.ts";
 import { assertTrustedCallbackUrl, withCode } from "../../config/trusted-urls.ts";
 import type { AppDeps } from "../../deps.ts";
 import { normalizeEmail } from "../../fields/email.ts";
+import { StatusError } from "../../http/status-error.ts";
 import { consumeRateLimit, rateLimitScope } from "../../rate-limit/limiter.ts";
 import { RATE_LIMITS } from "../../rate-limit/rules.ts";
 import { sendBuiltInEmail } from "../emails/built-in.ts";
@@ -71,11 +72,11 @@ export async function verifyEmailCode(
   const { userId, email } = readCodeData(row.data);
   if (input.peek) return;
   const channel = await markContactChannelVerified(deps.db, context.projectId, userId, email);
+  // The reference's plain 400 for a channel removed or changed after the code went out.
   if (!channel) {
-    throw knownError(
-      "EMAIL_NOT_ASSOCIATED_WITH_USER",
-      undefined,
-      "This e-mail address is no longer a contact channel of the user (it was removed or changed after the code was sent).",
+    throw new StatusError(
+      400,
+      "Contact channel not found: this e-mail address was removed from the user, or changed, after the code was sent.",
     );
   }
 }

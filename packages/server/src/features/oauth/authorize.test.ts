@@ -148,6 +148,27 @@ describe("the request", () => {
       "OAUTH_EXTRA_SCOPE_NOT_AVAILABLE_WITH_SHARED_OAUTH_KEYS",
     );
   });
+
+  it("reports an untrusted URL and shared-key scopes before any problem with the code challenge", async () => {
+    // The reference checks no challenge here, so these are what its clients hear about first.
+    for (const badChallenge of [
+      (q: URLSearchParams) => q.set("code_challenge", "too-short"),
+      (q: URLSearchParams) => q.set("code_challenge_method", "S512"),
+      (q: URLSearchParams) => q.set("code_challenge", "x".repeat(129)),
+    ]) {
+      const untrusted = await authorize({
+        edit: (q) => {
+          badChallenge(q);
+          q.set("after_callback_redirect_url", "https://evil.example.org/after");
+        },
+      });
+      expectKnownError(untrusted, 400, "REDIRECT_URL_NOT_WHITELISTED");
+      const scoped = await authorize({ providerScope: "repo", edit: badChallenge });
+      expectKnownError(scoped, 400, "OAUTH_EXTRA_SCOPE_NOT_AVAILABLE_WITH_SHARED_OAUTH_KEYS");
+      // With nothing else wrong, the challenge is.
+      expectKnownError(await authorize({ edit: badChallenge }), 400, "SCHEMA_ERROR");
+    }
+  });
 });
 
 describe("code challenges", () => {

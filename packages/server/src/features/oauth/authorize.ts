@@ -38,43 +38,58 @@ const optionalText = z
   .optional()
   .transform((value) => value || undefined);
 
-export const authorizeQuerySchema = z
-  .looseObject({
-    client_id: z.string().min(1),
-    client_secret: optionalText,
-    redirect_uri: z.string().min(1),
-    scope: z.string(),
-    state: z.string().min(1).max(2048),
-    grant_type: z.literal("authorization_code"),
-    code_challenge: z.string().min(1).max(128),
-    // What the reference's OAuth server (@node-oauth/oauth2-server) takes: S256 or plain, case-sensitive, and an
-    // empty method meaning plain (RFC 7636 §4.3's default). Anything else is refused here rather than at the end.
-    code_challenge_method: z
-      .enum(["S256", "plain", ""])
-      .transform((method) => (method === "" ? "plain" : method)),
-    response_type: z.literal("code"),
-    type: z.enum(["authenticate", "link"]).default("authenticate"),
-    error_redirect_url: optionalText,
-    token: optionalText,
-    after_callback_redirect_url: optionalText,
-    provider_scope: optionalText,
-    stack_response_mode: z.enum(["json", "redirect"]).optional(),
-    hexclave_response_mode: z.enum(["json", "redirect"]).optional(),
-  })
-  .superRefine((query, ctx) => {
-    // The reference stores any challenge and fails only at the code exchange; a challenge no verifier can ever
-    // match is refused before the user is sent to the provider for nothing.
-    const s256 = query.code_challenge_method === "S256";
-    if (!(s256 ? S256_CHALLENGE : PKCE_VALUE).test(query.code_challenge)) {
-      ctx.addIssue({
+export const authorizeQuerySchema = z.looseObject({
+  client_id: z.string().min(1),
+  client_secret: optionalText,
+  redirect_uri: z.string().min(1),
+  scope: z.string(),
+  state: z.string().min(1).max(2048),
+  grant_type: z.literal("authorization_code"),
+  // The method and the challenge's form are checked by `challengeIssues`, after the redirect URLs and the provider
+  // scope, as the reference reports those first (it checks no challenge at all here).
+  code_challenge: z.string().min(1),
+  code_challenge_method: z.string(),
+  response_type: z.literal("code"),
+  type: z.enum(["authenticate", "link"]).default("authenticate"),
+  error_redirect_url: optionalText,
+  token: optionalText,
+  after_callback_redirect_url: optionalText,
+  provider_scope: optionalText,
+  stack_response_mode: z.enum(["json", "redirect"]).optional(),
+  hexclave_response_mode: z.enum(["json", "redirect"]).optional(),
+});
+
+/**
+ * What the reference's OAuth server (@node-oauth/oauth2-server) takes as a method: S256 or plain, case-sensitive,
+ * and an empty method meaning plain (RFC 7636 §4.3's default). The reference stores any challenge and fails only at
+ * the code exchange; a challenge no verifier can ever match is refused here, before the user is sent to the
+ * provider for nothing (README: deliberate differences).
+ */
+function challengeIssues(query: AuthorizeQuery): z.core.$ZodIssue[] {
+  const method = query.code_challenge_method;
+  if (method !== "S256" && method !== "plain" && method !== "") {
+    return [
+      {
         code: "custom",
-        path: ["code_challenge"],
-        message: s256
-          ? "an S256 challenge is the unpadded base64url SHA-256 of the verifier: 43 characters of [A-Za-z0-9-_]"
-          : "a plain challenge is the verifier itself: 43 to 128 characters of [A-Za-z0-9-._~]",
-      });
-    }
-  });
+        path: ["code_challenge_method"],
+        message: 'must be "S256" or "plain"',
+        input: method,
+      },
+    ];
+  }
+  const s256 = method === "S256";
+  if ((s256 ? S256_CHALLENGE : PKCE_VALUE).test(query.code_challenge)) return [];
+  return [
+    {
+      code: "custom",
+      path: ["code_challenge"],
+      message: s256
+        ? "an S256 challenge is the unpadded base64url SHA-256 of the verifier: 43 characters of [A-Za-z0-9-_]"
+        : "a plain challenge is the verifier itself: 43 to 128 characters of [A-Za-z0-9-._~]",
+      input: query.code_challenge,
+    },
+  ];
+}
 
 export type AuthorizeQuery = z.output<typeof authorizeQuerySchema>;
 
@@ -142,6 +157,11 @@ export async function startAuthorization(
   if (extraScopes.length > 0 && entry.provider.isShared) {
     throw knownError("OAUTH_EXTRA_SCOPE_NOT_AVAILABLE_WITH_SHARED_OAUTH_KEYS");
   }
+  const problems = challengeIssues(query);
+  if (problems.length > 0) {
+    throw schemaError("GET", `/api/v1/auth/oauth/authorize/${providerId}`, "query", problems);
+  }
+  const codeChallengeMethod = query.code_challenge_method === "S256" ? "S256" : "plain";
   const callbackUrl = callbackUrlFor(deps, providerId);
   const provider = await resolveProvider(deps.env, entry, callbackUrl);
 
@@ -169,7 +189,7 @@ export async function startAuthorization(
     redirectUri,
     clientState: query.state,
     codeChallenge: query.code_challenge,
-    codeChallengeMethod: query.code_challenge_method,
+    codeChallengeMethod,
     errorRedirectUrl: query.error_redirect_url ?? null,
     afterCallbackRedirectUrl: query.after_callback_redirect_url ?? null,
     responseMode,

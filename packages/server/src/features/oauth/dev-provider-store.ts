@@ -10,6 +10,8 @@ type Entry = { payload: Record<string, unknown>; expiresAt: number };
 export type DevClientRegistry = {
   /** client id → the client's metadata (without redirect URIs) and its registered redirect URIs. */
   clients: Map<string, { secret: string; redirectUris: Set<string> }>;
+  /** How every client authenticates at the token endpoint. */
+  tokenEndpointAuthMethod: "client_secret_post" | "client_secret_basic";
 };
 
 /** Expired entries are swept every this many writes, so that the maps cannot grow without bound. */
@@ -50,7 +52,7 @@ export function createDevProviderAdapter(registry: DevClientRegistry) {
             redirect_uris: [...client.redirectUris].sort(),
             grant_types: ["authorization_code", "refresh_token"],
             response_types: ["code"],
-            token_endpoint_auth_method: "client_secret_post",
+            token_endpoint_auth_method: registry.tokenEndpointAuthMethod,
           };
         },
         async upsert() {},

@@ -150,10 +150,30 @@ async function importOidcProvider(): Promise<typeof import("oidc-provider")> {
   }
 }
 
-async function startDevOAuthProvider(): Promise<DevOAuthProvider> {
+/**
+ * How a stand-in differs from the process's own development provider: tests also play the reference's mock OpenID
+ * server with it (a fixed client secret, client_secret_basic, a userinfo of `sub` alone), as CI setups do.
+ */
+export type OidcStandInOptions = {
+  clientSecret?: string;
+  tokenEndpointAuthMethod?: DevClientRegistry["tokenEndpointAuthMethod"];
+  /** The claims of the account `sub` (the address typed in); default: the address as an unverified email. */
+  claimsOf?: (sub: string) => Record<string, unknown>;
+};
+
+function startDevOAuthProvider(): Promise<DevOAuthProvider> {
+  return startOidcStandIn();
+}
+
+/** A real OpenID provider on a loopback port whose sign-in page takes any email address (see the file comment). */
+export async function startOidcStandIn(options: OidcStandInOptions = {}): Promise<DevOAuthProvider> {
   const { default: OidcProvider } = await importOidcProvider();
-  const registry: DevClientRegistry = { clients: new Map() };
-  const clientSecret = randomBytes(24).toString("base64url");
+  const registry: DevClientRegistry = {
+    clients: new Map(),
+    tokenEndpointAuthMethod: options.tokenEndpointAuthMethod ?? "client_secret_post",
+  };
+  const clientSecret = options.clientSecret ?? randomBytes(24).toString("base64url");
+  const claimsOf = options.claimsOf ?? ((sub: string) => ({ sub, email: sub, email_verified: false }));
 
   const server = createServer();
   await new Promise<void>((resolve, reject) => {
@@ -172,7 +192,7 @@ async function startDevOAuthProvider(): Promise<DevOAuthProvider> {
     adapter: createDevProviderAdapter(registry),
     findAccount: async (_ctx: unknown, sub: string) => ({
       accountId: sub,
-      claims: async () => ({ sub, email: sub, email_verified: false }),
+      claims: async () => claimsOf(sub),
     }),
     claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name", "picture"] },
     scopes: DEV_PROVIDER_SCOPES,

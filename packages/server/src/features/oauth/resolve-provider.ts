@@ -1,14 +1,20 @@
 /**
  * Which credentials and addresses a project's provider uses: the project's own OAuth app ("standard"), the server
- * operator's ("shared"), or, in development, the built-in development provider; at the built-in addresses of the
- * provider's type or at the project's (provider-endpoints.ts); a generic OpenID Connect provider at its issuer's.
- * client.ts makes the calls with what this returns.
+ * operator's ("shared"), or, in development, the built-in development provider or the operator's development issuer
+ * (dev-issuer.ts); at the built-in addresses of the provider's type or at the project's (provider-endpoints.ts); a
+ * generic OpenID Connect provider at its issuer's. client.ts makes the calls with what this returns.
  */
 import { knownError } from "@gatehouse/shared";
 import * as oauth from "oauth4webapi";
 import { CUSTOM_OIDC_PROVIDER_TYPE, type OAuthProviderConfigType } from "../../config/index.ts";
 import type { ServerEnv } from "../../env.ts";
 import { appleClientSecret } from "./apple-client-secret.ts";
+import {
+  DEV_ISSUER_CLIENT_SECRET,
+  DEV_ISSUER_SCOPES,
+  devIssuerProfile,
+  discoverDevIssuer,
+} from "./dev-issuer.ts";
 import { DEV_PROVIDER_DEFAULT_SCOPES, devOAuthEnabled, getDevOAuthProvider } from "./dev-provider.ts";
 import type { ProviderConfigEntry } from "./provider-config.ts";
 import { type BuiltInEndpoints, type ProviderEndpoints, resolveEndpoints } from "./provider-endpoints.ts";
@@ -88,6 +94,38 @@ async function developmentProvider(
   };
 }
 
+/** A shared provider at the operator's development issuer (dev-issuer.ts says how the reference does it). */
+async function devIssuerProvider(
+  issuerUrl: string,
+  type: OAuthProviderConfigType,
+  configId: string,
+): Promise<ResolvedProvider> {
+  const as = await discoverDevIssuer(issuerUrl);
+  // Mock servers register clients with OpenID's default, client_secret_basic; the post form where that is all.
+  const methods = as.token_endpoint_auth_methods_supported;
+  const basic = !methods || methods.includes("client_secret_basic");
+  return {
+    configId,
+    type,
+    clientId: type,
+    scopes: DEV_ISSUER_SCOPES,
+    authorizationEndpoint: as.authorization_endpoint,
+    authorizationParams: {},
+    as,
+    client: { client_id: type },
+    clientAuth: basic
+      ? oauth.ClientSecretBasic(DEV_ISSUER_CLIENT_SECRET)
+      : oauth.ClientSecretPost(DEV_ISSUER_CLIENT_SECRET),
+    definition: { fetchProfile: async (api) => devIssuerProfile(await api.getJson(as.userinfo_endpoint)) },
+    userInfoEndpoint: as.userinfo_endpoint,
+    idTokens: null,
+    fetch: platformFetch,
+    allowInsecureRequests: true,
+    // Its addresses are believed (verified), unlike the built-in stand-in's: see dev-issuer.ts.
+    isDevelopmentProvider: false,
+  };
+}
+
 /**
  * How the generic provider authenticates at the token endpoint: client_secret_post where the issuer lists it (or
  * lists nothing: nearly every server takes it), else client_secret_basic.
@@ -118,7 +156,11 @@ export async function resolveProvider(
     (provider.isShared
       ? !shared && devOAuthEnabled(env)
       : devOAuthEnabled(env) && provider.clientId === MOCK_CLIENT_ID);
-  if (useDev) return developmentProvider(provider.type, configId, callbackUrl);
+  if (useDev) {
+    return env.devOAuthIssuerUrl
+      ? devIssuerProvider(env.devOAuthIssuerUrl, provider.type, configId)
+      : developmentProvider(provider.type, configId, callbackUrl);
+  }
 
   const appleKey =
     provider.appleTeamId && provider.appleKeyId && provider.applePrivateKey

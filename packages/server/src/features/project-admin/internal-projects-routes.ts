@@ -5,6 +5,7 @@ import type { RequestAuth } from "../../http/request-auth.ts";
 import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { withStoredProjectLogos } from "../images/stored-image.ts";
+import { hasTeamPermission } from "../permissions/service.ts";
 import { getRenderedConfigs } from "../projects/config-store.ts";
 import { userManagesProject } from "../projects/ownership.ts";
 import {
@@ -80,7 +81,8 @@ export const internalProjectRoutes = [
     tags,
     access,
     request: { body: z.strictObject({ project_id: z.string().min(1).max(100), new_team_id: z.uuid() }) },
-    response: { body: z.object({ success: z.literal(true) }) },
+    // The reference answers the string "true" here (PROTOCOL-EXTRA §8.12), unlike the boolean of other routes.
+    response: { body: z.object({ success: z.literal("true") }) },
     handler: async ({ deps, auth, body }) => {
       const user = requireInternalUser(auth);
       const project = await findProject(deps.db, body.project_id);
@@ -92,8 +94,24 @@ export const internalProjectRoutes = [
         // Its owner team is what makes dashboard users administrators of the dashboard itself.
         throw new StatusError(400, "The internal project cannot be transferred.");
       }
+      // Giving a project away is the current owner team's admins' call, as in the reference.
+      const ownerTeamId = project.ownerTeamId!;
+      const isAdmin = await hasTeamPermission(deps.db, {
+        projectId: "internal",
+        teamId: ownerTeamId,
+        userId: user.id,
+        permissionId: "team_admin",
+        config: auth.config,
+      });
+      if (!isAdmin) {
+        throw knownError("TEAM_PERMISSION_REQUIRED", {
+          team_id: ownerTeamId,
+          user_id: user.id,
+          permission_id: "team_admin",
+        });
+      }
       await transferProject(deps.db, project.id, body.new_team_id, user.id);
-      return { body: { success: true as const } };
+      return { body: { success: "true" as const } };
     },
   }),
 ];

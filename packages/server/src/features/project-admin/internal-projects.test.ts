@@ -2,7 +2,10 @@ import { count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomUuid } from "../../crypto/index.ts";
 import { createTestServer, protocolHeaders, type TestServer } from "../../testing/harness.ts";
+import { expectKnownError } from "../../testing/known-errors.ts";
 import { createSignedInUser } from "../../testing/users.ts";
+import { grantTeamPermission } from "../permissions/service.ts";
+import { getRenderedConfig } from "../projects/config-store.ts";
 import { projects } from "../projects/schema.ts";
 import { createProject } from "../projects/service.ts";
 import { teamMembers, teams } from "../teams/schema.ts";
@@ -28,14 +31,24 @@ async function createOwner(name: string) {
   return { ...signedIn, teamId: signedIn.user.selectedTeamId! };
 }
 
-/** An internal team with the given members, written straight to the tables (the teams API comes later). */
-async function createInternalTeam(members: Owner[]) {
+/** An internal team with the given members, written straight to the tables; `admins` also get `team_admin`. */
+async function createInternalTeam(members: Owner[], admins: Owner[] = []) {
   const id = randomUuid();
   await server.deps.db.insert(teams).values({ projectId: "internal", id, displayName: "Shared" });
   for (const member of members) {
     await server.deps.db
       .insert(teamMembers)
       .values({ projectId: "internal", teamId: id, userId: member.user.id });
+  }
+  const config = await getRenderedConfig(server.deps, "internal");
+  for (const admin of admins) {
+    await grantTeamPermission(server.deps.db, {
+      projectId: "internal",
+      config,
+      teamId: id,
+      userId: admin.user.id,
+      permissionId: "team_admin",
+    });
   }
   return id;
 }
@@ -298,7 +311,8 @@ describe("POST /internal/projects/transfer", () => {
 
     const response = await transfer(owner, { project_id: project.id, new_team_id: shared });
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ success: true });
+    // A string, as the reference answers (PROTOCOL-EXTRA §8.12).
+    expect(response.text).toBe('{"success":"true"}');
     expect((await list(colleague)).body.items.map((p: { id: string }) => p.id)).toEqual([project.id]);
     const current = await server.request("/api/v1/internal/projects/current", {
       headers: viaAdminToken(project.id, colleague),
@@ -331,6 +345,25 @@ describe("POST /internal/projects/transfer", () => {
       body: { project_id: project.id, new_team_id: owner.teamId },
     });
     expect(unsigned.headers.get("x-stack-known-error")).toBe("USER_AUTHENTICATION_REQUIRED");
+  });
+
+  it("needs team_admin in the current owner team: a plain member gets TEAM_PERMISSION_REQUIRED", async () => {
+    const admin = await createOwner("Admin");
+    const member = await createOwner("Member");
+    const shared = await createInternalTeam([admin, member], [admin]);
+    const moved = await transfer(admin, { project_id: (await createFor(admin)).id, new_team_id: shared });
+    expect(moved.status, moved.text).toBe(200);
+    const project = (await list(member)).body.items[0];
+
+    const refused = await transfer(member, { project_id: project.id, new_team_id: member.teamId });
+    expectKnownError(refused, 401, "TEAM_PERMISSION_REQUIRED", {
+      team_id: shared,
+      user_id: member.user.id,
+      permission_id: "team_admin",
+    });
+    expect((await list(member)).body.items.map((p: { owner_team_id: string }) => p.owner_team_id)).toEqual([
+      shared,
+    ]);
   });
 
   it("never moves the internal project itself", async () => {
@@ -398,7 +431,7 @@ describe("an owner's whole flow", () => {
     });
     expect(renamed.body.display_name).toBe("Renamed");
 
-    const shared = await createInternalTeam([owner, heir]);
+    const shared = await createInternalTeam([owner, heir], [heir]);
     expect((await transfer(owner, { project_id: created.id, new_team_id: shared })).status).toBe(200);
     expect((await transfer(heir, { project_id: created.id, new_team_id: heir.teamId })).status).toBe(200);
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { legacyConfigUpdateSchema } from "../../config/index.ts";
-import { serverProfileImageField } from "../../fields/images.ts";
+import { logoUrlField } from "../../fields/images.ts";
 import { storableText } from "../../fields/text.ts";
 import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
@@ -17,7 +17,7 @@ import {
 
 const tags = ["Projects"];
 /** An http(s) URL, or a data URL that is uploaded and replaced by its URL (PROTOCOL-EXTRA §6.7). */
-const optionalUrl = serverProfileImageField.nullable().optional();
+const optionalUrl = logoUrlField.nullable().optional();
 
 /** Fields an owner may change on a project; shared with project creation. */
 export const projectFieldsSchema = z.strictObject({

@@ -1,13 +1,20 @@
 import type { WireConfigString } from "@gatehouse/shared";
 import { z } from "zod";
-import { type ConfigOverride, removeKeys, validateOverrideShape } from "../../config/index.ts";
+import {
+  type ConfigOverride,
+  removeKeys,
+  validateLevelOverride,
+  validateOverrideShape,
+} from "../../config/index.ts";
 import { levelKeyProblem, type OverrideLevel } from "../../config/levels.ts";
+import type { RequestAuth } from "../../http/request-auth.ts";
 import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { wire } from "../../http/wire-schema.ts";
 import {
   getBranchConfigSource,
   getConfigOverrides,
+  invalidConfig,
   patchConfigOverride,
   setBranchConfigSource,
   updateConfigOverride,
@@ -54,6 +61,16 @@ const branchSource = z.discriminatedUnion("type", [
 
 const configString = wire<WireConfigString>()(z.object({ config_string: z.string() }));
 
+/**
+ * Server keys may read and write the branch level only, as in the reference (PROTOCOL-EXTRA §8.6): the project and
+ * environment levels hold what the owner set in the dashboard (keys, domains, the email server).
+ */
+function assertLevelAccess(auth: RequestAuth, level: OverrideLevel): void {
+  if (auth.accessType === "server" && level !== "branch") {
+    throw new StatusError(403, "Server access can only manage branch config overrides.");
+  }
+}
+
 export const configRoutes = [
   defineRoute({
     method: "GET",
@@ -73,9 +90,7 @@ export const configRoutes = [
     request: { params: levelParams },
     response: { body: configString },
     handler: async ({ deps, auth, params }) => {
-      if (auth.accessType === "server" && params.level !== "branch") {
-        throw new StatusError(401, "Server access can only read the branch-level config override.");
-      }
+      assertLevelAccess(auth, params.level);
       const overrides = await getConfigOverrides(deps, auth.project.id);
       return { body: { config_string: JSON.stringify(overrides[params.level]) } };
     },
@@ -85,10 +100,11 @@ export const configRoutes = [
     path: "/internal/config/override/:level",
     summary: "Change keys of one config level (each key replaces everything beneath it)",
     tags,
-    access: ["admin"],
+    access: ["server", "admin"],
     request: { params: levelParams, body: z.strictObject({ config_override_string: z.string() }) },
     response: { body: success },
     handler: async ({ deps, auth, params, body }) => {
+      assertLevelAccess(auth, params.level);
       await patchConfigOverride(
         deps,
         auth.project.id,
@@ -121,17 +137,25 @@ export const configRoutes = [
     path: "/internal/config/override/:level",
     summary: "Replace one config level's override",
     tags,
-    access: ["admin"],
+    access: ["server", "admin"],
     request: {
       params: levelParams,
       body: z.strictObject({ config_string: z.string(), source: branchSource.optional() }),
     },
     response: { body: success },
     handler: async ({ deps, auth, params, body }) => {
-      if (params.level === "branch" && !body.source) {
-        throw new StatusError(400, "Replacing the branch-level config requires a source.");
-      }
+      assertLevelAccess(auth, params.level);
+      // The config is checked before the source, as the reference does.
       const replacement = parseOverride(body.config_string, params.level);
+      if (params.level === "branch" && !body.source) {
+        const current = await getConfigOverrides(deps, auth.project.id);
+        const problems = validateLevelOverride("branch", replacement, current);
+        if (problems.length > 0) throw invalidConfig(problems);
+        throw new StatusError(
+          400,
+          "Replacing the branch-level config requires a source: the body's source is missing.",
+        );
+      }
       await updateConfigOverride(deps, auth.project.id, params.level, () => replacement);
       if (body.source) {
         await setBranchConfigSource(deps.db, auth.project.id, body.source);

@@ -140,6 +140,11 @@ export async function getRenderedConfigs(
  * level's current override and, for changes that depend on them, all three levels as locked. The three rows are
  * locked for the duration so that concurrent patches cannot lose each other's keys.
  */
+/** The plain 400 of a refused override (PROTOCOL.md §9): one line per problem, each naming its key. */
+export function invalidConfig(problems: readonly string[]): StatusError {
+  return new StatusError(400, `Invalid config:\n${problems.map((p) => `- ${p}`).join("\n")}`);
+}
+
 export async function updateConfigOverride(
   store: ConfigStoreDeps,
   projectId: string,
@@ -163,9 +168,7 @@ export async function updateConfigOverride(
     const problems = rendered.ok
       ? validateLevelOverride(level, next, overrides).filter((problem) => !existing.has(problem))
       : rendered.problems;
-    if (!rendered.ok || problems.length > 0) {
-      throw new StatusError(400, `Invalid config:\n${problems.map((p) => `- ${p}`).join("\n")}`);
-    }
+    if (!rendered.ok || problems.length > 0) throw invalidConfig(problems);
     const stored = encryptSecrets(next, store.env.secret);
     await tx
       .insert(projectConfigOverrides)

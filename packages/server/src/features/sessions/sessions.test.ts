@@ -373,6 +373,9 @@ describe("JWKS", () => {
     const all = await server.request(`${base}?include_anonymous=true`);
     expect(all.body.keys).toHaveLength(6);
     expect(all.headers.get("cache-control")).toBe("public, max-age=3600");
+    // Exactly the reference's members (PROTOCOL.md §5.2): an app comparing key sets sees no `use`.
+    for (const key of all.body.keys)
+      expect(Object.keys(key).sort()).toEqual(["alg", "crv", "kid", "kty", "x", "y"]);
     expect((await server.request("/api/v1/projects/nope/.well-known/jwks.json")).status).toBe(404);
   });
 

@@ -23,7 +23,7 @@ import {
   type SignUpRuleContext,
 } from "./context.ts";
 import { evaluateSignUpRules, matchedRules } from "./evaluate.ts";
-import { computeSignUpRiskScores, type SignUpRiskScores } from "./risk-scores.ts";
+import { type SignUpRiskScores, signUpRiskScores } from "./risk-scores.ts";
 import type { SignUpRule } from "./rules.ts";
 
 export const SIGN_UP_RULE_TRIGGER_EVENT = "$sign-up-rule-trigger";
@@ -95,7 +95,7 @@ export function checkSignUpRules(
     countryCode,
     authMethod: attempt.authMethod,
     oauthProvider: attempt.oauthProvider ?? null,
-    riskScores: computeSignUpRiskScores({
+    riskScores: signUpRiskScores(attempt.config, {
       email: attempt.email ? normalizeEmail(attempt.email) : "",
       turnstileResult: "not_run",
     }),

@@ -1,8 +1,11 @@
 /**
  * Sign-up risk scores, 0-100 each (PROTOCOL-EXTRA §6.3's `riskScores.bot` and `riskScores.free_trial_abuse`, stored
- * as the user's `risk_scores.sign_up`). The reference computes them with a private engine fed by an email
- * verification service, Turnstile and the project's recent sign-ups; this is a small, transparent stand-in that
- * looks at the sign-up alone (no history, no network), so the same sign-up always scores the same:
+ * as the user's `risk_scores.sign_up`). The reference computes them with a private engine; its open-source build
+ * answers 0 for every sign-up (PROTOCOL-EXTRA §8.11), and so does Gatehouse by default: a guess from the address's
+ * shape is no signal, and a project's rules must not restrict people for having digits in their address unless it
+ * chose so. A project that wants a rough input for its rules turns on `gatehouse.signUpRiskHeuristics`; then this
+ * small, transparent heuristic looks at the sign-up alone (no history, no network), so the same sign-up always
+ * scores the same:
  *
  * | signal                                              | bot | free_trial_abuse |
  * |-----------------------------------------------------|-----|------------------|
@@ -20,6 +23,17 @@
 
 export type TurnstileResult = "ok" | "invalid" | "error";
 export type SignUpRiskScores = { bot: number; free_trial_abuse: number };
+
+/** What a sign-up scores without the heuristic: nothing, as in the reference's open-source engine. */
+export const NO_RISK: SignUpRiskScores = { bot: 0, free_trial_abuse: 0 };
+
+/** The scores a sign-up gets in a project: 0, or the heuristic's when the project turned it on. */
+export function signUpRiskScores(
+  config: { gatehouse: { signUpRiskHeuristics: boolean } },
+  input: Parameters<typeof computeSignUpRiskScores>[0],
+): SignUpRiskScores {
+  return config.gatehouse.signUpRiskHeuristics ? computeSignUpRiskScores(input) : { ...NO_RISK };
+}
 
 /** Well-known throwaway-mail domains; a starting list, not a service. */
 const DISPOSABLE_DOMAINS = new Set([

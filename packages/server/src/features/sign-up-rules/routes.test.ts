@@ -135,9 +135,9 @@ describe("POST /internal/sign-up-rules-test", () => {
         country_code: "GB",
         auth_method: "password",
         oauth_provider: "",
-        // No challenge result given: `invalid`, which the bot score counts (risk-scores.ts).
         turnstile_result: "invalid",
-        risk_scores: { bot: 40, free_trial_abuse: 0 },
+        // 0 whatever the signals, as the reference's open-source engine scores (PROTOCOL-EXTRA §8.11).
+        risk_scores: { bot: 0, free_trial_abuse: 0 },
       },
       evaluations: [],
       outcome: {
@@ -147,6 +147,11 @@ describe("POST /internal/sign-up-rules-test", () => {
         restricted_because_of_rule_id: null,
       },
     });
+
+    // With the project's opt-in heuristic, the missing challenge result (`invalid`) counts (risk-scores.ts).
+    await project.configure({ "gatehouse.signUpRiskHeuristics": true });
+    const heuristic = await testRules(project, SAMPLE);
+    expect(heuristic.body.context.risk_scores).toEqual({ bot: 40, free_trial_abuse: 0 });
   });
 
   it("takes given risk scores over derived ones, and reports a restriction and a default rejection", async () => {

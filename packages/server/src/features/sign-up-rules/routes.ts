@@ -11,7 +11,7 @@ import { defineRoute } from "../../http/route.ts";
 import { countryCodeField } from "../users/fields.ts";
 import { createSignUpRuleContext, deriveSignUpCountryCode, SIGN_UP_AUTH_METHODS } from "./context.ts";
 import { evaluateSignUpRules } from "./evaluate.ts";
-import { computeSignUpRiskScores } from "./risk-scores.ts";
+import { signUpRiskScores } from "./risk-scores.ts";
 import { SIGN_UP_RULE_ACTIONS } from "./rules.ts";
 import { ANALYTICS_HOURS, loadSignUpRulesStats } from "./stats.ts";
 
@@ -97,7 +97,7 @@ export const signUpRuleRoutes = [
           }),
         authMethod: body.auth_method,
         oauthProvider: body.oauth_provider,
-        riskScores: body.risk_scores ?? computeSignUpRiskScores({ email, turnstileResult }),
+        riskScores: body.risk_scores ?? signUpRiskScores(auth.config, { email, turnstileResult }),
       });
       const { evaluations, outcome } = evaluateSignUpRules(auth.config.auth, context);
       return {

@@ -94,7 +94,8 @@ describe("password sign-up", () => {
       is_restricted: true,
       restricted_reason: { type: "restricted_by_administrator" },
       country_code: "CA",
-      risk_scores: { sign_up: { bot: 0, free_trial_abuse: 20 } },
+      // No signal, so 0, as the reference's open-source engine scores every sign-up (PROTOCOL-EXTRA §8.11).
+      risk_scores: { sign_up: { bot: 0, free_trial_abuse: 0 } },
     });
     expect((await triggerEvents(server, project.id)).map((e) => [e.data, e.countryCode])).toEqual([
       [expect.objectContaining({ rule_id: "plus-addresses", action: "restrict" }), "CA"],
@@ -110,9 +111,24 @@ describe("password sign-up", () => {
       restricted_by_admin: false,
       is_restricted: false,
       country_code: "US",
-      risk_scores: { sign_up: { bot: 20, free_trial_abuse: 0 } },
+      // Digits in the address are no signal unless the project asks for the heuristic (next test).
+      risk_scores: { sign_up: { bot: 0, free_trial_abuse: 0 } },
     });
     expect(await triggerEvents(server, project.id)).toEqual([]);
+  });
+
+  it("scores with the heuristic only for a project that turns it on, and its rules read those scores", async () => {
+    const project = await newProject("Password heuristics");
+    await project.configure({ "gatehouse.signUpRiskHeuristics": true });
+    await configureRules(project, {
+      "likely-bots": { condition: "riskScores.bot >= 20", action: "restrict", priority: 1 },
+    });
+    const response = await signUp(project, "jdoe83920471@example.com");
+    expect(response.status, response.text).toBe(200);
+    expect(await serverUser(project, response.body.user_id)).toMatchObject({
+      is_restricted: true,
+      risk_scores: { sign_up: { bot: 20, free_trial_abuse: 0 } },
+    });
   });
 
   it("applies the default action when nothing decides, unless an allow rule matches first", async () => {

@@ -3,7 +3,7 @@ import type { Database } from "../../db/index.ts";
 import { clientProfileImageField } from "../../fields/images.ts";
 import { requireUser } from "../../http/current-user.ts";
 import type { RequestAuth } from "../../http/request-auth.ts";
-import { schemaError } from "../../http/schema-error.ts";
+import { requestProblemsError, schemaError } from "../../http/schema-error.ts";
 import { findUser } from "../users/service.ts";
 import { hasTeamPermission } from "./permission-seam.ts";
 import type { TeamRow } from "./schema.ts";
@@ -118,11 +118,11 @@ export function refuseClientOnlyViolations(
   if (typeof image === "string") {
     const result = clientProfileImageField.safeParse(image);
     if (!result.success) {
-      const issues = result.error.issues.map((issue) => ({
-        ...issue,
-        path: ["profile_image_url", ...issue.path],
+      const problems = result.error.issues.map((issue) => ({
+        location: "body",
+        issue: { ...issue, path: ["profile_image_url", ...issue.path] },
       }));
-      throw schemaError(request.method, where, "body", issues);
+      throw requestProblemsError(request.method, where, problems);
     }
   }
 }

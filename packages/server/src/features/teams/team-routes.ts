@@ -14,9 +14,8 @@ import { findUser } from "../users/service.ts";
 import { clientTeamSchema, serverTeamSchema, teamView } from "../users/views.ts";
 import {
   refuseClientOnlyViolations,
-  requireClientTeamPermission,
   requireUserInProject,
-  teamForCaller,
+  teamForMemberWith,
   userIdFromParam,
 } from "./access.ts";
 import { createTeam, deleteTeam, listTeams, type TeamFields, updateTeam } from "./service.ts";
@@ -56,7 +55,8 @@ function teamList<T extends z.ZodType>(item: T) {
 const SERVER_ONLY_TEAM_FIELDS = ["client_read_only_metadata", "server_metadata"] as const;
 
 const teamUpdateFields = {
-  display_name: teamDisplayName.optional(),
+  // An update may empty the name, as the reference allows; a new team needs one (teamDisplayName).
+  display_name: storableText(1024).optional(),
   profile_image_url: serverProfileImageField.nullable().optional(),
   client_metadata: metadataField.optional(),
   client_read_only_metadata: metadataField.optional(),
@@ -144,9 +144,7 @@ export const teamCrudRoutes = [
         creatorId = user.id;
       } else if (body.creator_user_id !== undefined) {
         const id = userIdFromParam(auth, body.creator_user_id);
-        if (!(await findUser(deps.db, auth.project.id, id))) {
-          throw knownError("USER_ID_DOES_NOT_EXIST", { user_id: body.creator_user_id });
-        }
+        if (!(await findUser(deps.db, auth.project.id, id))) throw knownError("USER_NOT_FOUND");
         creatorId = id;
       }
       const fields = await toTeamFields(deps.env, body);
@@ -169,7 +167,7 @@ export const teamCrudRoutes = [
     request: { params: teamParams },
     response: { body: teamBody },
     handler: async ({ deps, auth, params }) => ({
-      body: teamView(await teamForCaller(deps.db, auth, params.team_id)),
+      body: teamView(await teamForMemberWith(deps.db, auth, params.team_id, [])),
     }),
   }),
   defineRoute({
@@ -182,8 +180,7 @@ export const teamCrudRoutes = [
     response: { body: teamBody },
     handler: async ({ deps, auth, params, body, request }) => {
       refuseClientOnlyViolations(auth, request, body, SERVER_ONLY_TEAM_FIELDS);
-      await teamForCaller(deps.db, auth, params.team_id);
-      await requireClientTeamPermission(deps.db, auth, params.team_id, "$update_team");
+      await teamForMemberWith(deps.db, auth, params.team_id, ["$update_team"]);
       const team = await updateTeam(
         deps.db,
         auth.project.id,
@@ -200,11 +197,11 @@ export const teamCrudRoutes = [
     summary: "Delete a team with its memberships and invitations (clients need $delete_team)",
     tags,
     access: ["client", "server", "admin"],
-    request: { params: teamParams },
+    // The reference reads no body here, so whatever an SDK sends along is ignored rather than refused.
+    request: { params: teamParams, body: z.unknown().optional() },
     response: { body: success },
     handler: async ({ deps, auth, params }) => {
-      await teamForCaller(deps.db, auth, params.team_id);
-      await requireClientTeamPermission(deps.db, auth, params.team_id, "$delete_team");
+      await teamForMemberWith(deps.db, auth, params.team_id, ["$delete_team"]);
       if (!(await deleteTeam(deps.db, auth.project.id, params.team_id))) {
         throw knownError("TEAM_NOT_FOUND", { team_id: params.team_id });
       }

@@ -43,10 +43,9 @@ function ownerInput(type: UserOrTeamApiKeyType, input: { user_id?: unknown; team
   return type === "user" ? { userId: input.user_id as string } : { teamId: input.team_id as string };
 }
 
-function futureExpiry(millis: number | null): Date | null {
-  if (millis === null) return null;
-  if (millis <= Date.now()) throw new StatusError(400, "expires_at_millis must be in the future.");
-  return new Date(millis);
+/** A past time is taken, as the reference takes it: the key is born expired (API_KEY_EXPIRED on check). */
+function expiryFrom(millis: number | null): Date | null {
+  return millis === null ? null : new Date(millis);
 }
 
 function apiKeyRoutes(type: UserOrTeamApiKeyType): AnyRoute[] {
@@ -78,7 +77,7 @@ function apiKeyRoutes(type: UserOrTeamApiKeyType): AnyRoute[] {
       handler: async ({ deps, auth, body }) => {
         requireEnabled(auth, type);
         refuseBothOwners(body);
-        const expiresAt = futureExpiry(body.expires_at_millis ?? null);
+        const expiresAt = expiryFrom(body.expires_at_millis ?? null);
         const owner = await authorizeOwner(deps.db, auth, type, ownerInput(type, body));
         const { row, key } = await createApiKey(deps.db, auth.project.id, owner, {
           description: body.description,
@@ -163,7 +162,7 @@ function apiKeyRoutes(type: UserOrTeamApiKeyType): AnyRoute[] {
         await authorizeKey(deps.db, auth, row, query);
         const updated = await updateApiKey(deps.db, row, {
           description: body.description,
-          expiresAt: body.expires_at_millis === undefined ? undefined : futureExpiry(body.expires_at_millis),
+          expiresAt: body.expires_at_millis === undefined ? undefined : expiryFrom(body.expires_at_millis),
           revoke: body.revoked,
         });
         return { body: toView(updated) };

@@ -3,6 +3,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyPassword } from "../../crypto/index.ts";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
+import { expectPlainError } from "../../testing/known-errors.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 import { users } from "./schema.ts";
 import { insertTeam, SERVER_VIEW_KEYS, userRow } from "./test-support.ts";
@@ -23,6 +24,10 @@ const create = (body: unknown, target: TestProject = project, accessType: "serve
   server.request("/api/v1/users", { method: "POST", headers: target.headers(accessType), body });
 
 const errorCode = (response: { headers: Headers }) => response.headers.get("x-stack-known-error");
+
+const HASH_TEXT = "Invalid password hash. Make sure it's a supported algorithm in Modular Crypt Format.";
+const BOTH_TEXT = "Cannot set both password and password_hash at the same time.";
+const IMAGE_TEXT = "Invalid profile image URL";
 
 describe("POST /users", () => {
   it("creates a user with defaults and answers 201 with the server view", async () => {
@@ -131,9 +136,6 @@ describe("POST /users", () => {
     ["a wrong type", { display_name: 5 }],
     ["an invalid email", { primary_email: "not-an-email" }],
     ["an empty email", { primary_email: "" }],
-    ["a password hash that is not MCF", { password_hash: "plaintext" }],
-    ["a bcrypt hash with an absurd cost", { password_hash: `$2b$31$${"a".repeat(53)}` }],
-    ["password and password_hash together", { password: "abcdefgh", password_hash: "$2b$04$" }],
     ["a reason without restricted_by_admin", { restricted_by_admin_reason: "x" }],
     [
       "private details with restricted_by_admin false",
@@ -145,9 +147,6 @@ describe("POST /users", () => {
     ["a fractional risk score", { risk_scores: { sign_up: { bot: 1.5, free_trial_abuse: 0 } } }],
     ["a TOTP secret that is not base64", { totp_secret_base64: "not base64!" }],
     ["a TOTP secret that is too short", { totp_secret_base64: Buffer.alloc(8).toString("base64") }],
-    ["a profile image with another scheme", { profile_image_url: "javascript:alert(1)" }],
-    ["a profile image URL with a NUL", { profile_image_url: "https://example.com/a\u0000.png" }],
-    ["an empty image data URL", { profile_image_url: "data:image/webp;base64," }],
     ["a display name with a NUL", { display_name: "a\u0000b" }],
     ["a display name over 256 characters", { display_name: "x".repeat(257) }],
     ["is_anonymous as a string", { is_anonymous: "yes" }],
@@ -155,6 +154,25 @@ describe("POST /users", () => {
     const response = await create(body);
     expect(response.status).toBe(400);
     expect(errorCode(response)).toBe("SCHEMA_ERROR");
+  });
+
+  // The reference answers these from its handler, in plain text (PROTOCOL-EXTRA §8.7).
+  it.each([
+    ["a password hash that is not MCF", { password_hash: "plaintext" }, HASH_TEXT],
+    ["a bcrypt hash with an absurd cost", { password_hash: `$2b$31$${"a".repeat(53)}` }, HASH_TEXT],
+    ["password and password_hash together", { password: "abcdefgh", password_hash: "$2b$04$" }, BOTH_TEXT],
+    ["a profile image with another scheme", { profile_image_url: "javascript:alert(1)" }, IMAGE_TEXT],
+    ["a profile image URL with a NUL", { profile_image_url: "https://example.com/a\u0000.png" }, IMAGE_TEXT],
+    ["an empty image data URL", { profile_image_url: "data:image/webp;base64," }, IMAGE_TEXT],
+  ])("refuses %s with a plain 400", async (_name, body, text) => {
+    expectPlainError(await create(body), 400, text);
+  });
+
+  it("still answers SCHEMA_ERROR when another field is wrong too, since the schema is checked first", async () => {
+    const response = await create({ profile_image_url: "javascript:alert(1)", display_name: 5 });
+    expect(errorCode(response)).toBe("SCHEMA_ERROR");
+    expect(response.body.error).toContain("body.display_name");
+    expect(response.body.error).not.toContain("profile image");
   });
 
   it("refuses metadata that is too large, too deep or not storable", async () => {
@@ -247,12 +265,11 @@ describe("POST /users", () => {
     expect((await create({ primary_email: "team@example.com" })).status).toBe(201);
   });
 
-  it("creates the personal team when the project asks for one", async () => {
+  it("creates no personal team even when the project gives one at sign-up (the reference's selected_team: null)", async () => {
     const withTeams = await server.createProject("Personal teams");
     await withTeams.configure({ "teams.createPersonalTeamOnSignUp": true });
     const response = await create({ display_name: "Ada" }, withTeams);
     expect(response.status).toBe(201);
-    expect(response.body.selected_team).toMatchObject({ display_name: "Ada's Team" });
-    expect(response.body.selected_team_id).toBe(response.body.selected_team.id);
+    expect(response.body).toMatchObject({ selected_team: null, selected_team_id: null });
   });
 });

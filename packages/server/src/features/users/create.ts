@@ -57,7 +57,11 @@ export async function createUserFromBody(
   config: RenderedConfig,
   body: UserCreateBody,
 ): Promise<UserRow> {
-  const input = { ...(await newUserFromBody(deps, body)), oauthProviders: body.oauth_providers ?? [] };
+  const input: NewUser = {
+    ...(await newUserFromBody(deps, body)),
+    oauthProviders: body.oauth_providers ?? [],
+    personalTeam: false,
+  };
   // One transaction, so that a refused selected team leaves no user behind (createUser nests as a savepoint).
   return deps.db.transaction(async (tx) => {
     // The oauth feature's hook attaches the requested provider accounts inside createUser's transaction.

@@ -1,7 +1,7 @@
 /**
- * What users get without asking, as on the reference platform (issue 18): the personal team on every creation path
- * when `teams.createPersonalTeamOnSignUp` is on (server-created and anonymous users included, PROTOCOL.md §3.2 and
- * its anonymous example with a selected team), that team renamed when an anonymous user signs up, empty display
+ * What users get without asking, as on the reference platform (issues 18 and 35): the personal team on every sign-up
+ * path when `teams.createPersonalTeamOnSignUp` is on (anonymous users included, PROTOCOL.md §3.2 and its anonymous
+ * example with a selected team) but never for a server's `POST /users`, that team renamed when an anonymous user signs up, empty display
  * names stored as null, and `would_work_if_email_was_verified` false outside email-code sign-in.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -60,22 +60,18 @@ const patchUser = (target: TestProject, userId: string, body: unknown) =>
   server.request(`/api/v1/users/${userId}`, { method: "PATCH", headers: target.headers("server"), body });
 
 describe("personal teams", () => {
-  it("are what the config says for users created with server access", async () => {
-    const none = await createUser(plain, { display_name: "Ada", primary_email: uniqueEmail("plain") });
-    expect(none.status, none.text).toBe(201);
-    expect(none.body).toMatchObject({ selected_team: null, selected_team_id: null });
-    expect(await teamsOf(plain, none.body.id)).toEqual([]);
-
-    const one = await createUser(withTeams, { display_name: "Ada", primary_email: uniqueEmail("server") });
-    expect(one.status, one.text).toBe(201);
-    expect(one.body.selected_team).toMatchObject({ display_name: "Ada's Team" });
-    expect(await teamsOf(withTeams, one.body.id)).toEqual([
-      { id: one.body.selected_team_id, display_name: "Ada's Team" },
-    ]);
-
-    const anonymous = await createUser(withTeams, { is_anonymous: true });
-    expect(anonymous.status, anonymous.text).toBe(201);
-    expect(anonymous.body.selected_team).toMatchObject({ display_name: "Personal Team" });
+  it("never go to users a server creates with POST /users, whatever the config (the reference's selected_team: null)", async () => {
+    for (const target of [plain, withTeams]) {
+      for (const body of [
+        { display_name: "Ada", primary_email: uniqueEmail("server") },
+        { is_anonymous: true },
+      ]) {
+        const created = await createUser(target, body);
+        expect(created.status, created.text).toBe(201);
+        expect(created.body).toMatchObject({ selected_team: null, selected_team_id: null });
+        expect(await teamsOf(target, created.body.id)).toEqual([]);
+      }
+    }
   });
 
   it("go to anonymous users too, and are renamed, not replaced, when they sign up", async () => {
@@ -112,10 +108,11 @@ describe("personal teams", () => {
     expect(upgraded.body.selected_team).toMatchObject({ id: team!.id, display_name: "Grace's Team" });
     expect(await teamsOf(withTeams, user.id)).toEqual([{ id: team!.id, display_name: "Grace's Team" }]);
     // A user who was never anonymous keeps a team called "Personal Team" as it is.
-    const regular = await createUser(withTeams, {});
-    expect(regular.body.selected_team.display_name).toBe("Personal Team");
-    await patchUser(withTeams, regular.body.id, { is_anonymous: false, display_name: "Linus" });
-    expect((await teamsOf(withTeams, regular.body.id))[0]?.display_name).toBe("Personal Team");
+    const regular = await createSignedInUser(server, withTeams.id, {});
+    const [kept] = await teamsOf(withTeams, regular.user.id);
+    expect(kept?.display_name).toBe("Personal Team");
+    await patchUser(withTeams, regular.user.id, { is_anonymous: false, display_name: "Linus" });
+    expect(await teamsOf(withTeams, regular.user.id)).toEqual([kept]);
   });
 
   it("are made at sign-up for an anonymous user who has none, and not for one who renamed theirs", async () => {
@@ -185,9 +182,11 @@ describe("empty display names", () => {
 
   it("give a personal team named after the email, as no name would", async () => {
     const email = uniqueEmail("nameless");
-    const created = await createUser(withTeams, { display_name: "", primary_email: email });
-    expect(created.body.display_name).toBeNull();
-    expect(created.body.selected_team.display_name).toBe(`${email}'s Team`);
+    const signedUp = await passwordSignUp(withTeams, email);
+    expect(signedUp.status, signedUp.text).toBe(200);
+    const named = await patchUser(withTeams, signedUp.body.user_id, { display_name: "" });
+    expect(named.body.display_name).toBeNull();
+    expect(named.body.selected_team.display_name).toBe(`${email}'s Team`);
   });
 
   it("stay as given in a team member profile, which falls back to the user's name only when unset", async () => {

@@ -4,7 +4,6 @@
  * src/fields/.
  */
 import { z } from "zod";
-import { isSupportedPasswordHash } from "../../crypto/index.ts";
 import { isStorableText, NOT_STORABLE, storableText } from "../../fields/text.ts";
 
 export const PASSWORD_MIN_LENGTH = 8;
@@ -16,12 +15,19 @@ export const TOTP_SECRET_MAX_BYTES = 128;
 /** Length is checked by the handler, which answers PASSWORD_TOO_SHORT / PASSWORD_TOO_LONG (PROTOCOL.md §2.3). */
 export const passwordField = z.string().refine(isStorableText, NOT_STORABLE);
 
-export const passwordHashField = z
-  .string()
-  .refine(
-    isSupportedPasswordHash,
-    "must be a bcrypt ($2a$, $2b$, $2y$, cost at most 16), Argon2 ($argon2id$, $argon2i$, $argon2d$) or scrypt ($scrypt$, $firebase-scrypt$) hash in Modular Crypt Format",
-  );
+/**
+ * An imported hash. Which ones are taken is checked with the body's other password rules (users/requests.ts
+ * `checkServerWrite`), after "password and password_hash together", as the reference orders them.
+ */
+export const passwordHashField = z.string();
+
+/**
+ * The reference's plain text for a hash it cannot verify (PROTOCOL-EXTRA §8.7). Beyond its bcrypt, Argon2
+ * ($argon2id$, $argon2i$, $argon2d$) and scrypt ($scrypt$, $firebase-scrypt$) hashes are taken too
+ * (crypto/scrypt-hashes.ts).
+ */
+export const INVALID_PASSWORD_HASH =
+  "Invalid password hash. Make sure it's a supported algorithm in Modular Crypt Format.";
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 

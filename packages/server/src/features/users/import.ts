@@ -105,7 +105,8 @@ export async function importUsers(
     return { user_ids: [], errors, imported: 0 };
   }
   const bodies = accepted.map(({ body }) => body);
-  if (!config.teams.createPersonalTeamOnSignUp && bodies.every(isPlainUser)) {
+  // Imported users are server-created users: no personal team (createUserFromBody), whatever the config says.
+  if (bodies.every(isPlainUser)) {
     // The usual export: users with an email and maybe a hash, written a table at a time (createUsers).
     const inputs = await Promise.all(bodies.map((body) => newUserFromBody(deps, body)));
     const created = await createUsers(deps.db, projectId, config, inputs, deps.hooks);

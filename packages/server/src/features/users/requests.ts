@@ -4,13 +4,16 @@
  */
 import type { WireServerUserCreate, WireServerUserUpdate, WireUserUpdate } from "@gatehouse/shared";
 import { z } from "zod";
+import { isSupportedPasswordHash } from "../../crypto/index.ts";
 import { emailField } from "../../fields/email.ts";
 import { clientProfileImageField, serverProfileImageField } from "../../fields/images.ts";
 import { metadataField } from "../../fields/metadata.ts";
 import { displayNameField } from "../../fields/text.ts";
+import { plainTextIssue } from "../../http/schema-error.ts";
 import { wireRequest } from "../../http/wire-schema.ts";
 import {
   countryCodeField,
+  INVALID_PASSWORD_HASH,
   passwordField,
   passwordHashField,
   restrictedReasonTextField,
@@ -70,8 +73,10 @@ function checkServerWrite(body: ServerWriteShape, ctx: z.RefinementCtx) {
     ctx.addIssue({
       code: "custom",
       path: ["password_hash"],
-      message: "cannot be given together with password",
+      ...plainTextIssue("Cannot set both password and password_hash at the same time."),
     });
+  } else if (body.password_hash !== undefined && !isSupportedPasswordHash(body.password_hash)) {
+    ctx.addIssue({ code: "custom", path: ["password_hash"], ...plainTextIssue(INVALID_PASSWORD_HASH) });
   }
   if (body.restricted_by_admin !== true) {
     for (const key of ["restricted_by_admin_reason", "restricted_by_admin_private_details"] as const) {

@@ -5,7 +5,7 @@ import type { AppDeps } from "../../deps.ts";
 import { resolveUserId } from "../../http/current-user.ts";
 import type { RequestAuth } from "../../http/request-auth.ts";
 import { defineRoute } from "../../http/route.ts";
-import { schemaError } from "../../http/schema-error.ts";
+import { requestProblemsError } from "../../http/schema-error.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { wire } from "../../http/wire-schema.ts";
 import { createUserFromBody } from "./create.ts";
@@ -51,7 +51,8 @@ async function currentUser(deps: AppDeps, auth: RequestAuth): Promise<UserRow> {
 function clientPatch(request: Request, body: UserPatch): UserPatch {
   const parsed = clientUpdateBody.safeParse(body);
   if (!parsed.success) {
-    throw schemaError(request.method, new URL(request.url).pathname, "body", parsed.error.issues);
+    const problems = parsed.error.issues.map((issue) => ({ location: "body", issue }));
+    throw requestProblemsError(request.method, new URL(request.url).pathname, problems);
   }
   return parsed.data;
 }

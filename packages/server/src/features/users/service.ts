@@ -91,6 +91,11 @@ export type NewUser = {
   riskScores?: unknown;
   /** OAuth accounts to attach in the same transaction (the oauth feature's `userCreated` hook does). */
   oauthProviders?: readonly RequestedProviderAccount[];
+  /**
+   * False: no personal team whatever the config says. A server's `POST /users` is not a sign-up, and the reference
+   * gives such users none (`selected_team: null`); every sign-up path leaves this unset.
+   */
+  personalTeam?: false;
 };
 
 /**
@@ -138,7 +143,7 @@ export async function createUser(
       }
       let personalTeamId: string | null = null;
       // Anonymous users get one too ("Personal Team"), renamed after the account when they sign up (upgrade.ts).
-      if (config.teams.createPersonalTeamOnSignUp) {
+      if (config.teams.createPersonalTeamOnSignUp && input.personalTeam !== false) {
         personalTeamId = await createPersonalTeam(tx as Database, projectId, id, input.displayName, email);
         await tx
           .update(users)
@@ -191,8 +196,8 @@ function newUserRow(projectId: string, id: string, input: NewUser): typeof users
 /**
  * Creates many users in a few statements, for imports: the rows `createUser` writes (user, primary email, the
  * features' hooks, `user.created`), one INSERT per table for the whole list. The caller has checked that the
- * sign-in emails are free and distinct (a conflict fails the whole call), and uses `createUser` instead when the
- * project gives each new user a personal team.
+ * sign-in emails are free and distinct (a conflict fails the whole call). Imported users, like those of a server's
+ * `POST /users`, get no personal team.
  */
 export async function createUsers(
   db: Database,

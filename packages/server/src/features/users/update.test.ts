@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyPassword } from "../../crypto/index.ts";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
 import { TINY_PNG_DATA_URL } from "../../testing/images.ts";
+import { expectPlainError } from "../../testing/known-errors.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 import { contactChannels } from "../contact-channels/schema.ts";
 import { getRenderedConfig } from "../projects/config-store.ts";
@@ -116,11 +117,20 @@ describe("PATCH /users/me as a client", () => {
     ["a non-image data URL", `data:text/html;base64,${Buffer.from("<script>").toString("base64")}`],
     ["an SVG data URL", `data:image/svg+xml;base64,${Buffer.from("<svg/>").toString("base64")}`],
     ["broken base64", "data:image/png;base64,abc"],
-    ["an image over 1 MB", `data:image/png;base64,${"A".repeat(1_000_000)}`],
-  ])("refuses %s as a client's profile image", async (_name, url) => {
+  ])("refuses %s as a client's profile image with the reference's plain 400", async (_name, url) => {
     const { accessToken } = await createSignedInUser(server, project.id);
-    const response = await patchMe(accessToken, { profile_image_url: url });
-    expect(response.status).toBe(400);
+    expectPlainError(
+      await patchMe(accessToken, { profile_image_url: url }),
+      400,
+      "Invalid profile image URL",
+    );
+  });
+
+  it("refuses an image over 1 MB as any field too long (SCHEMA_ERROR)", async () => {
+    const { accessToken } = await createSignedInUser(server, project.id);
+    const response = await patchMe(accessToken, {
+      profile_image_url: `data:image/png;base64,${"A".repeat(1_000_000)}`,
+    });
     expect(errorCode(response)).toBe("SCHEMA_ERROR");
   });
 
