@@ -2,14 +2,16 @@
  * Runs compiled email scripts in QuickJS on worker threads (sandbox-worker.mjs): the event loop stays free for
  * other requests while a render runs, and the interpreter bounds each render's time and memory.
  *
- * A small pool: at most `MAX_WORKERS` threads, each running one job at a time, the rest queued. If a worker does not
- * answer within the deadline plus a grace period (the interrupt handler failed to stop it), it is terminated and
- * replaced, and its job fails as a timeout.
+ * A small pool: at most `MAX_WORKERS` threads, each running one job at a time, the rest queued per project and lane
+ * (sandbox-queue.ts: real emails first, then fair between projects). If a worker does not answer within the
+ * deadline plus a grace period (the interrupt handler failed to stop it), it is terminated and replaced, and its
+ * job fails as a timeout.
  */
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { SERVER_PACKAGE_ROOT } from "../package-root.ts";
+import { FairQueue, type SandboxTenant } from "./sandbox-queue.ts";
 
 export type SandboxLimits = { timeMs: number; memoryBytes: number };
 
@@ -31,6 +33,7 @@ const WATCHDOG_GRACE_MS = 5_000;
 
 type Job = {
   id: number;
+  tenant: SandboxTenant;
   code: string;
   inputs: string[];
   limits: SandboxLimits;
@@ -40,7 +43,7 @@ type Job = {
 type PoolWorker = { worker: Worker; job: Job | null; watchdog: NodeJS.Timeout | null };
 
 const workers: PoolWorker[] = [];
-const queue: Job[] = [];
+const queue = new FairQueue<Job>();
 let nextJobId = 1;
 
 function startWorker(): PoolWorker {
@@ -77,17 +80,18 @@ function finish(entry: PoolWorker, outcomes: SandboxOutcome[]) {
   entry.job = null;
   entry.watchdog = null;
   entry.worker.unref();
+  queue.done(job.tenant);
   job.resolve(outcomes);
   // A retired worker is out of `workers`, so the queue moves on to the others or to a new one.
   dispatch();
 }
 
 function dispatch() {
-  while (queue.length > 0) {
+  while (queue.size > 0) {
     const idle = workers.find((entry) => entry.job === null);
     const entry = idle ?? (workers.length < MAX_WORKERS ? startWorker() : undefined);
     if (!entry) return;
-    const job = queue.shift() as Job;
+    const { job } = queue.take()!;
     entry.job = job;
     entry.worker.ref();
     entry.watchdog = setTimeout(
@@ -111,29 +115,21 @@ function dispatch() {
   }
 }
 
-/** Runs `code` (which defines `__gatehouseRender`) and calls it with `input` (a JSON string). */
-export async function runInSandbox(
-  code: string,
-  input: string,
-  limits: SandboxLimits = DEFAULT_SANDBOX_LIMITS,
-): Promise<SandboxOutcome> {
-  const [outcome] = await runBatchInSandbox(code, [input], limits);
-  return outcome!;
-}
-
 /**
  * Runs `code` once and calls it with each input, in order, in one interpreter (each call has the time limit of its
  * own); one outcome per input. For one project's email to many recipients: the same owner's code, so sharing an
- * interpreter between the renders exposes nothing that is not the owner's already.
+ * interpreter between the renders exposes nothing that is not the owner's already. The job waits in `tenant`'s
+ * queue (sandbox-queue.ts).
  */
 export function runBatchInSandbox(
+  tenant: SandboxTenant,
   code: string,
   inputs: string[],
   limits: SandboxLimits = DEFAULT_SANDBOX_LIMITS,
 ): Promise<SandboxOutcome[]> {
   if (inputs.length === 0) return Promise.resolve([]);
   return new Promise((resolve) => {
-    queue.push({ id: nextJobId++, code, inputs, limits, resolve });
+    queue.push(tenant, { id: nextJobId++, tenant, code, inputs, limits, resolve });
     dispatch();
   });
 }
