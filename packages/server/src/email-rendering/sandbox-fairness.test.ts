@@ -2,7 +2,8 @@
  * Fairness on the real worker threads: project A floods the sandbox with renders that loop until the time limit,
  * then project B asks for one ordinary render. B's render is done while most of A's are still to come. (In one
  * shared line B's would come last: behind all six of A's.) Orders only, no clocks: each of A's renders ends at its
- * deadline, B's ends as soon as it is rendered.
+ * deadline, B's ends as soon as it is rendered. And a project that queues faster than the sandbox renders has its
+ * previews refused past 16 waiting, rather than holding their bundles in memory.
  */
 import { describe, expect, it } from "vitest";
 import { NO_THEME_SOURCE } from "./built-in-themes.ts";
@@ -44,4 +45,33 @@ describe("the sandbox under one project's flood", () => {
     expect(afterB.length, finished.join(" ")).toBeGreaterThanOrEqual(3);
     expect(finished.filter((name) => name.startsWith("a"))).toHaveLength(6);
   }, 60_000);
+
+  it("refuses a project's previews at once past 16 waiting, but not another project's nor real emails", async () => {
+    const looping = await compileEmail({
+      template: "export function EmailTemplate() { while (true) {} }",
+      theme: NO_THEME_SOURCE,
+    });
+    const short: SandboxLimits = { timeMs: 200, memoryBytes: LIMITS.memoryBytes };
+    const run = (projectId: string, lane: "preview" | "send") =>
+      runBatchInSandbox({ projectId, lane }, looping.code, [INPUT], short).then(([outcome]) => outcome!);
+    // Asked for in one go: at most two start (one per worker), the rest wait, up to 16 of them.
+    const flood = Array.from({ length: 20 }, () => run("project-c", "preview"));
+    const otherProject = run("project-d", "preview");
+    const sends = Array.from({ length: 3 }, () => run("project-c", "send"));
+    const outcomes = await Promise.all(flood);
+    const firstBusy = outcomes.findIndex((outcome) => !outcome.ok && outcome.kind === "busy");
+    // 16 waiting plus the one or two running (one worker on a single-core machine).
+    expect([17, 18]).toContain(firstBusy);
+    expect(outcomes.slice(firstBusy).every((outcome) => !outcome.ok && outcome.kind === "busy")).toBe(true);
+    expect(outcomes.slice(0, firstBusy).every((outcome) => !outcome.ok && outcome.kind === "timeout")).toBe(
+      true,
+    );
+    expect(outcomes[firstBusy]).toMatchObject({
+      message:
+        "16 previews of this project are already waiting for the sandbox; try again when they are done.",
+    });
+    expect(await otherProject).toMatchObject({ ok: false, kind: "timeout" });
+    for (const outcome of await Promise.all(sends))
+      expect(outcome).toMatchObject({ ok: false, kind: "timeout" });
+  }, 120_000);
 });

@@ -38,6 +38,11 @@ export class FairQueue<T> {
     return this.waitingCount;
   }
 
+  /** Jobs of `tenant` (its project in its lane) waiting. */
+  waitingOf(tenant: SandboxTenant): number {
+    return this.waiting.get(tenant.lane)!.get(tenant.projectId)?.length ?? 0;
+  }
+
   push(tenant: SandboxTenant, job: T): void {
     const lane = this.waiting.get(tenant.lane)!;
     const jobs = lane.get(tenant.projectId);

@@ -23,11 +23,19 @@ export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = { timeMs: 15_000, memoryByt
 
 export type SandboxOutcome =
   | { ok: true; value: string }
-  | { ok: false; kind: "timeout" | "memory" | "error"; message: string; stack?: string };
+  | { ok: false; kind: "timeout" | "memory" | "busy" | "error"; message: string; stack?: string };
 
 /** Where the worker's file is, from the package root so that the bundled server finds it too. */
 const WORKER_FILE = join(SERVER_PACKAGE_ROOT, "src/email-rendering/sandbox-worker.mjs");
 const MAX_WORKERS = Math.max(1, Math.min(2, availableParallelism()));
+/**
+ * Previews one project may have waiting (the ones running aside). Each waiting job holds its compiled bundle (half
+ * a megabyte, more with Tailwind), so a project that queues faster than the sandbox renders is refused at once
+ * past this instead of filling the memory; an editor has one or two waiting at most. Real emails are never refused:
+ * the outbox hands them over at its own pace.
+ */
+const MAX_WAITING_PREVIEWS_PER_PROJECT = 16;
+
 /** Time a worker gets beyond the deadline before it is presumed stuck (starting the interpreter counts too). */
 const WATCHDOG_GRACE_MS = 5_000;
 
@@ -128,6 +136,10 @@ export function runBatchInSandbox(
   limits: SandboxLimits = DEFAULT_SANDBOX_LIMITS,
 ): Promise<SandboxOutcome[]> {
   if (inputs.length === 0) return Promise.resolve([]);
+  if (tenant.lane === "preview" && queue.waitingOf(tenant) >= MAX_WAITING_PREVIEWS_PER_PROJECT) {
+    const message = `${MAX_WAITING_PREVIEWS_PER_PROJECT} previews of this project are already waiting for the sandbox; try again when they are done.`;
+    return Promise.resolve(inputs.map(() => ({ ok: false, kind: "busy", message })));
+  }
   return new Promise((resolve) => {
     queue.push(tenant, { id: nextJobId++, tenant, code, inputs, limits, resolve });
     dispatch();
