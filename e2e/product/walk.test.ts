@@ -343,6 +343,8 @@ describe(`the product as users run it (${mode})`, () => {
       await page.getByText("Let's create your first project").waitFor();
       const [user] = await internal.listUsers({ query: email });
       expect(user?.oauthProviders.map((provider) => provider.id)).toEqual(["github"]);
+      // Its address is the typed one, marked: no real user's.
+      expect(user?.primaryEmail).toBe(`${email}.dev-oauth.invalid`);
     }
     await page.context().close();
   });

@@ -1,5 +1,6 @@
 import { isKnownError } from "@gatehouse/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { devProviderEmail } from "../../../server/src/features/oauth/dev-provider.ts";
 import { signInOverHttp } from "../../../server/src/features/oauth/test-support.ts";
 import { appsFor, uniqueEmail } from "../testing/apps.ts";
 import { type RunningGatehouse, startGatehouse } from "../testing/gatehouse-server.ts";
@@ -42,7 +43,7 @@ async function signedInWithGitHub(providerScope?: string) {
 describe("connected accounts", () => {
   it("hands out a provider access token that works at the provider", async () => {
     const { email, issuer, user } = await signedInWithGitHub();
-    expect(user.primaryEmail).toBe(email);
+    expect(user.primaryEmail).toBe(devProviderEmail(email));
     const connection = await user.getConnectedAccount("github");
     expect(connection).not.toBeNull();
     expect(connection!.id).toBe("github");

@@ -33,3 +33,4 @@ export {
   themeSourceFor,
 } from "./render.ts";
 export { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "./sandbox.ts";
+export type { SandboxLane, SandboxTenant } from "./sandbox-queue.ts";

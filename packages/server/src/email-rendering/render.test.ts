@@ -3,6 +3,9 @@ import { defaultRenderedConfig, type RenderedConfig } from "../config/index.ts";
 import { BUILT_IN_TEMPLATE_IDS, BUILT_IN_TEMPLATES } from "./built-in-templates.ts";
 import { BUILT_IN_THEMES, NO_THEME_SOURCE } from "./built-in-themes.ts";
 import { EmailRenderError, renderEmail, renderTemplate } from "./render.ts";
+import type { SandboxTenant } from "./sandbox-queue.ts";
+
+const TENANT: SandboxTenant = { projectId: "render-test", lane: "preview" };
 
 const WELCOME_TEMPLATE = `import { Text } from "@react-email/components";
 import { NotificationCategory, Subject, type Props } from "@stackframe/emails";
@@ -49,6 +52,7 @@ async function renderError(promise: Promise<unknown>): Promise<string> {
 describe("renderEmail", () => {
   it("renders a template with variables, subject and category inside a theme", async () => {
     const rendered = await renderEmail({
+      tenant: TENANT,
       templateSource: WELCOME_TEMPLATE,
       themeSource: FRAME_THEME,
       variables: { name: "Ada", count: 3, secret: "undeclared" },
@@ -69,6 +73,7 @@ describe("renderEmail", () => {
 
   it("uses the preview names and PreviewVariables in preview mode", async () => {
     const rendered = await renderEmail({
+      tenant: TENANT,
       templateSource: WELCOME_TEMPLATE,
       themeSource: null,
       preview: true,
@@ -81,6 +86,7 @@ describe("renderEmail", () => {
   it("reports variables that do not match the schema", async () => {
     const message = await renderError(
       renderEmail({
+        tenant: TENANT,
         templateSource: WELCOME_TEMPLATE,
         themeSource: null,
         variables: { name: "Ada", count: "three" },
@@ -92,52 +98,65 @@ describe("renderEmail", () => {
 
   it("reports a compile error with its file and line", async () => {
     const source = `import { Text } from "@react-email/components";\n\nexport function EmailTemplate() {\n  return <Text>unclosed;\n}\n`;
-    const message = await renderError(renderEmail({ templateSource: source, themeSource: null }));
+    const message = await renderError(
+      renderEmail({ tenant: TENANT, templateSource: source, themeSource: null }),
+    );
     expect(message).toMatch(/^Compile error: template\.tsx:5:\d+: /);
     expect(message).toContain("Unexpected end of file");
   });
 
   it("reports an error thrown while rendering", async () => {
     const source = `export function EmailTemplate({ variables }) {\n  const items = variables.items;\n  return items.map((item) => item);\n}`;
-    const message = await renderError(renderEmail({ templateSource: source, themeSource: null }));
+    const message = await renderError(
+      renderEmail({ tenant: TENANT, templateSource: source, themeSource: null }),
+    );
     // The line is the owner's, found through the bundle's source map.
     expect(message).toBe(
       "Render error: TypeError: cannot read property 'map' of undefined (at template.tsx:3:10)",
     );
     const theme = `export function EmailTheme() {\n\n  throw new Error("theme exploded");\n}`;
     const themeMessage = await renderError(
-      renderEmail({ templateSource: source.replace("items.map", "[].map"), themeSource: theme }),
+      renderEmail({
+        tenant: TENANT,
+        templateSource: source.replace("items.map", "[].map"),
+        themeSource: theme,
+      }),
     );
     expect(themeMessage).toMatch(/^Render error: Error: theme exploded \(at theme\.tsx:3:\d+\)$/);
   });
 
   it("reports a theme that exports no EmailTheme", async () => {
     const message = await renderError(
-      renderEmail({ templateSource: WELCOME_TEMPLATE, themeSource: "export const x = 1;", preview: true }),
+      renderEmail({
+        tenant: TENANT,
+        templateSource: WELCOME_TEMPLATE,
+        themeSource: "export const x = 1;",
+        preview: true,
+      }),
     );
     expect(message).toContain("The theme must export a function component named EmailTheme");
   });
 
   it("requires the Subject and NotificationCategory markers only when asked", async () => {
     const source = `import { Text } from "@react-email/components";\nexport function EmailTemplate() { return <Text>no markers</Text>; }`;
-    const rendered = await renderEmail({ templateSource: source, themeSource: null });
+    const rendered = await renderEmail({ tenant: TENANT, templateSource: source, themeSource: null });
     expect(rendered.subject).toBeUndefined();
     expect(rendered.notificationCategory).toBeUndefined();
     const message = await renderError(
-      renderEmail({ templateSource: source, themeSource: null, requireMarkers: true }),
+      renderEmail({ tenant: TENANT, templateSource: source, themeSource: null, requireMarkers: true }),
     );
     expect(message).toContain("must render a <Subject");
   });
 
   it("refuses two Subject markers and an unknown category", async () => {
     const twoSubjects = `import { Subject } from "@stackframe/emails";\nexport function EmailTemplate() { return <><Subject value="a" /><Subject value="b" /></>; }`;
-    expect(await renderError(renderEmail({ templateSource: twoSubjects, themeSource: null }))).toContain(
-      "renders 2 <Subject> elements",
-    );
+    expect(
+      await renderError(renderEmail({ tenant: TENANT, templateSource: twoSubjects, themeSource: null })),
+    ).toContain("renders 2 <Subject> elements");
     const badCategory = `import { NotificationCategory } from "@stackframe/emails";\nexport function EmailTemplate() { return <NotificationCategory value="Spam" />; }`;
-    expect(await renderError(renderEmail({ templateSource: badCategory, themeSource: null }))).toContain(
-      '"Transactional" or "Marketing"',
-    );
+    expect(
+      await renderError(renderEmail({ tenant: TENANT, templateSource: badCategory, themeSource: null })),
+    ).toContain('"Transactional" or "Marketing"');
   });
 
   it("renders a theme that suspends while it loads something (as React Email's Tailwind does)", async () => {
@@ -153,7 +172,7 @@ export function EmailTheme({ children }) {
 }`;
     const template = `import { Text } from "@react-email/components";
 export function EmailTemplate() { return <Text>body</Text>; }`;
-    const rendered = await renderEmail({ templateSource: template, themeSource: theme });
+    const rendered = await renderEmail({ tenant: TENANT, templateSource: template, themeSource: theme });
     expect(rendered.html).toContain("<p>loaded-later</p>");
     expect(rendered.html).toContain("body</p>");
   });
@@ -170,6 +189,7 @@ describe("the built-in themes and templates", () => {
     ];
     for (const [templateSource, themeSource] of pairs) {
       const rendered = await renderEmail({
+        tenant: TENANT,
         templateSource,
         themeSource,
         preview: true,
@@ -188,7 +208,7 @@ describe("the built-in themes and templates", () => {
       config,
       BUILT_IN_TEMPLATE_IDS.magic_link,
       { magicLink: "https://app.example/handler/magic-link-callback?code=abc", otp: "AB12CD" },
-      { project: { displayName: "Acme" }, user: { displayName: null } },
+      { tenant: TENANT, project: { displayName: "Acme" }, user: { displayName: null } },
     );
     expect(rendered.subject).toBe("Sign in to Acme: Your code is AB12CD");
     expect(rendered.html).toContain("https://app.example/handler/magic-link-callback?code=abc");
@@ -199,6 +219,7 @@ describe("the built-in themes and templates", () => {
         BUILT_IN_TEMPLATE_IDS.team_invitation,
         { teamDisplayName: "Ops" },
         {
+          tenant: TENANT,
           project: { displayName: "Acme" },
         },
       ),
@@ -208,7 +229,7 @@ describe("the built-in themes and templates", () => {
         config,
         "00000000-0000-4000-8000-000000000000",
         {},
-        { project: { displayName: "Acme" } },
+        { tenant: TENANT, project: { displayName: "Acme" } },
       ),
     ).rejects.toThrow("there is no email template with id");
   });

@@ -16,6 +16,7 @@ import {
   type SandboxLimits,
   type SandboxOutcome,
 } from "./sandbox.ts";
+import type { SandboxTenant } from "./sandbox-queue.ts";
 import { isTrustedEmail, runTrusted } from "./trusted.ts";
 
 export class EmailRenderError extends Error {
@@ -32,6 +33,8 @@ export type ProjectLogos = {
 };
 
 export type EmailRenderRequest = {
+  /** Whose render it is: the sandbox queues each project's renders apart, real emails first (sandbox-queue.ts). */
+  tenant: SandboxTenant;
   templateSource: string;
   /** The theme's TSX; `null` renders with no theme (a bare document). */
   themeSource: string | null;
@@ -98,7 +101,7 @@ export async function renderEmailBatch(
   const theme = shared.themeSource ?? NO_THEME_SOURCE;
   const outcomes = isTrustedEmail({ template: shared.templateSource, theme })
     ? runTrusted(compiled.code, inputs)
-    : await runBatchInSandbox(compiled.code, inputs, shared.limits ?? DEFAULT_SANDBOX_LIMITS);
+    : await runBatchInSandbox(shared.tenant, compiled.code, inputs, shared.limits ?? DEFAULT_SANDBOX_LIMITS);
   // Loaded with the first render rather than at start (~0.06 s, ~6 MiB): many servers never send an email.
   const { toPlainText } = await import("@react-email/render");
   return Promise.all(
@@ -169,6 +172,7 @@ export function themeSourceFor(config: RenderedConfig, choice: ThemeChoice): str
 }
 
 export type TemplateRenderOptions = {
+  tenant: SandboxTenant;
   user?: { displayName: string | null };
   project: { displayName: string };
   unsubscribeLink?: string;
@@ -194,6 +198,7 @@ export async function renderTemplate(
   if (!template)
     throw new EmailRenderError(`Render error: there is no email template with id ${templateId}.`);
   const rendered = await renderEmail({
+    tenant: options.tenant,
     templateSource: template.tsxSource,
     themeSource: themeSourceFor(config, options.themeId !== undefined ? options.themeId : template.themeId),
     // The protocol injects these before the caller's own; only templates that declare them see them.

@@ -5,12 +5,15 @@
 import { describe, expect, it } from "vitest";
 import { EmailRenderError, renderEmail } from "./render.ts";
 import type { SandboxLimits } from "./sandbox.ts";
+import type { SandboxTenant } from "./sandbox-queue.ts";
+
+const TENANT: SandboxTenant = { projectId: "sandbox-test", lane: "preview" };
 
 const LIMITS: SandboxLimits = { timeMs: 1_500, memoryBytes: 32 * 1024 * 1024 };
 
 async function failure(templateBody: string, imports = ""): Promise<string> {
   const templateSource = `${imports}\nexport function EmailTemplate() {\n${templateBody}\n}\n`;
-  const error = await renderEmail({ templateSource, themeSource: null, limits: LIMITS }).then(
+  const error = await renderEmail({ tenant: TENANT, templateSource, themeSource: null, limits: LIMITS }).then(
     () => undefined,
     (caught: unknown) => caught,
   );
@@ -69,6 +72,7 @@ describe("the email sandbox", () => {
   it("keeps the event loop free while a hostile render runs", async () => {
     let settled = false;
     const hostile = renderEmail({
+      tenant: TENANT,
       templateSource: "export function EmailTemplate() { while (true) {} }",
       themeSource: null,
       limits: { timeMs: 3_000, memoryBytes: LIMITS.memoryBytes },

@@ -2,14 +2,16 @@
  * Runs compiled email scripts in QuickJS on worker threads (sandbox-worker.mjs): the event loop stays free for
  * other requests while a render runs, and the interpreter bounds each render's time and memory.
  *
- * A small pool: at most `MAX_WORKERS` threads, each running one job at a time, the rest queued. If a worker does not
- * answer within the deadline plus a grace period (the interrupt handler failed to stop it), it is terminated and
- * replaced, and its job fails as a timeout.
+ * A small pool: at most `MAX_WORKERS` threads, each running one job at a time, the rest queued per project and lane
+ * (sandbox-queue.ts: real emails first, then fair between projects). If a worker does not answer within the
+ * deadline plus a grace period (the interrupt handler failed to stop it), it is terminated and replaced, and its
+ * job fails as a timeout.
  */
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { SERVER_PACKAGE_ROOT } from "../package-root.ts";
+import { FairQueue, type SandboxTenant } from "./sandbox-queue.ts";
 
 export type SandboxLimits = { timeMs: number; memoryBytes: number };
 
@@ -21,16 +23,25 @@ export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = { timeMs: 15_000, memoryByt
 
 export type SandboxOutcome =
   | { ok: true; value: string }
-  | { ok: false; kind: "timeout" | "memory" | "error"; message: string; stack?: string };
+  | { ok: false; kind: "timeout" | "memory" | "busy" | "error"; message: string; stack?: string };
 
 /** Where the worker's file is, from the package root so that the bundled server finds it too. */
 const WORKER_FILE = join(SERVER_PACKAGE_ROOT, "src/email-rendering/sandbox-worker.mjs");
 const MAX_WORKERS = Math.max(1, Math.min(2, availableParallelism()));
+/**
+ * Previews one project may have waiting (the ones running aside). Each waiting job holds its compiled bundle (half
+ * a megabyte, more with Tailwind), so a project that queues faster than the sandbox renders is refused at once
+ * past this instead of filling the memory; an editor has one or two waiting at most. Real emails are never refused:
+ * the outbox hands them over at its own pace.
+ */
+const MAX_WAITING_PREVIEWS_PER_PROJECT = 16;
+
 /** Time a worker gets beyond the deadline before it is presumed stuck (starting the interpreter counts too). */
 const WATCHDOG_GRACE_MS = 5_000;
 
 type Job = {
   id: number;
+  tenant: SandboxTenant;
   code: string;
   inputs: string[];
   limits: SandboxLimits;
@@ -40,7 +51,7 @@ type Job = {
 type PoolWorker = { worker: Worker; job: Job | null; watchdog: NodeJS.Timeout | null };
 
 const workers: PoolWorker[] = [];
-const queue: Job[] = [];
+const queue = new FairQueue<Job>();
 let nextJobId = 1;
 
 function startWorker(): PoolWorker {
@@ -77,17 +88,18 @@ function finish(entry: PoolWorker, outcomes: SandboxOutcome[]) {
   entry.job = null;
   entry.watchdog = null;
   entry.worker.unref();
+  queue.done(job.tenant);
   job.resolve(outcomes);
   // A retired worker is out of `workers`, so the queue moves on to the others or to a new one.
   dispatch();
 }
 
 function dispatch() {
-  while (queue.length > 0) {
+  while (queue.size > 0) {
     const idle = workers.find((entry) => entry.job === null);
     const entry = idle ?? (workers.length < MAX_WORKERS ? startWorker() : undefined);
     if (!entry) return;
-    const job = queue.shift() as Job;
+    const { job } = queue.take()!;
     entry.job = job;
     entry.worker.ref();
     entry.watchdog = setTimeout(
@@ -111,29 +123,25 @@ function dispatch() {
   }
 }
 
-/** Runs `code` (which defines `__gatehouseRender`) and calls it with `input` (a JSON string). */
-export async function runInSandbox(
-  code: string,
-  input: string,
-  limits: SandboxLimits = DEFAULT_SANDBOX_LIMITS,
-): Promise<SandboxOutcome> {
-  const [outcome] = await runBatchInSandbox(code, [input], limits);
-  return outcome!;
-}
-
 /**
  * Runs `code` once and calls it with each input, in order, in one interpreter (each call has the time limit of its
  * own); one outcome per input. For one project's email to many recipients: the same owner's code, so sharing an
- * interpreter between the renders exposes nothing that is not the owner's already.
+ * interpreter between the renders exposes nothing that is not the owner's already. The job waits in `tenant`'s
+ * queue (sandbox-queue.ts).
  */
 export function runBatchInSandbox(
+  tenant: SandboxTenant,
   code: string,
   inputs: string[],
   limits: SandboxLimits = DEFAULT_SANDBOX_LIMITS,
 ): Promise<SandboxOutcome[]> {
   if (inputs.length === 0) return Promise.resolve([]);
+  if (tenant.lane === "preview" && queue.waitingOf(tenant) >= MAX_WAITING_PREVIEWS_PER_PROJECT) {
+    const message = `${MAX_WAITING_PREVIEWS_PER_PROJECT} previews of this project are already waiting for the sandbox; try again when they are done.`;
+    return Promise.resolve(inputs.map(() => ({ ok: false, kind: "busy", message })));
+  }
   return new Promise((resolve) => {
-    queue.push({ id: nextJobId++, code, inputs, limits, resolve });
+    queue.push(tenant, { id: nextJobId++, tenant, code, inputs, limits, resolve });
     dispatch();
   });
 }

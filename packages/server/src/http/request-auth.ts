@@ -30,6 +30,14 @@ export type RequestAuth = {
   projectOwner: UserRow | null;
 };
 
+/**
+ * Who acts within the project, as a key for what belongs to them (AI conversations, proposals) and for per-owner
+ * rate limits: the owner behind an admin access token, or the project's admin key.
+ */
+export function ownerKeyOf(auth: Pick<RequestAuth, "projectOwner">): string {
+  return auth.projectOwner ? `user:${auth.projectOwner.id}` : "admin-key";
+}
+
 const KEY_HEADERS = [
   "publishable-client-key",
   "secret-server-key",

@@ -1,4 +1,4 @@
-import { lt, sql } from "drizzle-orm";
+import { eq, lt, sql } from "drizzle-orm";
 import type { RenderedConfig } from "../config/index.ts";
 import type { Database } from "../db/index.ts";
 import { preparedSql } from "../db/prepared-sql.ts";
@@ -196,4 +196,27 @@ export async function consumeRateLimits(
       throw tooManyAttempts(attempt.now, attempt.windowEndsAt);
     }
   }
+}
+
+/**
+ * Throws the 429 that the next `consumeRateLimit` of `rule` and `subject` would, without counting anything: for a
+ * request that will count its attempts later, one by one (an AI question's tool calls), and should not start at
+ * all while the window is full.
+ */
+export async function refuseWhileLimitReached(
+  scope: RateLimitScope,
+  rule: RateLimitRule,
+  subject: string,
+): Promise<void> {
+  const effective = effectiveRule(scope, rule);
+  const [row] = await scope.db
+    .select({ count: rateLimitCounters.count, windowStart: rateLimitCounters.windowStart })
+    .from(rateLimitCounters)
+    .where(eq(rateLimitCounters.key, counterKey(scope, effective, subject)));
+  if (!row || row.count < effective.limit) return;
+  const now = new Date();
+  const windowEndsAt = new Date(row.windowStart.getTime() + effective.windowSeconds * 1000);
+  if (windowEndsAt <= now) return;
+  scope.onRefused?.(effective.id);
+  throw tooManyAttempts(now, windowEndsAt);
 }

@@ -59,6 +59,43 @@ export const RATE_LIMITS = {
    * plenty for a person at the dashboard and caps what a leaked admin credential or a runaway script can spend.
    */
   aiQueryPerOwner: { id: "aiQueryPerOwner", name: "ai-query:owner", limit: 60, windowSeconds: 3600 },
+  /**
+   * Each tool the model runs for an owner reads the project's users, teams, events or config, and a question may
+   * call several (up to the step limit): this caps the reads one owner's questions make, whatever the model asks.
+   */
+  aiToolCallsPerOwner: {
+    id: "aiToolCallsPerOwner",
+    name: "ai-tool-call:owner",
+    limit: 120,
+    windowSeconds: 3600,
+  },
+  /**
+   * Previews run owner-written TSX in the shared sandbox for up to 15 s each (render-email, and the test render of
+   * every theme and template save). The dashboard's editor renders as you type (at most one request per pause), so
+   * 300 in 10 minutes is a busy hour of editing; a script queueing renders meets it long before it costs other
+   * projects anything (they are served fairly in any case, sandbox-queue.ts).
+   */
+  emailPreviewPerOwner: {
+    id: "emailPreviewPerOwner",
+    name: "email-preview:owner",
+    limit: 300,
+    windowSeconds: 600,
+  },
+  /**
+   * A test webhook is one outgoing request to an address the project chose, sent while the caller waits: this
+   * keeps the server from being a project's tool for hammering some host.
+   */
+  testWebhookPerProject: {
+    id: "testWebhookPerProject",
+    name: "test-webhook:project",
+    limit: 20,
+    windowSeconds: 600,
+  },
+  /**
+   * Purchase codes are 45 random characters, so guessing is hopeless; this still answers a guesser (and a page
+   * reloaded in a loop) with 429 rather than a database read per try. A purchase page reads its code a few times.
+   */
+  purchaseCodePerIp: { id: "purchaseCodePerIp", name: "purchase-code:ip", limit: 60, windowSeconds: 300 },
 } as const satisfies Record<string, { id: string; name: string; limit: number; windowSeconds: number }>;
 
 export type RateLimitRuleId = keyof typeof RATE_LIMITS;

@@ -574,6 +574,36 @@ describe("rate limit", () => {
     expect(Number(third.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(fake.requests).toHaveLength(2);
   });
+
+  it("holds each owner to the project's number of tool runs, then refuses questions that offer tools", async () => {
+    const limited = await server.createProject("Tool Limited");
+    await limited.configure({ "gatehouse.rateLimits.aiToolCallsPerOwner": { limit: 2 } });
+    const readConfig = { name: "readConfig", arguments: { section: "auth" } };
+    fake.script({ toolCalls: [readConfig, readConfig, readConfig] }, { text: "Two of three." });
+    const answered = await ask("Read the config three times", {}, limited);
+    expect(answered.status, answered.text).toBe(200);
+    const results = answered.body.content
+      .filter((block: { type: string }) => block.type === "tool-call")
+      .map((block: { result: Record<string, unknown> }) => block.result);
+    expect(results).toHaveLength(3);
+    expect(results.filter((result: Record<string, unknown>) => "refused" in result)).toEqual([
+      { refused: expect.stringMatching(/^Too many attempts\. Please wait \d+ seconds/) },
+    ]);
+
+    const refused = await ask("Once more", {}, limited);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(fake.requests).toHaveLength(2);
+    // A question without project tools is not held back by them.
+    fake.script({ text: "No tools." });
+    expect((await ask("Just talk", { tools: [] }, limited)).status).toBe(200);
+
+    await limited.configure({ "gatehouse.rateLimits.aiToolCallsPerOwner": { limit: 10 } });
+    fake.script({ toolCalls: [readConfig] }, { text: "Read." });
+    const raised = await ask("Read it again", {}, limited);
+    expect(raised.status, raised.text).toBe(200);
+    expect(raised.body.content[0].result).not.toHaveProperty("refused");
+  });
 });
 
 describe("the other tools", () => {

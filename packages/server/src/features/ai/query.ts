@@ -8,7 +8,7 @@ import { z } from "zod";
 import type { AppDeps } from "../../deps.ts";
 import type { RequestAuth } from "../../http/request-auth.ts";
 import { StatusError } from "../../http/status-error.ts";
-import { consumeRateLimit, rateLimitScope } from "../../rate-limit/limiter.ts";
+import { consumeRateLimit, rateLimitScope, refuseWhileLimitReached } from "../../rate-limit/limiter.ts";
 import { RATE_LIMITS } from "../../rate-limit/rules.ts";
 import { aiModelOrThrow } from "./model.ts";
 import { type SystemPromptName, systemPrompt } from "./prompts.ts";
@@ -70,9 +70,14 @@ export type AiQuery = {
 async function prepare(deps: AppDeps, auth: RequestAuth, clientIp: string | null, query: AiQuery) {
   const { model, name } = await aiModelOrThrow(deps.env.ai);
   const ownerKey = ownerKeyOf(auth);
-  await consumeRateLimit(rateLimitScope(deps, auth, clientIp), RATE_LIMITS.aiQueryPerOwner, ownerKey);
+  const limits = rateLimitScope(deps, auth, clientIp);
+  // A question that may run project tools waits, whole, while the owner's tool runs are used up (tools.ts).
+  if (query.tools.some((name) => Object.hasOwn(PROJECT_TOOL_NAMES, name))) {
+    await refuseWhileLimitReached(limits, RATE_LIMITS.aiToolCallsPerOwner, ownerKey);
+  }
+  await consumeRateLimit(limits, RATE_LIMITS.aiQueryPerOwner, ownerKey);
   const tools = await buildTools(
-    { deps, projectId: auth.project.id, config: auth.config, ownerKey },
+    { deps, projectId: auth.project.id, config: auth.config, ownerKey, limits },
     query.tools,
   );
   const sdk = await aiSdk();

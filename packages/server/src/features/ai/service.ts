@@ -6,14 +6,11 @@ import { and, asc, desc, eq, sql } from "drizzle-orm";
 import { randomUuid } from "../../crypto/index.ts";
 import type { AppDeps } from "../../deps.ts";
 import { isUuid } from "../../fields/ids.ts";
-import type { RequestAuth } from "../../http/request-auth.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { type AiStoredMessage, aiChatMessages, aiConversations, aiUsage } from "./schema.ts";
 
 /** Who a conversation, a proposal or a rate-limit counter belongs to within the project. */
-export function ownerKeyOf(auth: Pick<RequestAuth, "projectOwner">): string {
-  return auth.projectOwner ? `user:${auth.projectOwner.id}` : "admin-key";
-}
+export { ownerKeyOf } from "../../http/request-auth.ts";
 
 export const MAX_THREAD_MESSAGES = 1000;
 

@@ -12,6 +12,9 @@ import type { RenderedConfig } from "../../config/index.ts";
 import { isValidCustomPermissionId } from "../../config/index.ts";
 import type { AppDeps } from "../../deps.ts";
 import { isUuid } from "../../fields/ids.ts";
+import { StatusError } from "../../http/status-error.ts";
+import { consumeRateLimit, type RateLimitScope } from "../../rate-limit/limiter.ts";
+import { RATE_LIMITS } from "../../rate-limit/rules.ts";
 import { recentEmailsTo } from "../emails/recent.ts";
 import { recentEventsOfUser } from "../events/recent.ts";
 import { listTeams } from "../teams/service.ts";
@@ -27,7 +30,24 @@ export type ToolContext = {
   projectId: string;
   config: RenderedConfig;
   ownerKey: string;
+  /** The request's rate-limit scope: each tool run counts against `aiToolCallsPerOwner`. */
+  limits: RateLimitScope;
 };
+
+/**
+ * Counts one tool run; past the owner's limit, the refusal (with its wait) is what the tool gives the model, which
+ * then tells the owner, rather than an error that would end the answer half-way. query.ts refuses the next
+ * question that offers project tools with a 429 while the window stays full.
+ */
+async function toolRunRefused(ctx: ToolContext): Promise<{ refused: string } | null> {
+  try {
+    await consumeRateLimit(ctx.limits, RATE_LIMITS.aiToolCallsPerOwner, ctx.ownerKey);
+    return null;
+  } catch (error) {
+    if (error instanceof StatusError && error.status === 429) return { refused: error.message };
+    throw error;
+  }
+}
 
 const MAX_TOOL_OUTPUT_CHARS = 30_000;
 
@@ -117,8 +137,10 @@ export async function buildTools(ctx: ToolContext, names: readonly RequestToolNa
   const tools: ToolSet = {};
   const wanted = new Set(names);
   const dataTool = <I, O>(name: string, definition: Parameters<typeof tool<I, O>>[0]) => {
+    const execute = definition.execute as (input: I, options: unknown) => Promise<O>;
     tools[name] = tool<I, O>({
       ...definition,
+      execute: async (input: I, options: unknown) => (await toolRunRefused(ctx)) ?? execute(input, options),
       toModelOutput: ({ output }: { output: unknown }) => asData(name, output),
     } as never);
   };

@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BUILT_IN_TEMPLATE_IDS, DEFAULT_DARK_THEME_ID } from "../../email-rendering/index.ts";
+import {
+  BUILT_IN_TEMPLATE_IDS,
+  DEFAULT_DARK_THEME_ID,
+  DEFAULT_LIGHT_THEME_ID,
+} from "../../email-rendering/index.ts";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
 
 let server: TestServer;
@@ -140,5 +144,36 @@ describe("POST /emails/render-email", () => {
       const response = await render({ template_tsx_source: TEMPLATE }, project.headers(access));
       expect(response.status).toBe(401);
     }
+  });
+});
+
+describe("the preview limit (emailPreviewPerOwner)", () => {
+  it("answers 429 with Retry-After past the project's number, for render-email and theme saves alike", async () => {
+    const limited = await server.createProject("Preview Limit Co");
+    await limited.configure({ "gatehouse.rateLimits.emailPreviewPerOwner": { limit: 2 } });
+    const admin = limited.headers("admin");
+    const preview = { template_id: BUILT_IN_TEMPLATE_IDS.password_reset };
+    expect((await render(preview, admin)).status).toBe(200);
+    expect((await render(preview, admin)).status).toBe(200);
+    const refused = await render(preview, admin);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(Number(refused.headers.get("retry-after"))).toBeLessThanOrEqual(3600);
+
+    // A theme save's test render is a preview too: refused, and nothing is saved.
+    const themePath = `/api/v1/internal/email-themes/${DEFAULT_LIGHT_THEME_ID}`;
+    const saved = await server.request(themePath, {
+      method: "PATCH",
+      headers: admin,
+      body: { tsx_source: THEME },
+    });
+    expect(saved.status).toBe(429);
+    const theme = await server.request(themePath, { headers: admin });
+    expect(theme.body.tsx_source).not.toBe(THEME);
+
+    // Other projects count apart; raising the project's number lets the owner go on in the same window.
+    expect((await render(preview)).status).toBe(200);
+    await limited.configure({ "gatehouse.rateLimits.emailPreviewPerOwner": { limit: 5 } });
+    expect((await render(preview, admin)).status).toBe(200);
   });
 });

@@ -11,7 +11,14 @@ import { metadataField } from "../../fields/metadata.ts";
 import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { wire } from "../../http/wire-schema.ts";
-import { findTemplate, findTheme, projectLogosOf, renderOr400, tags, tsxSourceField } from "./shared.ts";
+import {
+  findTemplate,
+  findTheme,
+  projectLogosOf,
+  renderPreviewOr400,
+  tags,
+  tsxSourceField,
+} from "./shared.ts";
 
 const source = tsxSourceField;
 
@@ -49,7 +56,7 @@ export const renderRoutes = [
         }),
       ),
     },
-    handler: async ({ auth, body }) => {
+    handler: async ({ deps, auth, body, clientIp }) => {
       const config = auth.config;
       let templateSource = body.template_tsx_source;
       if (body.template_id !== undefined) {
@@ -68,13 +75,15 @@ export const renderRoutes = [
         if (!theme) throw new StatusError(400, `No email theme with id ${themeId}.`);
         themeSource = theme.tsxSource;
       }
-      const rendered = await renderOr400({
-        templateSource: templateSource as string,
-        themeSource,
-        preview: true,
-        ...(body.variables !== undefined ? { variables: body.variables } : {}),
-        projectLogos: projectLogosOf(auth.project),
-      });
+      const rendered = await renderPreviewOr400(
+        { deps, auth, clientIp },
+        {
+          templateSource: templateSource as string,
+          themeSource,
+          ...(body.variables !== undefined ? { variables: body.variables } : {}),
+          projectLogos: projectLogosOf(auth.project),
+        },
+      );
       return {
         body: {
           html: rendered.html,

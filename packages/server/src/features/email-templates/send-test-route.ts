@@ -17,6 +17,7 @@ import { RATE_LIMITS } from "../../rate-limit/rules.ts";
 import { enqueueRenderedEmail } from "../emails/outbox.ts";
 import {
   findTheme,
+  previewTenant,
   projectLogosOf,
   renderOr400,
   requireCustomEmailServer,
@@ -56,6 +57,7 @@ export const sendTestRoute = defineRoute({
       throw new StatusError(400, `No email theme with id ${chosenTheme}.`);
     }
     const rendered = await renderOr400({
+      tenant: previewTenant(project.id),
       templateSource: body.tsx_source ?? template.tsxSource,
       themeSource: themeSourceFor(config, chosenTheme),
       preview: true,

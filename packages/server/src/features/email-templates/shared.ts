@@ -1,7 +1,8 @@
 /**
  * What the theme, template and render-email routes share: looking entries up in the rendered config, writing them
- * (environment-level overrides, PROTOCOL-EXTRA §1.3/§1.4), rendering with errors answered as EMAIL_RENDERING_ERROR,
- * and the project's logos as theme props.
+ * (environment-level overrides, PROTOCOL-EXTRA §1.3/§1.4), rendering with errors answered as EMAIL_RENDERING_ERROR
+ * (previews limited per owner and queued in the project's preview lane of the sandbox), and the project's logos as
+ * theme props.
  */
 import { knownError } from "@gatehouse/shared";
 import { z } from "zod";
@@ -12,9 +13,13 @@ import {
   type EmailRenderRequest,
   type ProjectLogos,
   renderEmail,
+  type SandboxTenant,
 } from "../../email-rendering/index.ts";
 import { displayNameField, storableText } from "../../fields/text.ts";
+import { ownerKeyOf, type RequestAuth } from "../../http/request-auth.ts";
 import { StatusError } from "../../http/status-error.ts";
+import { consumeRateLimit, rateLimitScope } from "../../rate-limit/limiter.ts";
+import { RATE_LIMITS } from "../../rate-limit/rules.ts";
 import { patchConfigOverride } from "../projects/config-store.ts";
 import type { ProjectRow } from "../projects/schema.ts";
 
@@ -77,6 +82,31 @@ export async function renderOr400(request: EmailRenderRequest) {
       throw knownError("EMAIL_RENDERING_ERROR", { error: error.message });
     throw error;
   }
+}
+
+/** An owner's render of the project (editor previews, test renders, test sends) in the sandbox's preview lane. */
+export function previewTenant(projectId: string): SandboxTenant {
+  return { projectId, lane: "preview" };
+}
+
+/** The caller of a preview route, as its handler gets them. */
+export type PreviewCaller = { deps: AppDeps; auth: RequestAuth; clientIp: string | null };
+
+/**
+ * A preview for the owner calling (render-email, the test render of a theme or template save): counted against
+ * `emailPreviewPerOwner` first, then rendered in preview mode in the project's preview lane, failures as 400s.
+ */
+export async function renderPreviewOr400(
+  caller: PreviewCaller,
+  request: Omit<EmailRenderRequest, "tenant" | "preview">,
+) {
+  const { deps, auth, clientIp } = caller;
+  await consumeRateLimit(
+    rateLimitScope(deps, auth, clientIp),
+    RATE_LIMITS.emailPreviewPerOwner,
+    ownerKeyOf(auth),
+  );
+  return renderOr400({ ...request, preview: true, tenant: previewTenant(auth.project.id) });
 }
 
 /** TSX sources may be long, but not unbounded: the whole config is read on every request. */

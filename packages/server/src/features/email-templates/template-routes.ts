@@ -17,7 +17,7 @@ import {
   emailDisplayNameField,
   findTheme,
   projectLogosOf,
-  renderOr400,
+  renderPreviewOr400,
   requireCustomEmailServer,
   tags,
   templateOr404,
@@ -89,7 +89,7 @@ export const templateRoutes = [
       }),
     },
     response: { body: wire<WireEmailTemplateSaved>()(z.object({ rendered_html: z.string() })) },
-    handler: async ({ deps, auth, params, body }) => {
+    handler: async ({ deps, auth, params, body, clientIp }) => {
       requireCustomEmailServer(auth.config);
       templateOr404(auth.config, params.templateId);
       if (typeof body.theme_id === "string" && !findTheme(auth.config, body.theme_id)) {
@@ -97,14 +97,16 @@ export const templateRoutes = [
       }
       // The protocol test-renders with the selected theme, whatever theme the template names.
       const selected = findTheme(auth.config, auth.config.emails.selectedThemeId);
-      const rendered = await renderOr400({
-        templateSource: body.tsx_source,
-        themeSource: selected?.tsxSource ?? null,
-        preview: true,
-        variables: { projectDisplayName: auth.project.displayName },
-        projectLogos: projectLogosOf(auth.project),
-        requireMarkers: true,
-      });
+      const rendered = await renderPreviewOr400(
+        { deps, auth, clientIp },
+        {
+          templateSource: body.tsx_source,
+          themeSource: selected?.tsxSource ?? null,
+          variables: { projectDisplayName: auth.project.displayName },
+          projectLogos: projectLogosOf(auth.project),
+          requireMarkers: true,
+        },
+      );
       const patch: JsonObject = { [`emails.templates.${params.templateId}.tsxSource`]: body.tsx_source };
       if (body.theme_id !== undefined) patch[`emails.templates.${params.templateId}.themeId`] = body.theme_id;
       await writeEmailsConfig(deps, auth.project.id, patch);

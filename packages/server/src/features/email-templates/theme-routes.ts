@@ -14,7 +14,7 @@ import { wire } from "../../http/wire-schema.ts";
 import {
   emailDisplayNameField,
   projectLogosOf,
-  renderOr400,
+  renderPreviewOr400,
   tags,
   themeOr404,
   tsxSourceField,
@@ -104,14 +104,16 @@ export const themeRoutes = [
       body: z.strictObject({ tsx_source: tsxSourceField }),
     },
     response: { body: z.object({ display_name: z.string() }) },
-    handler: async ({ deps, auth, params, body }) => {
+    handler: async ({ deps, auth, params, body, clientIp }) => {
       const theme = themeOr404(auth.config, params.theme_id);
-      await renderOr400({
-        templateSource: THEME_PREVIEW_TEMPLATE,
-        themeSource: body.tsx_source,
-        preview: true,
-        projectLogos: projectLogosOf(auth.project),
-      });
+      await renderPreviewOr400(
+        { deps, auth, clientIp },
+        {
+          templateSource: THEME_PREVIEW_TEMPLATE,
+          themeSource: body.tsx_source,
+          projectLogos: projectLogosOf(auth.project),
+        },
+      );
       await writeEmailsConfig(deps, auth.project.id, {
         [`emails.themes.${params.theme_id}.tsxSource`]: body.tsx_source,
       });

@@ -255,6 +255,8 @@ async function renderGroup(deps: RenderDeps, project: ProjectContext, jobs: Job[
     try {
       return await renderEmailBatch(
         {
+          // Real emails have the sandbox's first lane: previews never hold them up.
+          tenant: { projectId: project.id, lane: "send" },
           templateSource: first.tsxSource ?? "",
           themeSource: theme ? theme.tsxSource : null,
           project: { displayName: project.displayName },

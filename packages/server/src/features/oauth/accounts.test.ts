@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
 import { expectKnownError, uniqueEmail } from "../../testing/known-errors.ts";
 import { createSignedInUser } from "../../testing/users.ts";
+import { devProviderEmail } from "./dev-provider.ts";
 import {
   exchangeCode,
   redirectError,
@@ -169,11 +170,13 @@ describe("the development provider, where anyone can type any address", () => {
     expect(tokens.is_new_user).toBe(true);
     const user = await userOf(tokens.access_token);
     expect(user.id).not.toBe(existing.id);
+    // It gets the address marked, so it shares no address with the victim either.
+    const marked = devProviderEmail(existing.email);
     expect(user).toMatchObject({
-      primary_email: existing.email,
+      primary_email: marked,
       primary_email_verified: false,
       primary_email_auth_enabled: false,
-      oauth_providers: [{ id: "github", account_id: existing.email, email: existing.email }],
+      oauth_providers: [{ id: "github", account_id: existing.email, email: marked }],
     });
     await expectUntouched(project, existing);
 
@@ -220,7 +223,9 @@ describe("linking (type=link)", () => {
     expect(tokens.is_new_user).toBe(false);
     const user = await userOf(tokens.access_token);
     expect(user.id).toBe(owner.user.id);
-    expect(user.oauth_providers).toEqual([{ id: "github", account_id: providerEmail, email: providerEmail }]);
+    expect(user.oauth_providers).toEqual([
+      { id: "github", account_id: providerEmail, email: devProviderEmail(providerEmail) },
+    ]);
     const later = await signInWithDevProvider(server, project, providerEmail);
     expect((await userOf(later.tokens.access_token)).id).toBe(owner.user.id);
   });
@@ -256,11 +261,11 @@ describe("anonymous users", () => {
     expect(user).toMatchObject({
       id: anonymous.user_id,
       is_anonymous: false,
-      primary_email: email,
-      // The development provider's address proves nothing.
+      // The development provider's address proves nothing, and comes marked.
+      primary_email: devProviderEmail(email),
       primary_email_verified: false,
       primary_email_auth_enabled: false,
-      oauth_providers: [{ id: "github", account_id: email, email }],
+      oauth_providers: [{ id: "github", account_id: email, email: devProviderEmail(email) }],
     });
   });
 
@@ -296,7 +301,7 @@ describe("anonymous users", () => {
     });
     const user = await userOf(tokens.access_token, teams);
     expect(user).toMatchObject({ id: anonymous.body.user_id, is_anonymous: false });
-    expect(user.selected_team?.display_name).toBe(`${email}'s Team`);
+    expect(user.selected_team?.display_name).toBe(`${devProviderEmail(email)}'s Team`);
     const fresh = await signInWithDevProvider(server, teams, uniqueEmail("fresh"));
     expect((await userOf(fresh.tokens.access_token, teams)).selected_team).not.toBeNull();
   });

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BrowserTest, startBrowserTest } from "../../testing/browser.ts";
 import { uniqueEmail } from "../../testing/known-errors.ts";
 import type { ListeningServer } from "../../testing/listening-server.ts";
+import { devProviderEmail } from "./dev-provider.ts";
 
 let app: { url: string; server: Server } | undefined;
 let session: BrowserTest | undefined;
@@ -97,7 +98,7 @@ describe("OAuth sign-in in Chromium", () => {
           "x-stack-access-token": body.access_token,
         },
       });
-      expect(((await me.json()) as { primary_email: string }).primary_email).toBe(email);
+      expect(((await me.json()) as { primary_email: string }).primary_email).toBe(devProviderEmail(email));
     } finally {
       await context.close();
     }

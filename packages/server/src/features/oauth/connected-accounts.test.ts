@@ -9,6 +9,7 @@ import { expectKnownError, uniqueEmail } from "../../testing/known-errors.ts";
 import { expireRows } from "../../testing/time.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 import { encryptProviderToken } from "./accounts.ts";
+import { devProviderEmail } from "./dev-provider.ts";
 import { oauthAccounts, oauthTokens } from "./schema.ts";
 import { signInWithDevProvider } from "./test-support.ts";
 
@@ -75,7 +76,7 @@ describe("provider access tokens", () => {
     expect(response.status, response.text).toBe(201);
     expect(await providerUser(user.issuer, response.body.access_token)).toEqual({
       status: 200,
-      body: { sub: user.email, email: user.email, email_verified: false },
+      body: { sub: user.email, email: devProviderEmail(user.email), email_verified: false },
     });
     // At rest the provider's tokens are encrypted.
     const [stored] = await storedTokens(user.userId);

@@ -36,8 +36,9 @@ export function devLoginPage(input: {
 <p>This page is a stand-in for <strong>${escapeHtml(input.clientId)}</strong>, built into Gatehouse for development,
 because this server has no OAuth credentials for ${escapeHtml(input.clientId)}. Nothing is checked: type any email
 address to sign in as a test account of this stand-in.</p>
-<p>The address is not verified, and it never signs you in to an existing account that uses it: the same address
-always brings you back to the same test account.</p>
+<p>The test account gets the address marked, e.g. <code>ada@example.com.dev-oauth.invalid</code> for
+<code>ada@example.com</code>: unverified, never delivered to, and never the address of an existing account. The same
+address always brings you back to the same test account.</p>
 <form method="post" action="/interaction/${escapeHtml(input.uid)}">
   <label for="email">Email address</label>
   <input id="email" name="email" type="email" autocomplete="email" required autofocus

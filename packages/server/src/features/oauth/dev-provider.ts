@@ -2,10 +2,11 @@
 /**
  * The development OpenID provider: a real OAuth 2 / OpenID Connect server (oidc-provider) that the Gatehouse
  * process starts on a loopback port the first time a "shared" OAuth provider is used without server-operator
- * credentials. Its sign-in page asks for an email address; the address becomes both the account id (`sub`) and the
- * email, and consent is given automatically. So OAuth sign-in works on a fresh machine with nothing set up. Anyone
- * can type anyone's address, so the email is never claimed verified, and Gatehouse never matches it to an existing
- * account (`providerEmailTrust` in sign-in-user.ts).
+ * credentials. Its sign-in page asks for an email address; the address becomes the account id (`sub`), and consent
+ * is given automatically. So OAuth sign-in works on a fresh machine with nothing set up. Anyone can type anyone's
+ * address, so the email it claims is never verified, Gatehouse never matches it to an existing account
+ * (`providerEmailTrust` in sign-in-user.ts), and it is not the typed address but a marked one (`devProviderEmail`),
+ * so that no user it creates shares a real user's address.
  *
  * It is never started in production (see `devOAuthEnabled`), and is imported lazily so production never loads it.
  */
@@ -28,6 +29,24 @@ export type DevOAuthProvider = {
   /** Registers `redirectUri` for the client `clientId` (created on first use) and returns its credentials. */
   registerClient: (clientId: string, redirectUri: string) => { clientId: string; clientSecret: string };
 };
+
+/**
+ * The mark on every address the dev provider claims: a subdomain of `.invalid`, the top-level domain reserved never
+ * to resolve (RFC 6761), so no mail is ever delivered there.
+ */
+export const DEV_PROVIDER_EMAIL_SUFFIX = ".dev-oauth.invalid";
+/** Longest address the sign-in page takes: marked, it must still fit an email's 254 characters. */
+const MAX_TYPED_EMAIL_LENGTH = 254 - DEV_PROVIDER_EMAIL_SUFFIX.length;
+
+/**
+ * The email the dev provider claims for a typed address: `ada@example.com` becomes
+ * `ada@example.com.dev-oauth.invalid`. Still readable as who the developer meant, but never equal to a real user's
+ * address, so a later flow that goes by address (an invitation to `ada@example.com`, a sign-in code, an
+ * email-first sign-in) can never take the test account for the real one, or the other way round.
+ */
+export function devProviderEmail(typed: string): string {
+  return `${typed}${DEV_PROVIDER_EMAIL_SUFFIX}`;
+}
 
 /** Whether shared providers without credentials fall back to the dev provider (never in production). */
 export function devOAuthEnabled(env: ServerEnv): boolean {
@@ -118,7 +137,7 @@ function interactionMiddleware(provider: Provider) {
       return redirect(ctx, to);
     }
     const email = (form.get("email") ?? "").trim().toLowerCase();
-    if (email.length > 254 || !/^[^\s@]+@[^\s@]+$/.test(email)) {
+    if (email.length > MAX_TYPED_EMAIL_LENGTH || !/^[^\s@]+@[^\s@]+$/.test(email)) {
       return html(
         ctx,
         400,
@@ -173,7 +192,9 @@ export async function startOidcStandIn(options: OidcStandInOptions = {}): Promis
     tokenEndpointAuthMethod: options.tokenEndpointAuthMethod ?? "client_secret_post",
   };
   const clientSecret = options.clientSecret ?? randomBytes(24).toString("base64url");
-  const claimsOf = options.claimsOf ?? ((sub: string) => ({ sub, email: sub, email_verified: false }));
+  // The stand-in's own users carry a marked address (devProviderEmail), never one an existing user may hold.
+  const claimsOf =
+    options.claimsOf ?? ((sub: string) => ({ sub, email: devProviderEmail(sub), email_verified: false }));
 
   const server = createServer();
   await new Promise<void>((resolve, reject) => {

@@ -6,6 +6,7 @@ import { expectKnownError, expectPlainError, uniqueEmail } from "../../testing/k
 import { createSignedInUser } from "../../testing/users.ts";
 import { getRenderedConfig } from "../projects/config-store.ts";
 import { attachProviderAccounts } from "./accounts.ts";
+import { devProviderEmail } from "./dev-provider.ts";
 import { redirectError, runFlow, signInWithDevProvider } from "./test-support.ts";
 
 let server: TestServer;
@@ -41,7 +42,7 @@ describe("reading", () => {
     expect(user.account).toEqual({
       user_id: user.userId,
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
-      email: user.email,
+      email: devProviderEmail(user.email),
       provider_config_id: "github",
       type: "github",
       allow_sign_in: true,

@@ -3,13 +3,18 @@
  * plain, the user's view, and the token exchange.
  */
 import { createHash } from "node:crypto";
+import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
 import { uniqueEmail } from "../../testing/known-errors.ts";
+import { createSignedInUser } from "../../testing/users.ts";
+import { contactChannels } from "../contact-channels/schema.ts";
+import { DEV_PROVIDER_EMAIL_SUFFIX, devProviderEmail } from "./dev-provider.ts";
 import {
   APP_REDIRECT_URI,
   devProviderLoginPage,
   exchangeCode,
+  postAtDevProvider,
   runFlow,
   signInWithDevProvider,
   startFlow,
@@ -34,7 +39,7 @@ async function me(accessToken: string, target: TestProject = project) {
 }
 
 describe("sign-in with a new provider account", () => {
-  it("creates the user with the provider's email, unverified and not for sign-in, and says it is new", async () => {
+  it("creates the user with the provider's marked email, unverified and not for sign-in, and says it is new", async () => {
     const email = uniqueEmail("new");
     const { tokens } = await signInWithDevProvider(server, project, email.toUpperCase());
     expect(tokens).toMatchObject({
@@ -48,15 +53,57 @@ describe("sign-in with a new provider account", () => {
     expect(typeof tokens.expires_in).toBe("number");
     expect(tokens.refresh_token).toMatch(/^[0-9a-z]{45}$/);
     const user = await me(tokens.access_token);
+    // Anyone can type any address at the development provider: it claims the address marked, never verified.
+    const marked = `${email}${DEV_PROVIDER_EMAIL_SUFFIX}`;
     expect(user).toMatchObject({
-      primary_email: email,
-      // Anyone can type any address at the development provider.
+      primary_email: marked,
       primary_email_verified: false,
       primary_email_auth_enabled: false,
       is_anonymous: false,
       has_password: false,
-      oauth_providers: [{ id: "github", account_id: email, email }],
+      oauth_providers: [{ id: "github", account_id: email, email: marked }],
     });
+  });
+
+  it("creates no user that shares an existing user's address", async () => {
+    const address = uniqueEmail("taken");
+    const { user: existing } = await createSignedInUser(server, project.id, {
+      primaryEmail: address,
+      primaryEmailVerified: true,
+      primaryEmailAuthEnabled: true,
+    });
+    const { tokens } = await signInWithDevProvider(server, project, address);
+    expect(tokens.is_new_user).toBe(true);
+    const testAccount = await me(tokens.access_token);
+    expect(testAccount.id).not.toBe(existing.id);
+    expect(testAccount.primary_email).toBe(devProviderEmail(address));
+    // Whatever goes by address (an invitation, a sign-in code) finds the one user who owns it.
+    const holders = await server.deps.db
+      .select({ userId: contactChannels.userId })
+      .from(contactChannels)
+      .where(and(eq(contactChannels.projectId, project.id), eq(contactChannels.value, address)));
+    expect(holders).toEqual([{ userId: existing.id }]);
+    const otp = await server.request("/api/v1/auth/otp/send-sign-in-code", {
+      method: "POST",
+      headers: project.headers("client"),
+      body: { email: devProviderEmail(address), callback_url: APP_REDIRECT_URI },
+    });
+    // The marked address signs no one in: OTP sign-in is off here, and it would be a new account anyway.
+    expect(otp.status).toBeGreaterThanOrEqual(400);
+    expect(otp.status).toBeLessThan(500);
+  });
+
+  it("refuses a typed address too long to carry the mark", async () => {
+    const { providerUrl } = await startFlow(server, project);
+    const tooLong = `${"a".repeat(64)}@${"b".repeat(63)}.${"c".repeat(63)}.${"d".repeat(40)}.example`;
+    expect(tooLong.length).toBeLessThanOrEqual(254);
+    expect(devProviderEmail(tooLong).length).toBeGreaterThan(254);
+    const { response } = await postAtDevProvider(
+      providerUrl,
+      `action=sign-in&email=${encodeURIComponent(tooLong)}`,
+    );
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain("Please type an email address.");
   });
 
   it("signs the same user in again the next time", async () => {
@@ -126,6 +173,9 @@ describe("the development provider's page", () => {
     const page = (await devProviderLoginPage(providerUrl)).replace(/\s+/g, " ");
     expect(page).toContain("<title>Development stand-in for github</title>");
     expect(page).toContain("Development sign-in: not the real github");
-    expect(page).toContain("The address is not verified, and it never signs you in to an existing account");
+    expect(page).toContain(
+      "The test account gets the address marked, e.g. <code>ada@example.com.dev-oauth.invalid</code>",
+    );
+    expect(page).toContain("unverified, never delivered to, and never the address of an existing account");
   });
 });

@@ -113,10 +113,10 @@ export async function startFlow(
 }
 
 /**
- * At the dev provider: open the authorization URL, type `email` on the sign-in page (or press Cancel), and follow
- * redirects until the provider sends the browser back to Gatehouse. Returns that callback URL.
+ * At the dev provider, as a browser keeping its cookies: open the authorization URL, then post `form` on the
+ * sign-in page. Returns the provider's answer to the post, and the browser's fetch for following it.
  */
-export async function signInAtDevProvider(providerUrl: string, email: string | "cancel"): Promise<URL> {
+export async function postAtDevProvider(providerUrl: string, form: string) {
   const jar = new CookieJar();
   const go = async (url: string, init: RequestInit = {}) => {
     const headers = new Headers(init.headers);
@@ -131,16 +131,25 @@ export async function signInAtDevProvider(providerUrl: string, email: string | "
   response = await go(interaction);
   expect(response.status).toBe(200);
   expect(await response.text()).toContain('name="email"');
-  const form = email === "cancel" ? "action=cancel" : `action=sign-in&email=${encodeURIComponent(email)}`;
   response = await go(interaction, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },
     body: form,
   });
-  expect(response.status).toBe(303);
-  response = await go(new URL(response.headers.get("location")!, providerUrl).toString());
-  expect(response.status).toBe(303);
-  return new URL(response.headers.get("location")!);
+  return { response, go };
+}
+
+/**
+ * At the dev provider: open the authorization URL, type `email` on the sign-in page (or press Cancel), and follow
+ * redirects until the provider sends the browser back to Gatehouse. Returns that callback URL.
+ */
+export async function signInAtDevProvider(providerUrl: string, email: string | "cancel"): Promise<URL> {
+  const form = email === "cancel" ? "action=cancel" : `action=sign-in&email=${encodeURIComponent(email)}`;
+  const { response: posted, go } = await postAtDevProvider(providerUrl, form);
+  expect(posted.status).toBe(303);
+  const back = await go(new URL(posted.headers.get("location")!, providerUrl).toString());
+  expect(back.status).toBe(303);
+  return new URL(back.headers.get("location")!);
 }
 
 /** The dev provider's sign-in page as a browser gets it from the provider's authorization URL. */

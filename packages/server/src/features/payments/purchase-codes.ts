@@ -11,6 +11,8 @@ import { SECURE_TOKEN_LENGTH } from "../../crypto/index.ts";
 import type { Database } from "../../db/index.ts";
 import type { AppDeps } from "../../deps.ts";
 import { StatusError } from "../../http/status-error.ts";
+import { consumeRateLimit, rateLimitScope } from "../../rate-limit/limiter.ts";
+import { RATE_LIMITS } from "../../rate-limit/rules.ts";
 import { getRenderedConfig } from "../projects/config-store.ts";
 import type { ProjectRow } from "../projects/schema.ts";
 import { findProject } from "../projects/service.ts";
@@ -78,15 +80,22 @@ export async function projectOfFullCode(
 }
 
 /**
- * Reads a purchase code without spending it: VERIFICATION_CODE_NOT_FOUND, _EXPIRED or _ALREADY_USED otherwise. Unlike
- * a typed code, nothing is counted: the page reads its code on every load, and only the whole 45 random characters
- * match (a guess reveals nothing), as for unsubscribe links.
+ * Reads a purchase code without spending it: VERIFICATION_CODE_NOT_FOUND, _EXPIRED or _ALREADY_USED otherwise. A
+ * code's attempts are not counted, unlike a typed code's: the page reads its code on every load, and only the whole
+ * 45 random characters match (a guess reveals nothing). Each read counts towards the caller's address's
+ * `purchaseCodePerIp` in the code's project, before the code is looked at, so guessing meets a 429.
  */
 export async function openPurchaseCode(
-  deps: Pick<AppDeps, "db" | "env">,
+  deps: Pick<AppDeps, "db" | "env" | "observability">,
   value: string,
+  clientIp: string | null,
 ): Promise<OpenPurchase> {
   const { project, config, code } = await projectOfFullCode(deps, value);
+  await consumeRateLimit(
+    rateLimitScope(deps, { project, config }, clientIp),
+    RATE_LIMITS.purchaseCodePerIp,
+    clientIp,
+  );
   const codeRow = await openCode(deps.db, { projectId: project.id, purpose: "purchase", code });
   return { project, config, codeRow, data: codeRow.data as PurchaseCodeData };
 }

@@ -130,8 +130,8 @@ export const purchaseRoutes = [
         charges_enabled: z.boolean(),
       }),
     },
-    handler: async ({ deps, body }) => {
-      const open = await openPurchaseCode(deps, body.full_code);
+    handler: async ({ deps, body, clientIp }) => {
+      const open = await openPurchaseCode(deps, body.full_code, clientIp);
       checkReturnUrl(open.config, body.return_url);
       const customer: Customer = { type: open.data.customer_type, id: open.data.customer_id };
       const now = new Date();
@@ -208,8 +208,8 @@ export const purchaseRoutes = [
       }),
     },
     response: { body: z.object({ success: z.literal(true) }) },
-    handler: async ({ deps, body }) => {
-      const open = await openPurchaseCode(deps, body.full_code);
+    handler: async ({ deps, body, clientIp }) => {
+      const open = await openPurchaseCode(deps, body.full_code, clientIp);
       const { config } = open;
       if (!config.payments.testMode) throw new StatusError(403, "This project is not in payments test mode.");
       requireOpenForPurchases(config);
@@ -239,8 +239,8 @@ export const purchaseRoutes = [
       }),
     },
     response: { body: z.object({ client_secret: z.string() }) },
-    handler: async ({ deps, body }) => {
-      const open = await openPurchaseCode(deps, body.full_code);
+    handler: async ({ deps, body, clientIp }) => {
+      const open = await openPurchaseCode(deps, body.full_code, clientIp);
       requireOpenForPurchases(open.config);
       throw new StatusError(
         400,

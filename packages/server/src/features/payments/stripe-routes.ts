@@ -125,8 +125,8 @@ export const stripeRoutes = [
       }),
     },
     response: { body: z.object({ url: z.string() }) },
-    handler: async ({ deps, body }) => {
-      const open = await openPurchaseCode(deps, body.full_code);
+    handler: async ({ deps, body, clientIp }) => {
+      const open = await openPurchaseCode(deps, body.full_code, clientIp);
       const { config, project } = open;
       requireOpenForPurchases(config);
       if (config.payments.testMode) {

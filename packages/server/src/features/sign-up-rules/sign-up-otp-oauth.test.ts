@@ -7,6 +7,7 @@ import { createTestServer, type TestProject, type TestServer } from "../../testi
 import { expectKnownError } from "../../testing/known-errors.ts";
 import { codeFromEmail, latestEmailTo } from "../../testing/outbox.ts";
 import { createSignedInUser } from "../../testing/users.ts";
+import { devProviderEmail } from "../oauth/dev-provider.ts";
 import { redirectError, runFlow, signInWithDevProvider } from "../oauth/test-support.ts";
 import { findUser } from "../users/service.ts";
 import { SIGN_UP_REJECTED_MESSAGE } from "./apply.ts";
@@ -136,7 +137,8 @@ describe("OAuth sign-up", () => {
       {
         rule_id: "no-github",
         action: "reject",
-        email: "octo@example.com",
+        // The development provider's address, as it claims it: marked.
+        email: devProviderEmail("octo@example.com"),
         auth_method: "oauth",
         oauth_provider: "github",
       },
@@ -172,7 +174,8 @@ describe("OAuth sign-up", () => {
   it("upgrades an anonymous user only when the rules allow it", async () => {
     const project = await newProject("OAuth anonymous");
     await configureRules(project, {
-      "block-evil": { condition: 'emailDomain == "evil.test"', action: "reject" },
+      // The development provider claims marked addresses: `anon@evil.test` arrives as below.
+      "block-evil": { condition: 'emailDomain == "evil.test.dev-oauth.invalid"', action: "reject" },
     });
     const { user, accessToken } = await createSignedInUser(server, project.id, { isAnonymous: true });
 

@@ -308,6 +308,24 @@ describe("POST /internal/send-test-webhook", () => {
     });
     expect((await sendTest(b, okEndpoint.id)).status).toBe(404);
   });
+
+  it("is limited per project (testWebhookPerProject): 429 with Retry-After, the number the project's own", async () => {
+    const limited = await server.createProject("Test Webhook Limit");
+    await limited.configure({ "gatehouse.rateLimits.testWebhookPerProject": { limit: 2 } });
+    const target = await receiver();
+    const endpoint = await createEndpoint(server, limited, { url: target.url });
+    expect((await sendTest(limited, endpoint.id)).body).toEqual({ success: true });
+    expect((await sendTest(limited, endpoint.id)).body).toEqual({ success: true });
+    const refused = await sendTest(limited, endpoint.id);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(Number(refused.headers.get("retry-after"))).toBeLessThanOrEqual(600);
+    expect(target.messages).toHaveLength(2);
+
+    await limited.configure({ "gatehouse.rateLimits.testWebhookPerProject": { limit: 4 } });
+    expect((await sendTest(limited, endpoint.id)).body).toEqual({ success: true });
+    expect(target.messages).toHaveLength(3);
+  });
 });
 
 describe("in production (SSRF guard)", () => {

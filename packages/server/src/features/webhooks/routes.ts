@@ -8,6 +8,8 @@ import { randomUuid } from "../../crypto/index.ts";
 import { defineRoute } from "../../http/route.ts";
 import { wire } from "../../http/wire-schema.ts";
 import { webhookAddressesGuarded } from "../../net/address-guard.ts";
+import { consumeRateLimit, rateLimitScope } from "../../rate-limit/limiter.ts";
+import { RATE_LIMITS } from "../../rate-limit/rules.ts";
 import { getEndpoint, testMessageData } from "./endpoints.ts";
 import { portalRoutes } from "./portal-routes.ts";
 import { createPortalToken } from "./portal-token.ts";
@@ -49,8 +51,14 @@ export const webhookRoutes = [
         z.object({ success: z.boolean(), error_message: z.string().optional() }),
       ),
     },
-    handler: async ({ deps, auth, body }) => {
+    handler: async ({ deps, auth, body, clientIp }) => {
       const endpoint = await getEndpoint(deps, auth.project.id, body.endpoint_id);
+      // One counter per project, whoever calls: each call is a request to an address the project chose.
+      await consumeRateLimit(
+        rateLimitScope(deps, auth, clientIp),
+        RATE_LIMITS.testWebhookPerProject,
+        "project",
+      );
       const outcome = await sendMessage(
         {
           url: endpoint.url,
