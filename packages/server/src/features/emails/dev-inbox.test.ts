@@ -100,7 +100,9 @@ describe("the owner's own mail with no email server", () => {
       "USER_AUTHENTICATION_REQUIRED",
     );
     const project = await server.createProject("Not the dashboard");
-    const elsewhere = await server.request("/api/v1/internal/dev-inbox", { headers: project.headers("client") });
+    const elsewhere = await server.request("/api/v1/internal/dev-inbox", {
+      headers: project.headers("client"),
+    });
     expect(elsewhere.status).toBe(404);
     expect(elsewhere.text).toContain("internal project only");
   });

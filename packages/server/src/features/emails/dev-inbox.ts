@@ -58,7 +58,8 @@ const itemSchema = z.object({
 export const devInboxRoute = defineRoute({
   method: "GET",
   path: "/internal/dev-inbox",
-  summary: "The dashboard's mail to the signed-in owner, on a development server with no email server (Gatehouse)",
+  summary:
+    "The dashboard's mail to the signed-in owner, on a development server with no email server (Gatehouse)",
   tags: ["Emails"],
   access: ["client"],
   response: {
@@ -66,7 +67,10 @@ export const devInboxRoute = defineRoute({
   },
   handler: async ({ deps, auth }) => {
     if (auth.project.id !== INTERNAL_PROJECT) {
-      throw new StatusError(404, "The development inbox is the dashboard's: it exists on the internal project only.");
+      throw new StatusError(
+        404,
+        "The development inbox is the dashboard's: it exists on the internal project only.",
+      );
     }
     const user = requireUser(auth);
     const available =
