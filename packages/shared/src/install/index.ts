@@ -36,3 +36,33 @@ export function gatehouseInstallLine(kind: SdkKind, serverUrl: string): string {
   const files = kind === "react" ? Object.values(SDK_TARBALLS) : [SDK_TARBALLS.shared, SDK_TARBALLS.js];
   return `npm install ${files.map((file) => `${base}/sdk/${file}`).join(" ")}`;
 }
+
+/** The kinds of app the keys page and `gatehouse init` write keys for. */
+export type AppFramework = "vite" | "next" | "node" | "plain";
+
+/** What to install for an app of each kind, and how the official SDK is pointed at this server. */
+export type InstallAdvice = {
+  /** The official SDK's install line. */
+  official: string;
+  /** How that SDK is created with this server as its `baseUrl`. */
+  usage: string;
+  /** Our own packages from this server's `/sdk/` (after BUILD_SDK_COMMAND). */
+  gatehouse: string;
+};
+
+const USAGE: Record<AppFramework, string> = {
+  vite: 'new StackClientApp({ projectId: import.meta.env.VITE_STACK_PROJECT_ID, publishableClientKey: import.meta.env.VITE_STACK_PUBLISHABLE_CLIENT_KEY, baseUrl: import.meta.env.VITE_STACK_API_URL, tokenStore: "cookie" }) from @stackframe/react, in a <StackProvider>, with <StackHandler> on /handler/*.',
+  next: 'new StackClientApp({ projectId: process.env.NEXT_PUBLIC_STACK_PROJECT_ID, publishableClientKey: process.env.NEXT_PUBLIC_STACK_PUBLISHABLE_CLIENT_KEY, baseUrl: process.env.NEXT_PUBLIC_STACK_API_URL, tokenStore: "cookie" }) from @stackframe/react, in a <StackProvider> in app/layout.tsx, with <StackHandler> on app/handler/[...stack].',
+  node: 'new StackServerApp({ projectId: process.env.STACK_PROJECT_ID, publishableClientKey: process.env.STACK_PUBLISHABLE_CLIENT_KEY, secretServerKey: process.env.STACK_SECRET_SERVER_KEY, baseUrl: process.env.STACK_API_URL, tokenStore: "memory" }) from @stackframe/js (node --env-file=.env).',
+  plain:
+    "the snippet above, from @stackframe/js. The secret server key never goes into a browser: keep it for your server.",
+};
+
+export function installAdvice(framework: AppFramework, serverUrl: string): InstallAdvice {
+  const kind: SdkKind = framework === "vite" || framework === "next" ? "react" : "js";
+  return {
+    official: officialInstallLine(kind),
+    usage: USAGE[framework],
+    gatehouse: gatehouseInstallLine(kind, serverUrl),
+  };
+}
