@@ -1,5 +1,5 @@
 // Packs @gatehouse/shared, @gatehouse/js and @gatehouse/react with `npm pack` (each prepack builds its package)
-// into packages/server/dist/sdk/ under version-free names, where the server serves them at /sdk/<name>.tgz. They are
+// into packages/server/sdk-tarballs/ under version-free names, where the server serves them at /sdk/<name>.tgz. They are
 // on no registry: an app installs them from the server with the line @gatehouse/shared's install/ module writes,
 //   npm install http://localhost:8102/sdk/gatehouse-shared.tgz http://localhost:8102/sdk/gatehouse-js.tgz ...
 //
@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const destination = join(root, "packages/server/dist/sdk");
+const destination = join(root, "packages/server/sdk-tarballs");
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
 
 mkdirSync(destination, { recursive: true });
@@ -28,7 +28,7 @@ try {
     const packed = `${manifest.name.replace(/^@/, "").replace("/", "-")}-${manifest.version}.tgz`;
     renameSync(join(scratch, packed), join(destination, `gatehouse-${name}.tgz`));
     console.log(
-      `Packed ${manifest.name} ${manifest.version} as packages/server/dist/sdk/gatehouse-${name}.tgz`,
+      `Packed ${manifest.name} ${manifest.version} as packages/server/sdk-tarballs/gatehouse-${name}.tgz`,
     );
   }
 } finally {

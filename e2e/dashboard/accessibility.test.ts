@@ -160,6 +160,21 @@ describe("accessibility (axe-core)", () => {
   }
 });
 
+describe("the API reference (axe-core)", () => {
+  for (const theme of ["light", "dark"] as const) {
+    it(`has no serious or critical findings, ${theme}`, async () => {
+      const reader = await env.newPage();
+      await reader.emulateMedia({ colorScheme: theme });
+      const response = await reader.goto(`${env.baseUrl}/api/v1/docs`);
+      expect(response?.ok()).toBe(true);
+      await reader.getByRole("heading", { name: "Gatehouse API reference" }).waitFor();
+      const findings = await seriousViolations(reader);
+      await reader.context().close();
+      expect(findings, findings.join("\n")).toEqual([]);
+    });
+  }
+});
+
 describe("keyboard only", () => {
   it("creates a team, opens it and deletes it with Tab, Enter and Escape", async () => {
     await page.goto(`${env.baseUrl}/projects/${projectId}/teams`);

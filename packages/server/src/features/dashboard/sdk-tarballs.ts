@@ -4,8 +4,11 @@ import { BUILD_SDK_COMMAND, SDK_TARBALLS } from "@gatehouse/shared";
 import type { Hono } from "hono";
 import { SERVER_PACKAGE_ROOT } from "../../package-root.ts";
 
-/** Where scripts/build-sdk.mjs puts the packed @gatehouse/shared, js and react. */
-export const SDK_TARBALLS_DIR = join(SERVER_PACKAGE_ROOT, "dist/sdk");
+/**
+ * Where scripts/build-sdk.mjs puts the packed @gatehouse/shared, js and react: beside dist/, which every server
+ * build empties.
+ */
+export const SDK_TARBALLS_DIR = join(SERVER_PACKAGE_ROOT, "sdk-tarballs");
 
 const SERVED: ReadonlySet<string> = new Set(Object.values(SDK_TARBALLS));
 
