@@ -27,9 +27,9 @@ beforeAll(async () => {
 }, 600_000);
 
 afterAll(async () => {
-  await server?.close();
   if (scratch) rmSync(scratch, { recursive: true, force: true });
-});
+  await server?.close();
+}, 300_000);
 
 /** An empty app folder, and the line run in it word for word (plus quiet, offline-first flags). */
 async function runInFreshApp(name: string, line: string): Promise<string> {
