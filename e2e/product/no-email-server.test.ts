@@ -1,11 +1,10 @@
 import { randomBytes } from "node:crypto";
-import { GatehouseServerApp } from "@gatehouse/js";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { saveScreenshot } from "../../packages/server/src/testing/browser.ts";
 import { launchChromium } from "../../packages/server/src/testing/chromium.ts";
 import { createOwnDatabase, type OwnDatabase } from "./postgres-database.ts";
-import { type ProductProcess, QUICK_START, startProduct } from "./product-process.ts";
+import { dashboardUser, type ProductProcess, QUICK_START, startProduct } from "./product-process.ts";
 
 /**
  * A newcomer's first hour with no email server at all: the README's `npm start` on a fresh data directory (on the
@@ -66,14 +65,7 @@ describe(`the first hour with no email server (${postgresUrl ? "PostgreSQL" : "e
     await page.getByText("Verified", { exact: true }).first().waitFor();
     await context.close();
 
-    const internal = new GatehouseServerApp({
-      projectId: "internal",
-      baseUrl: product.baseUrl,
-      tokenStore: "memory",
-      ...product.internalKeys(),
-    });
-    const [owner] = await internal.listUsers({ query: ownerEmail });
-    expect(owner?.primaryEmailVerified).toBe(true);
+    expect((await dashboardUser(product, ownerEmail))?.primaryEmailVerified).toBe(true);
     expect(product.serverErrors()).toEqual([]);
   });
 });
