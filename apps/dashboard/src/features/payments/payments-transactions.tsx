@@ -228,9 +228,9 @@ function TransactionRow(props: {
     <tr data-transaction-id={transaction.id} data-type={transaction.type ?? ""}>
       <td className="small">{formatDate(new Date(transaction.created_at_millis))}</td>
       <td>{transaction.type ? TYPE_LABELS[transaction.type] : "Other"}</td>
-      <td>
+      <td data-testid="transaction-customer">
         {customerLink && entry?.customer_type ? (
-          <Link to={customerLink} data-testid="transaction-customer">
+          <Link to={customerLink}>
             <span className="muted">{CUSTOMER_TYPE_LABELS[entry.customer_type]}</span>{" "}
             {names?.get(customerKey(entry.customer_type, entry.customer_id!)) ?? (
               <span className="mono small">{entry.customer_id}</span>
