@@ -29,6 +29,8 @@ export default defineConfig({
             "packages/{server,js,shared,cli}/src/**/*.test.{ts,tsx}",
             // Browser tests: playwright-core driving Debian's chromium against a real server.
             "e2e/**/*.test.ts",
+            // The repository's own checks (scripts/check-design-map.mjs).
+            "scripts/*.test.mjs",
           ],
           exclude: [...moduleMockingTests, "**/node_modules/**"],
           // A worker keeps the modules it loaded from one test file to the next. Loading the server's module graph

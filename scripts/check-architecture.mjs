@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Three rules of the house that no linter knows, checked over the source tree (run by `npm run lint`):
+ * Four rules of the house that no linter knows, checked over the source tree (run by `npm run lint`):
  *
  * 1. No import cycles. A cycle makes module initialisation order matter (an import can be `undefined` while the
  *    cycle loads) and means two modules are really one; a type-only import counts too, because it still ties the two
@@ -15,12 +15,16 @@
  *    higher feature (a new user's OAuth accounts, a password change ending sessions), the higher one registers a
  *    hook (features/hooks.ts).
  *
+ * 4. A map that cannot drift. DESIGN.md names every folder and file under each of its headings, and every path it
+ *    names exists (check-design-map.mjs).
+ *
  * It reads files as text (import lines and `.insert(table)` calls), which is enough for this codebase's style and
  * keeps the check dependency-free and fast (~100 ms).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { checkDesignMap } from "./check-design-map.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const SOURCE_ROOTS = [
@@ -213,6 +217,7 @@ failures.push(...foreignTableWrites(listSources(SERVER_SRC)));
 const { layerOf, problems: layerProblems } = featureLayers();
 failures.push(...layerProblems);
 for (const entry of upwardImports(listSources(SERVER_SRC), layerOf)) failures.push(`upward import: ${entry}`);
+failures.push(...checkDesignMap(ROOT, readFileSync(join(ROOT, "DESIGN.md"), "utf8")));
 
 if (failures.length > 0) {
   console.error(
@@ -222,5 +227,5 @@ if (failures.length > 0) {
 }
 console.log(
   "check-architecture: no import cycles; every table is written only by its own feature folder; no feature imports " +
-    "a value from a layer above its own",
+    "a value from a layer above its own; DESIGN.md names every folder and file under its headings",
 );

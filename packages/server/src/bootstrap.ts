@@ -1,6 +1,7 @@
 import path from "node:path";
 import type { Hono } from "hono";
 import { createApp } from "./app.ts";
+import { IDLE_BACKSTOP_MS, wakeWorkersOnNotice } from "./background/work-notices.ts";
 import { createTokenKeyring } from "./crypto/index.ts";
 import { startEmbeddedMaintenance } from "./db/embedded-maintenance.ts";
 import { type DatabaseHandle, openDatabase } from "./db/index.ts";
@@ -102,12 +103,21 @@ export async function bootGatehouse(
     superSecretAdminKey: env.seed.superSecretAdminKey,
   });
   await seedAdminUser(deps, env);
+  // Workers that hear the wake-up notices poll only as a backstop (background/work-notices.ts); the others keep
+  // their short default polls.
+  const workerTiming = handle.hearsNotify ? { intervalMs: IDLE_BACKSTOP_MS } : {};
   // Tests that care about delivery start their own worker and drain it; everywhere else email flows on its own.
-  const emailWorker = options.emailWorker === false ? null : startEmailWorker(deps);
+  const emailWorker = options.emailWorker === false ? null : startEmailWorker(deps, workerTiming);
   if (emailWorker) deps.emailWorker = emailWorker;
   // The same for webhooks: tests start their own worker and drain it.
-  const webhookWorker = options.webhookWorker === false ? null : startWebhookWorker(deps);
+  const webhookWorker = options.webhookWorker === false ? null : startWebhookWorker(deps, workerTiming);
   if (webhookWorker) deps.webhookWorker = webhookWorker;
+  const stopHearingWork =
+    handle.hearsNotify && (emailWorker || webhookWorker)
+      ? await wakeWorkersOnNotice(handle, (queue) =>
+          queue === "emails" ? deps.emailWorker : deps.webhookWorker,
+        )
+      : async () => {};
   // PGlite has no autovacuum of its own (db/embedded-maintenance.ts); PostgreSQL does.
   const maintenance = handle.kind === "pglite" ? startEmbeddedMaintenance(handle.db) : null;
   const app = createApp(deps);
@@ -128,6 +138,7 @@ export async function bootGatehouse(
       await maintenance?.stop();
       stopHearingInProcess();
       await stopListening();
+      await stopHearingWork();
       await handle.close();
       await observability.close();
     },

@@ -5,7 +5,7 @@ import { type PoolingSetting, parsePoolingSetting } from "./db/pooling-setting.t
 import { type ProxyTrust, parseProxyTrust } from "./http/client-ip.ts";
 import { type ObservabilitySettings, readObservabilitySettings } from "./observability/settings.ts";
 
-/** Everything the server reads from its environment, parsed once at start-up. DESIGN.md lists each variable. */
+/** Everything the server reads from its environment, parsed once at start-up. README.md lists each variable. */
 export type ServerEnv = {
   port: number;
   /** Public URL; the issuer of access tokens is derived from it. */

@@ -1,5 +1,5 @@
 /**
- * The admin's users list with Gatehouse's filters (DESIGN.md, "the users list"): `GET /users` plus
+ * The admin's users list with Gatehouse's filters (DECISIONS.md, "the users list"): `GET /users` plus
  * `primary_email_verified`, `restricted_by_admin`, `has_mfa`, `auth_method`, `only_anonymous`, ordering by last
  * activity and `include_total`. `listUsers` keeps the reference SDK's options; this is a separate method so that a
  * project's own backend code written against the reference is not offered options it would not find there.

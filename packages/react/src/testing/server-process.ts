@@ -15,7 +15,7 @@ const gatehouse = await startGatehouse();
 const operations: Record<string, (...args: any[]) => Promise<unknown>> = {
   createProject: (displayName?: string) => gatehouse.createProject(displayName),
   latestEmailCode: (projectId: string, address: string) => gatehouse.latestEmailCode(projectId, address),
-  // Expiring by updating rows, not by waiting (DESIGN.md, Testing).
+  // Expiring by updating rows, not by waiting (DECISIONS.md, Testing).
   expireCodes: (projectId: string) =>
     expireRows(gatehouse.gatehouse, verificationCodes, eq(verificationCodes.projectId, projectId)),
 };

@@ -13,6 +13,7 @@
 import { and, eq, inArray, lte, type SQL, sql } from "drizzle-orm";
 import type { PgColumn, PgTable, PgUpdateSetSource } from "drizzle-orm/pg-core";
 import type { Database } from "../db/index.ts";
+import { notifyWorkersAtCommit, type WorkQueue } from "./work-notices.ts";
 
 type LeasedTable = PgTable & {
   id: PgColumn;
@@ -46,7 +47,21 @@ export type LeasedQueue<T extends LeasedTable> = {
   holding: <R>(rows: Row[], work: () => Promise<R>) => Promise<R>;
   /** Hands back every row still held, as possibly sent. */
   handBackHeld: () => Promise<void>;
+  /**
+   * Milliseconds until the next row falls due (a retry, a lease running out), by the database's clock; null when
+   * none waits. `where` narrows it as it narrows `claim`.
+   */
+  nextDueInMs: (where?: SQL) => Promise<number | null>;
 };
+
+/** The wait until the earliest of `dueAt` (a timestamp expression), in milliseconds by the database's clock. */
+export async function msUntilEarliest(db: Database, table: PgTable, dueAt: SQL, where: SQL | undefined) {
+  const [row] = await db
+    .select({ ms: sql<string | null>`extract(epoch from min(${dueAt}) - now()) * 1000` })
+    .from(table)
+    .where(where);
+  return row?.ms === null || row?.ms === undefined ? null : Math.max(0, Number(row.ms));
+}
 
 export function leasedQueue<T extends LeasedTable>(
   db: Database,
@@ -61,6 +76,11 @@ export function leasedQueue<T extends LeasedTable>(
   options: {
     /** Columns set on every claim and outcome (the outbox's `updated_at`). */
     touch?: () => PgUpdateSetSource<T>;
+    /**
+     * The queue whose workers a hand-back wakes: a stopping instance's rows are due now, and the other instances'
+     * workers would otherwise find them only at their backstop (work-notices.ts).
+     */
+    queue?: WorkQueue;
   } = {},
 ): LeasedQueue<T> {
   const touch = options.touch ?? (() => ({}));
@@ -88,12 +108,21 @@ export function leasedQueue<T extends LeasedTable>(
         ),
       );
 
-  const handBack = (row: Row, { unsent }: { unsent: boolean }) =>
+  const wakeOthers = async () => {
+    if (options.queue) await db.execute(sql`select ${notifyWorkersAtCommit(options.queue)}`);
+  };
+
+  const makeDueNow = (row: Row, { unsent }: { unsent: boolean }) =>
     finish(row, {
       status: statuses.waiting,
       nextAttemptAt: sql`now()`,
       ...(unsent ? { attempts: sql`${table.attempts} - 1` } : {}),
     } as PgUpdateSetSource<T>);
+
+  const handBack = async (row: Row, handBackOptions: { unsent: boolean }) => {
+    await makeDueNow(row, handBackOptions);
+    await wakeOthers();
+  };
 
   return {
     claim: async ({ limit, leaseMs, orderBy, where, set }) => {
@@ -127,7 +156,16 @@ export function leasedQueue<T extends LeasedTable>(
       }
     },
     handBackHeld: async () => {
-      await Promise.all([...held].map((row) => handBack(row, { unsent: false }).catch(() => {})));
+      if (held.size === 0) return;
+      await Promise.all([...held].map((row) => makeDueNow(row, { unsent: false }).catch(() => {})));
+      await wakeOthers().catch(() => {});
     },
+    nextDueInMs: (where) =>
+      msUntilEarliest(
+        db,
+        table,
+        sql`${table.nextAttemptAt}`,
+        and(inArray(table.status, statuses.due), where),
+      ),
   };
 }

@@ -1,4 +1,4 @@
-import { expect, it } from "vitest";
+import { expect, it, vi } from "vitest";
 import { deferred } from "../testing/deferred.ts";
 import { startPollingWorker } from "./polling-worker.ts";
 
@@ -77,4 +77,57 @@ it("waits for the settling work before a drain's pass, and hands nothing back wh
   expect(order.slice(-2)).toEqual(["settle", "pass"]);
   await worker.stop({ handBackAfterMs: 5_000 });
   expect(handedBack).toBe(0);
+});
+
+it("looks again when the queue's next work falls due, and otherwise only after the interval", async () => {
+  vi.useFakeTimers();
+  try {
+    let passes = 0;
+    // First a retry due in 5 s, then nothing waits.
+    const dueHints = [5_000, null];
+    const worker = startPollingWorker({
+      name: "idle queue",
+      intervalMs: 60_000,
+      pass: async () => {
+        passes += 1;
+      },
+      nextDueInMs: async () => dueHints.shift() ?? null,
+    });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(passes).toBe(1);
+    await vi.advanceTimersByTimeAsync(4_999);
+    expect(passes).toBe(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(passes).toBe(2);
+    // Nothing is due: an idle worker does not look again for the whole interval.
+    await vi.advanceTimersByTimeAsync(59_999);
+    expect(passes).toBe(2);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(passes).toBe(3);
+    await worker.stop();
+  } finally {
+    vi.useRealTimers();
+  }
+});
+
+it("never looks again sooner than its shortest wait, even when work is due now but was not taken", async () => {
+  vi.useFakeTimers();
+  try {
+    let passes = 0;
+    const worker = startPollingWorker({
+      name: "contended queue",
+      intervalMs: 60_000,
+      pass: async () => {
+        passes += 1;
+      },
+      nextDueInMs: async () => 0,
+    });
+    await vi.advanceTimersByTimeAsync(249);
+    expect(passes).toBe(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(passes).toBe(2);
+    await worker.stop();
+  } finally {
+    vi.useRealTimers();
+  }
 });

@@ -5,6 +5,11 @@
  * for the pass in flight; what it still holds after `handBackAfterMs` is handed back to the queue, so a shutdown
  * never waits on a slow SMTP server or webhook receiver. A queue brings only its pass (and its leased rows,
  * leased-queue.ts); a third queue adds a pass, not a third copy of this.
+ *
+ * Idle is idle: after each pass the queue says when its next known work falls due (a retry, a scheduled email, a
+ * lease running out), and the worker looks again then, or after `intervalMs` if that comes first. So with a long
+ * interval (a backstop, when wake-ups reach every instance: work-notices.ts) an instance with nothing to do sends
+ * no statement, and a retry still goes out on time.
  */
 import { settlesWithin } from "./settles-within.ts";
 
@@ -37,7 +42,18 @@ export type PollingWorkerOptions = {
   settleFirst?: () => Promise<void>;
   /** Called after the stop, whatever happened (close connections the passes kept open). */
   onStopped?: () => void;
+  /**
+   * Milliseconds until the queue's next known work is due, by the database's clock (null: nothing waits), asked
+   * after each pass. Without it the worker looks every `intervalMs`.
+   */
+  nextDueInMs?: () => Promise<number | null>;
 };
+
+/**
+ * The shortest wait before looking again. A row that is due but was not taken (locked by another worker's claim a
+ * moment ago) would otherwise make the worker look again at once, in a loop, until the other worker is done.
+ */
+const MIN_WAIT_MS = 250;
 
 export function startPollingWorker(options: PollingWorkerOptions): PollingWorker {
   let stopped = false;
@@ -64,13 +80,32 @@ export function startPollingWorker(options: PollingWorkerOptions): PollingWorker
     return running;
   };
 
-  const runInBackground = () => {
+  let timer: NodeJS.Timeout | null = null;
+  const lookAgainIn = (ms: number) => {
     if (stopped) return;
-    run().catch((error: unknown) => console.error(`${options.name} failed:`, error));
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(runInBackground, Math.max(MIN_WAIT_MS, Math.min(ms, options.intervalMs)));
+    timer.unref();
   };
 
-  const timer = setInterval(runInBackground, options.intervalMs);
-  timer.unref();
+  /** When to look next: when the next known work is due, or after the interval, whichever comes first. */
+  const schedule = async () => {
+    let dueInMs: number | null = null;
+    try {
+      dueInMs = (await options.nextDueInMs?.()) ?? null;
+    } catch {
+      // The database away: look again after the interval, as without the hint.
+    }
+    lookAgainIn(dueInMs ?? options.intervalMs);
+  };
+
+  const runInBackground = () => {
+    if (stopped) return;
+    run()
+      .catch((error: unknown) => console.error(`${options.name} failed:`, error))
+      .then(schedule);
+  };
+
   runInBackground();
 
   return {
@@ -82,7 +117,7 @@ export function startPollingWorker(options: PollingWorkerOptions): PollingWorker
     isRunning: () => !stopped,
     stop: async (stopOptions = {}) => {
       stopped = true;
-      clearInterval(timer);
+      if (timer) clearTimeout(timer);
       try {
         const settled = (options.settleFirst?.() ?? Promise.resolve()).then(() => running?.catch(() => {}));
         if (!(await settlesWithin(settled, stopOptions.handBackAfterMs))) await options.handBack?.();

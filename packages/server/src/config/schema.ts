@@ -140,7 +140,7 @@ const oauthProviderSchema = entry({
     .max(10_000)
     .regex(PKCS8_PEM, { error: "must be the .p8 key file's text (-----BEGIN PRIVATE KEY----- …)" })
     .optional(),
-  // Endpoint overrides (Gatehouse's own names, DESIGN.md "OAuth providers"). `issuerUrl` (the reference's
+  // Endpoint overrides (Gatehouse's own names, DECISIONS.md "OAuth providers at a project's own addresses"). `issuerUrl` (the reference's
   // name) is an OpenID issuer whose discovery document gives the endpoints; the other three win over it.
   issuerUrl: oauthEndpointUrl.optional(),
   authorizationEndpoint: oauthEndpointUrl.optional(),

@@ -21,6 +21,11 @@ export type DatabaseHandle = {
    * notifications may have been missed (the listening connection dropped and came back), so callers can drop what
    * they cached. Returns the unsubscribe function.
    */
+  /**
+   * Whether `listen` hears a plain `pg_notify` as it commits. Behind a transaction pooler with no direct URL it polls
+   * `change_notices` instead (notices.ts), so only notices sent with `sendNotice` reach it.
+   */
+  hearsNotify: boolean;
   listen: (
     channel: string,
     onNotify: (payload: string) => void,

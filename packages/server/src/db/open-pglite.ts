@@ -63,7 +63,7 @@ export async function openPglite(options: {
       const unlisten = await client.listen(channel, onNotify);
       return () => unlisten();
     };
-    return { db, kind: "pglite", listen, close };
+    return { db, kind: "pglite", hearsNotify: true, listen, close };
   } catch (error) {
     unlock();
     throw error;

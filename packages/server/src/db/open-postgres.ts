@@ -76,6 +76,7 @@ export async function openPostgres(options: PostgresOptions): Promise<DatabaseHa
     kind: "postgres",
     pgPool: pool,
     pooling,
+    hearsNotify: Boolean(listenUrl),
     listen: async (channel, onNotify, onGap) => {
       const connection = listenUrl
         ? await listenOnPostgres(listenUrl, channel, onNotify, onGap)

@@ -9,7 +9,10 @@ import { NoopLogger } from "drizzle-orm/logger";
  * built. So the logger's prototype is the one place that sees them all. Only statements sent from `work`'s own
  * async context are kept: a worker, a timer or another test's request running meanwhile is not counted.
  */
-const recording = new AsyncLocalStorage<string[]>();
+/** A statement as Drizzle sent it: its text and the driver values of its parameters. */
+export type SentStatement = { text: string; params: unknown[] };
+
+const recording = new AsyncLocalStorage<SentStatement[]>();
 let installed = false;
 
 function install(): void {
@@ -19,7 +22,7 @@ function install(): void {
   const logger = NoopLogger.prototype as unknown as { logQuery: (query: string, params: unknown[]) => void };
   const original = logger.logQuery;
   logger.logQuery = function (query, params) {
-    recording.getStore()?.push(query);
+    recording.getStore()?.push({ text: query, params: params ?? [] });
     original.call(this, query, params);
   };
 }
@@ -28,8 +31,16 @@ function install(): void {
 export async function statementsSentBy<T>(
   work: () => Promise<T>,
 ): Promise<{ result: T; statements: string[] }> {
+  const { result, sent } = await statementsWithParamsSentBy(work);
+  return { result, statements: sent.map((statement) => statement.text) };
+}
+
+/** As `statementsSentBy`, with each statement's parameters, to send the statement again (to EXPLAIN it, say). */
+export async function statementsWithParamsSentBy<T>(
+  work: () => Promise<T>,
+): Promise<{ result: T; sent: SentStatement[] }> {
   install();
-  const statements: string[] = [];
-  const result = await recording.run(statements, work);
-  return { result, statements };
+  const sent: SentStatement[] = [];
+  const result = await recording.run(sent, work);
+  return { result, sent };
 }

@@ -7,7 +7,7 @@ import { verificationCodes } from "../features/verification-codes/schema.ts";
 
 /**
  * Time in tests, in one place. Nothing sleeps: things expire because a test moves their expiry into the past, and
- * the clock moves because a test sets it (DESIGN.md, Testing).
+ * the clock moves because a test sets it (DECISIONS.md, Testing).
  */
 
 /** A harness server, or anything else with the deps of a running Gatehouse (e.g. a listening server's). */

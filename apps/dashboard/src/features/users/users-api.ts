@@ -1,6 +1,6 @@
 /**
  * The users list's filters, kept in the page's URL, and the list calls behind them: the SDK's `filterUsers` (`GET
- * /users` with Gatehouse's filters and the filter's total; see DESIGN.md).
+ * /users` with Gatehouse's filters and the filter's total; see DECISIONS.md).
  */
 import type { FilterUsersOptions, GatehouseAdminApp, ServerUser } from "@gatehouse/js";
 

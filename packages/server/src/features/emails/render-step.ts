@@ -10,6 +10,7 @@
  */
 import { and, eq, inArray, lte, sql } from "drizzle-orm";
 import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
+import { inMs, msUntilEarliest } from "../../background/leased-queue.ts";
 import type { RenderedConfig } from "../../config/index.ts";
 import type { AppDeps } from "../../deps.ts";
 import {
@@ -51,8 +52,6 @@ const DEFAULTS: Required<RenderStepOptions> = { batchSize: 50, leaseMs: 5 * 60_0
  */
 const RETRY_AFTER_FAILURE_MS = 30_000;
 
-const inMs = (ms: number) => sql`now() + ${`${Math.round(ms)} milliseconds`}::interval`;
-
 type Claimed = SentEmailRow & { startedRenderingAt: Date };
 
 /** A row on its way through this step: who it goes to, and its variables. */
@@ -85,6 +84,16 @@ export async function renderDueEmails(deps: RenderDeps, options: RenderStepOptio
     handled += batch.length;
     if (batch.length < settings.batchSize) return handled;
   }
+}
+
+/** Milliseconds until the next row waits to be rendered (a retry after a failed batch, a lease running out). */
+export function nextRenderDueInMs(deps: RenderDeps): Promise<number | null> {
+  return msUntilEarliest(
+    deps.db,
+    sentEmails,
+    sql`${sentEmails.nextAttemptAt}`,
+    and(inArray(sentEmails.status, ["preparing", "rendering"]), eq(sentEmails.isPaused, false)),
+  );
 }
 
 async function claim(deps: RenderDeps, settings: Required<RenderStepOptions>): Promise<Claimed[]> {

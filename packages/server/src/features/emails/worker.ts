@@ -10,7 +10,7 @@ import { settleAfterAnswer } from "./after-answer.ts";
 import { type EmailMessage, openMessage, redactMessage } from "./body.ts";
 import { withinCapacity } from "./capacity.ts";
 import { logOwnDevEmail } from "./dev-inbox.ts";
-import { renderDueEmails } from "./render-step.ts";
+import { nextRenderDueInMs, renderDueEmails } from "./render-step.ts";
 import { type SentEmailRow, sentEmails } from "./schema.ts";
 import { type Delivery, describeSmtpError, resolveDelivery, sendWith, TransportCache } from "./transport.ts";
 
@@ -23,7 +23,10 @@ import { type Delivery, describeSmtpError, resolveDelivery, sendWith, TransportC
 export type EmailWorker = PollingWorker;
 
 export type EmailWorkerOptions = {
-  /** How often the outbox is polled without a wake-up, for retries and for mail queued by other instances. */
+  /**
+   * The longest wait between looks at the outbox without a wake-up (a retry or a scheduled send is looked at when
+   * due, whatever this says).
+   */
   intervalMs?: number;
   batchSize?: number;
   /** After this many failed attempts a message is marked `failed` (it stays in the table with its last error). */
@@ -65,7 +68,7 @@ export function startEmailWorker(deps: AppDeps, options: EmailWorkerOptions = {}
     deps.db,
     sentEmails,
     { due: ["queued", "sending"], claimed: "sending", waiting: "queued" },
-    { touch: () => ({ updatedAt: sql`now()` }) },
+    { touch: () => ({ updatedAt: sql`now()` }), queue: "emails" },
   );
   /** The attempt's error appended to the row's list (one entry per failed attempt). */
   const withAttemptError = (row: SentEmailRow, error: string) => ({
@@ -214,6 +217,11 @@ export function startEmailWorker(deps: AppDeps, options: EmailWorkerOptions = {}
     settleFirst: () => settleAfterAnswer(deps),
     handBack: outbox.handBackHeld,
     onStopped: () => transports.closeAll(),
+    nextDueInMs: async () => {
+      const due = [await nextRenderDueInMs(deps), await outbox.nextDueInMs(eq(sentEmails.isPaused, false))];
+      const known = due.filter((ms): ms is number => ms !== null);
+      return known.length === 0 ? null : Math.min(...known);
+    },
   });
 }
 

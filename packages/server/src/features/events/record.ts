@@ -1,8 +1,9 @@
 /**
  * Writing events. `recordEvents` is called by the feature that makes a change, inside the transaction that makes
  * it (PROTOCOL-EXTRA §3.1 lists which change fires which event, with which payload); the webhook worker delivers
- * them once committed. The payload is built by the caller, as the protocol shapes it, at the moment of the change.
+ * them once committed, woken by the notice the insert sends at commit. The payload is built by the caller, as the protocol shapes it, at the moment of the change.
  */
+import { notifyWorkersAtCommit } from "../../background/work-notices.ts";
 import { randomUuid } from "../../crypto/index.ts";
 import type { Database } from "../../db/index.ts";
 import { events } from "./schema.ts";
@@ -39,14 +40,17 @@ export async function recordEvents(
   list: readonly NewEvent[],
 ): Promise<void> {
   if (list.length === 0) return;
-  await tx.insert(events).values(
-    list.map((event) => ({
-      projectId,
-      id: randomUuid(),
-      type: event.type,
-      data: event.data as object,
-      userId: event.userId ?? null,
-      teamId: event.teamId ?? null,
-    })),
-  );
+  await tx
+    .insert(events)
+    .values(
+      list.map((event) => ({
+        projectId,
+        id: randomUuid(),
+        type: event.type,
+        data: event.data as object,
+        userId: event.userId ?? null,
+        teamId: event.teamId ?? null,
+      })),
+    )
+    .returning({ notified: notifyWorkersAtCommit("webhooks") });
 }

@@ -1,5 +1,5 @@
 /**
- * Where uploaded images are kept (DESIGN.md: local files in the data dir, or any S3-compatible store). Either way a
+ * Where uploaded images are kept (DECISIONS.md, "Uploaded images": local files in the data dir, or any S3-compatible store). Either way a
  * stored file is named `<folder>/<random uuid>.<format>` and never changes, and `put` answers the absolute URL
  * that the API stores and returns in place of the data URL.
  */

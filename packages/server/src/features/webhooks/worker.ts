@@ -23,7 +23,10 @@ import { openEndpointSecret } from "./signing.ts";
 export type WebhookWorker = PollingWorker;
 
 export type WebhookWorkerOptions = {
-  /** How often the event log and the deliveries are polled without a wake-up. */
+  /**
+   * The longest wait between looks at the event log and the deliveries without a wake-up (a retry is looked at
+   * when due, whatever this says; new events wake the worker through work-notices.ts).
+   */
   intervalMs?: number;
   eventBatchSize?: number;
   deliveryBatchSize?: number;
@@ -56,7 +59,7 @@ type Claimed = WebhookDeliveryRow;
 
 /**
  * Delivers the project's events to their webhook endpoints, in two steps, each safe with any number of workers on
- * one database (DESIGN.md, "Webhooks"):
+ * one database (DECISIONS.md, "Webhooks"):
  *
  * 1. Fan-out: in one transaction, lock undispatched events `FOR UPDATE SKIP LOCKED`, insert one delivery per
  *    matching enabled endpoint (`on conflict do nothing` on (event, endpoint)), mark the events dispatched.
@@ -65,11 +68,12 @@ type Claimed = WebhookDeliveryRow;
  */
 export function startWebhookWorker(deps: AppDeps, options: WebhookWorkerOptions = {}): WebhookWorker {
   const settings = { ...DEFAULTS, ...options };
-  const deliveries = leasedQueue(deps.db, webhookDeliveries, {
-    due: ["pending", "sending"],
-    claimed: "sending",
-    waiting: "pending",
-  });
+  const deliveries = leasedQueue(
+    deps.db,
+    webhookDeliveries,
+    { due: ["pending", "sending"], claimed: "sending", waiting: "pending" },
+    { queue: "webhooks" },
+  );
   const finish = deliveries.finish;
 
   const fanOut = async (): Promise<number> =>
@@ -195,5 +199,6 @@ export function startWebhookWorker(deps: AppDeps, options: WebhookWorkerOptions 
     intervalMs: settings.intervalMs,
     pass,
     handBack: deliveries.handBackHeld,
+    nextDueInMs: () => deliveries.nextDueInMs(),
   });
 }
