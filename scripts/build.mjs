@@ -95,7 +95,14 @@ const targets = {
   },
   async cli() {
     const output = join(root, "packages/cli/dist/gatehouse.js");
-    if (!isStale(output, ["packages/cli/src", "packages/cli/package.json", "scripts/build.mjs"]))
+    if (
+      !isStale(output, [
+        "packages/cli/src",
+        "packages/shared/src",
+        "packages/cli/package.json",
+        "scripts/build.mjs",
+      ])
+    )
       return false;
     const { build } = await import("esbuild");
     await build({

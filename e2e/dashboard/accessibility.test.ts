@@ -160,6 +160,36 @@ describe("accessibility (axe-core)", () => {
   }
 });
 
+describe("the email template editor (axe-core)", () => {
+  it("has no serious or critical findings: its code's scroll region is reachable by keyboard", async () => {
+    await page.goto(`${env.baseUrl}/projects/${projectId}/email-templates`);
+    await page.getByTestId("templates-table").getByRole("link", { name: "Email Verification" }).click();
+    await page.getByTestId("email-preview").waitFor();
+    await page.getByTestId("code-editor").waitFor();
+    // The preview is a sandboxed frame (no scripts), which axe cannot enter: checked here without it.
+    await page.evaluate(() => {
+      for (const frame of document.querySelectorAll("iframe")) frame.remove();
+    });
+    const findings = await seriousViolations(page);
+    expect(findings, findings.join("\n")).toEqual([]);
+  });
+});
+
+describe("the API reference (axe-core)", () => {
+  for (const theme of ["light", "dark"] as const) {
+    it(`has no serious or critical findings, ${theme}`, async () => {
+      const reader = await env.newPage();
+      await reader.emulateMedia({ colorScheme: theme });
+      const response = await reader.goto(`${env.baseUrl}/api/v1/docs`);
+      expect(response?.ok()).toBe(true);
+      await reader.getByRole("heading", { name: "Gatehouse API reference" }).waitFor();
+      const findings = await seriousViolations(reader);
+      await reader.context().close();
+      expect(findings, findings.join("\n")).toEqual([]);
+    });
+  }
+});
+
 describe("keyboard only", () => {
   it("creates a team, opens it and deletes it with Tab, Enter and Escape", async () => {
     await page.goto(`${env.baseUrl}/projects/${projectId}/teams`);

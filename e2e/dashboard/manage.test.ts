@@ -84,6 +84,13 @@ describe("dashboard management", () => {
     await page.getByText("No pending invitations.").waitFor();
     expect(await team.listInvitations()).toEqual([]);
 
+    // A member without a display name goes by their email, not "Unnamed".
+    const nameless = await admin.createUser({ primaryEmail: "nameless@example.com" });
+    await team.addUser(nameless.id);
+    await page.reload();
+    await page.getByTestId("members").getByRole("button", { name: "nameless@example.com" }).waitFor();
+    expect(await page.getByTestId("members").getByText("Unnamed").count()).toBe(0);
+
     // Deleting asks for the team's name first.
     await page.getByRole("button", { name: "Delete team" }).click();
     const confirm = modal().getByRole("button", { name: "Delete team" });

@@ -286,6 +286,10 @@ describe("the Payments pages", () => {
       "2 × Credit pack at $5.00 one-time",
     );
     expect(await newest.getByText("Test", { exact: true }).count()).toBe(1);
+    // The customer by name, not only by id.
+    await expect
+      .poll(() => newest.getByTestId("transaction-customer").textContent())
+      .toBe("User Casey Customer");
     expect(await rows.nth(1).getByTestId("transaction-what").textContent()).toBe(
       "1 × Pro (granted without payment)",
     );

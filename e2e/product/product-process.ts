@@ -4,6 +4,7 @@ import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { GatehouseServerApp } from "@gatehouse/js";
 import { SERVER_ERROR_LOG_PREFIX } from "../../packages/server/src/http/server-error-log.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -152,4 +153,16 @@ export async function startProduct(
     stop,
     kill,
   };
+}
+
+/** A dashboard account (a user of `internal`) as the server has it, read with the process's internal keys. */
+export async function dashboardUser(product: ProductProcess, email: string) {
+  const internal = new GatehouseServerApp({
+    projectId: "internal",
+    baseUrl: product.baseUrl,
+    tokenStore: "memory",
+    ...product.internalKeys(),
+  });
+  const [user] = await internal.listUsers({ query: email });
+  return user ?? null;
 }

@@ -13,7 +13,13 @@ import { startTestSmtpServer, type TestSmtpServer } from "../../packages/server/
 import { type StripeStandIn, startStripeStandIn } from "../../packages/server/src/testing/stripe-stand-in.ts";
 import { type Caller, callApi, expectOk } from "./api.ts";
 import { createOwnDatabase, type OwnDatabase } from "./postgres-database.ts";
-import { DEPLOY_START, type ProductProcess, QUICK_START, startProduct } from "./product-process.ts";
+import {
+  DEPLOY_START,
+  dashboardUser,
+  type ProductProcess,
+  QUICK_START,
+  startProduct,
+} from "./product-process.ts";
 
 /**
  * The product as a user runs it: `npm start` in a child process (the README's command, built the way it ships),
@@ -166,14 +172,7 @@ describe(`the product as users run it (${mode})`, () => {
     await page.getByRole("button", { name: "Verify e-mail" }).click();
     await page.getByText("Thank you, your e-mail address is verified.").waitFor();
     await page.context().close();
-    const internal = new GatehouseServerApp({
-      projectId: "internal",
-      baseUrl: product.baseUrl,
-      tokenStore: "memory",
-      ...product.internalKeys(),
-    });
-    const [owner] = await internal.listUsers({ query: ownerEmail });
-    expect(owner?.primaryEmailVerified).toBe(true);
+    expect((await dashboardUser(product, ownerEmail))?.primaryEmailVerified).toBe(true);
   });
 
   it("signs an app's user up with a verification e-mail and verifies it", async () => {

@@ -1,6 +1,7 @@
 import type { AdminProject, CurrentUser } from "@gatehouse/js";
 import { GatehouseHandler, GatehouseProvider } from "@gatehouse/react";
 import { type ReactNode, useCallback, useEffect, useMemo, useState, useSyncExternalStore } from "react";
+import { DevInbox } from "./features/account/dev-inbox.tsx";
 import { AuthMethodsPage } from "./features/auth-methods/auth-methods.tsx";
 import { DomainsPage } from "./features/domains/domains.tsx";
 import { EmailTemplatesSection } from "./features/email-templates/email-templates.tsx";
@@ -76,7 +77,12 @@ export function App() {
     <GatehouseProvider app={dashboardApp} theme={theme}>
       {pathname === "/handler" || pathname.startsWith("/handler/") ? (
         <>
-          {pathname.startsWith("/handler/account-settings") ? <BackToDashboard /> : null}
+          {pathname.startsWith("/handler/account-settings") ? (
+            <>
+              <BackToDashboard />
+              <DevInbox />
+            </>
+          ) : null}
           <GatehouseHandler basePath="/handler" />
         </>
       ) : (

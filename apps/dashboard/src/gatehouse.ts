@@ -34,12 +34,13 @@ export type OwnedProject = AdminOwnedProject;
 
 /** The owner methods exist on users of the internal project; the type marks them optional for other projects. */
 export function ownerMethods(user: CurrentUser) {
-  if (!user.createProject || !user.listOwnedProjects || !user.transferProject) {
+  if (!user.createProject || !user.listOwnedProjects || !user.transferProject || !user.listDevInbox) {
     throw new Error("The signed-in user is not a user of the internal project.");
   }
   return {
     createProject: user.createProject,
     listOwnedProjects: user.listOwnedProjects as () => Promise<OwnedProject[]>,
     transferProject: user.transferProject,
+    listDevInbox: user.listDevInbox,
   };
 }

@@ -151,7 +151,8 @@ describe("gatehouse init", () => {
     writeFileSync(join(app, "package.json"), JSON.stringify({ dependencies: { next: "15.0.0" } }));
     const init = await owner.run(["init", "--create", "Init app"], { cwd: app });
     expect(init.code, init.stderr).toBe(0);
-    expect(init.stdout).toContain("Next: Next.js");
+    expect(init.stdout).toContain("Next (Next.js): npm install @stackframe/react@");
+    expect(init.stdout).toContain(`npm install ${server.baseUrl}/sdk/gatehouse-shared.tgz`);
     const envFile = join(app, ".env.local");
     const env = readFileSync(envFile, "utf8");
     expect(env).toMatch(/^NEXT_PUBLIC_STACK_PROJECT_ID=[0-9a-f-]{36}$/m);

@@ -126,6 +126,7 @@ export type {
   ServerCustomer,
   ServerItem,
 } from "./objects/customers.ts";
+export type { DevInbox, DevInboxEmail } from "./objects/owned-projects.ts";
 export type { PermissionDefinition } from "./objects/permissions.ts";
 export type { AdminProject, Project } from "./objects/projects.ts";
 export type { ServerUser } from "./objects/server-user.ts";

@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import type { AppDeps } from "./deps.ts";
+import { mountSdkTarballs } from "./features/dashboard/sdk-tarballs.ts";
 import { mountDashboard } from "./features/dashboard/static.ts";
 import { mountStoredFiles } from "./features/images/files-route.ts";
 import { apiRoutes } from "./features/routes.ts";
@@ -46,6 +47,7 @@ export function createApp(deps: AppDeps): Hono {
   );
   mountRoutes(app, apiRoutes, deps);
   mountStoredFiles(app, deps.env);
+  mountSdkTarballs(app);
   mountDashboard(app);
 
   app.notFound((c) => {

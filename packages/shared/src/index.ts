@@ -1,3 +1,4 @@
 export * from "./domains/index.ts";
+export * from "./install/index.ts";
 export * from "./known-errors/index.ts";
 export type * from "./wire/index.ts";

@@ -1,3 +1,4 @@
+import { BUILD_SDK_COMMAND, installAdvice, OFFICIAL_SDK_VERSION } from "@gatehouse/shared";
 import { type KeyboardEvent, useId, useRef, useState } from "react";
 import { Button } from "../ui/components.tsx";
 
@@ -35,12 +36,15 @@ export function envFile(framework: Exclude<FrameworkId, "plain">, values: EnvVal
     .join("\n");
 }
 
-/** Plain JavaScript: the client app created with the values in code (never the secret key, which is a server's). */
+/**
+ * Plain JavaScript: the official SDK's client app created with the values in code, this server as its `baseUrl`
+ * (never the secret key, which is a server's).
+ */
 function plainSnippet(values: EnvValues): string {
   return [
-    'import { GatehouseClientApp } from "@gatehouse/js";',
+    'import { StackClientApp } from "@stackframe/js";',
     "",
-    "export const app = new GatehouseClientApp({",
+    "export const app = new StackClientApp({",
     `  projectId: ${JSON.stringify(values.projectId)},`,
     values.publishable ? `  publishableClientKey: ${JSON.stringify(values.publishable)},` : null,
     `  baseUrl: ${JSON.stringify(values.apiUrl)},`,
@@ -51,13 +55,31 @@ function plainSnippet(values: EnvValues): string {
     .join("\n");
 }
 
-const NEXT_STEP: Record<FrameworkId, string> = {
-  vite: "npm install @gatehouse/react @gatehouse/js, then create the client app from import.meta.env.VITE_STACK_PROJECT_ID and VITE_STACK_PUBLISHABLE_CLIENT_KEY.",
-  next: "npm install @gatehouse/react @gatehouse/js; the SDK reads these variables itself.",
-  node: 'npm install @gatehouse/js; new GatehouseServerApp({ tokenStore: "memory" }) reads these (node --env-file=.env).',
-  plain:
-    "npm install @gatehouse/js. The secret server key never goes into a browser: keep it for your server.",
-};
+/**
+ * What to install, from @gatehouse/shared's install lines (the ones e2e/packages/install-lines.test.ts runs): the
+ * official SDK pointed at this server first, then our own packages as this server hands them out.
+ */
+function InstallSteps({ framework, apiUrl }: { framework: FrameworkId; apiUrl: string }) {
+  const advice = installAdvice(framework, apiUrl);
+  return (
+    <div className="env-install" data-testid="install-lines">
+      <p className="muted small">
+        Install the official SDK (version {OFFICIAL_SDK_VERSION} is tested against Gatehouse):
+      </p>
+      <code className="env-line" data-testid="install-official">
+        {advice.official}
+      </code>
+      <p className="muted small">Then point it at this server: {advice.usage}</p>
+      <p className="muted small">
+        Or Gatehouse's own packages, served by this server once <code>{BUILD_SDK_COMMAND}</code> has run in
+        the Gatehouse folder:
+      </p>
+      <code className="env-line" data-testid="install-gatehouse">
+        {advice.gatehouse}
+      </code>
+    </div>
+  );
+}
 
 export function EnvSnippets({ values }: { values: EnvValues }) {
   const [framework, setFramework] = useState<FrameworkId>("vite");
@@ -120,7 +142,7 @@ export function EnvSnippets({ values }: { values: EnvValues }) {
         <pre className="env-text" tabIndex={0} data-testid="env-text">
           {text}
         </pre>
-        <p className="muted small">{NEXT_STEP[framework]}</p>
+        <InstallSteps framework={framework} apiUrl={values.apiUrl} />
       </div>
     </div>
   );

@@ -103,7 +103,13 @@ export default function TsxEditor(props: TsxEditorProps) {
       keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),
       chrome,
       errorLineField,
-      EditorView.contentAttributes.of({ "aria-label": props.label, "data-testid": "code-editor" }),
+      // tabindex: the editable text is what Tab reaches inside CodeMirror's scroller (which takes tabindex -1), and
+      // axe counts only elements with one as the keyboard's way into a scroll region (scrollable-region-focusable).
+      EditorView.contentAttributes.of({
+        "aria-label": props.label,
+        "data-testid": "code-editor",
+        tabindex: "0",
+      }),
       EditorView.updateListener.of((update) => {
         if (update.docChanged) onChange.current(update.state.doc.toString());
       }),

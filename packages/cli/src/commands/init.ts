@@ -1,6 +1,7 @@
 /** `gatehouse init`: a project and a key set for the app in this folder, in its `.env.local`. */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { BUILD_SDK_COMMAND, installAdvice, OFFICIAL_SDK_VERSION } from "@gatehouse/shared";
 import type { Command } from "commander";
 import { contextOf, type Owner, ownerOf, type ProjectSummary } from "../context.ts";
 import { CliError, EXIT } from "../errors.ts";
@@ -33,11 +34,21 @@ export function envLines(
   };
 }
 
-const NEXT_STEPS: Record<Framework, string> = {
-  next: "Next.js: npm install @gatehouse/react @gatehouse/js, wrap app/layout.tsx in <GatehouseProvider> and add an app/handler/[...gatehouse]/page.tsx rendering <GatehouseHandler />.",
-  vite: "React (Vite): npm install @gatehouse/react @gatehouse/js, create the client app with import.meta.env.VITE_STACK_PROJECT_ID and VITE_STACK_PUBLISHABLE_CLIENT_KEY, wrap your app in <GatehouseProvider> and route /handler/* to <GatehouseHandler />.",
-  node: 'Node: npm install @gatehouse/js, then `new GatehouseServerApp({ tokenStore: "memory" })` reads STACK_PROJECT_ID, STACK_SECRET_SERVER_KEY and STACK_API_URL (load .env.local with node --env-file=.env.local).',
-};
+const FRAMEWORK_NAMES: Record<Framework, string> = { next: "Next.js", vite: "React (Vite)", node: "Node" };
+
+/**
+ * What to install next, from @gatehouse/shared's install lines (the dashboard's keys page shows the same, and
+ * e2e/packages/install-lines.test.ts runs them): the official SDK pointed at this server, then our own packages.
+ */
+export function nextSteps(framework: Framework, apiUrl: string): string[] {
+  const advice = installAdvice(framework, apiUrl);
+  return [
+    `Next (${FRAMEWORK_NAMES[framework]}): ${advice.official}`,
+    `  (the official SDK; ${OFFICIAL_SDK_VERSION} is tested against Gatehouse), then ${advice.usage}`,
+    `Or Gatehouse's own packages, once \`${BUILD_SDK_COMMAND}\` has run in the Gatehouse folder:`,
+    `  ${advice.gatehouse}`,
+  ];
+}
 
 /** Our variables replaced or added, every other line kept as it was. */
 export function mergeEnvFile(existing: string, values: Record<string, string>): string {
@@ -119,7 +130,7 @@ export function registerInitCommand(program: Command): void {
             ctx.out.color.green(`Wrote ${envPath} for ${project.display_name} (${project.id}).`),
             "Keep it out of version control (it holds the secret server key).",
             "",
-            `Next: ${NEXT_STEPS[framework]}`,
+            ...nextSteps(framework, ctx.apiUrl),
           ].join("\n"),
       );
     });

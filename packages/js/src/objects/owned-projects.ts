@@ -1,4 +1,4 @@
-import type { WireAdminProject, WireList } from "@gatehouse/shared";
+import type { WireAdminProject, WireDevInbox, WireList } from "@gatehouse/shared";
 import type { AppContext } from "../apps/context.ts";
 import type { Session } from "../session/session.ts";
 import {
@@ -23,7 +23,23 @@ export type ProjectOwnerMethods = {
   createProject(options: AdminProjectCreateOptions): Promise<AdminOwnedProject>;
   listOwnedProjects(): Promise<AdminOwnedProject[]>;
   transferProject(projectId: string, newTeamId: string): Promise<void>;
+  /**
+   * Gatehouse extension: the dashboard's own mail to this owner on a development server with no email server
+   * (their verification email, sign-in codes), newest first. `isAvailable` is false where mail really goes out.
+   */
+  listDevInbox(): Promise<DevInbox>;
 };
+
+export type DevInboxEmail = {
+  id: string;
+  subject: string;
+  to: string[];
+  text: string;
+  html: string;
+  kind: string;
+  createdAt: Date;
+};
+export type DevInbox = { isAvailable: boolean; items: DevInboxEmail[] };
 
 /** Makes the admin app of one owned project, acting as its owner (`ownedProjectAdminApp` of apps/admin-app.ts). */
 export type OwnedProjectAdminAppFactory = (
@@ -89,6 +105,16 @@ export function projectOwnerMethods(scope: Scope, session: Session): ProjectOwne
         body: { project_id: projectId, new_team_id: newTeamId },
       });
       scope.ctx.invalidate("ownedProjects");
+    },
+    async listDevInbox() {
+      const json = await call<WireDevInbox>(scope, "/internal/dev-inbox");
+      return {
+        isAvailable: json.is_available,
+        items: json.items.map(({ created_at_millis, ...item }) => ({
+          ...item,
+          createdAt: new Date(created_at_millis),
+        })),
+      };
     },
   };
 }

@@ -37,6 +37,20 @@ describe("describeError", () => {
     });
   });
 
+  it("says a code of the wrong shape is a link or code that is not valid, not its length rule", () => {
+    const badCode = schemaError("- body.code: Too small: expected string to have exactly 45 characters");
+    expect(describeError(badCode, s, { link: true })).toEqual({
+      field: "code",
+      message: s.linkInvalid,
+      code: "SCHEMA_ERROR",
+    });
+    expect(describeError(badCode, s)).toEqual({
+      field: "code",
+      message: s.codeInvalid,
+      code: "SCHEMA_ERROR",
+    });
+  });
+
   it("never shows a request line, status line or raw body", () => {
     const failures = [
       schemaError("- body contains unknown properties: extra"),

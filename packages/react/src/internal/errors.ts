@@ -108,7 +108,7 @@ const API_FIELDS: Record<string, ErrorField> = {
 };
 
 /** SCHEMA_ERROR as a sentence under the field it is about: the first problem of the request's body or query. */
-function describeSchemaError(error: KnownError, s: GatehouseStrings): DescribedError {
+function describeSchemaError(error: KnownError, s: GatehouseStrings, link: boolean): DescribedError {
   const text = typeof error.details?.message === "string" ? error.details.message : error.message;
   const issue = schemaIssues(text).find((one) => one.location === "body" || one.location === "query");
   const key = issue?.path[0];
@@ -116,16 +116,11 @@ function describeSchemaError(error: KnownError, s: GatehouseStrings): DescribedE
   const field = API_FIELDS[key] ?? "form";
   let message: string;
   if (issue.problem === "is required") message = s.required;
+  // A code of the wrong shape ("must have exactly 45 characters") is a damaged link or a mistyped code to its reader.
+  else if (field === "code") message = link ? s.linkInvalid : s.codeInvalid;
   else if (field === "email" && /email/.test(issue.problem)) message = s.invalidEmail;
   else {
-    const label =
-      field === "email"
-        ? s.email
-        : field === "password"
-          ? s.password
-          : field === "code"
-            ? s.code
-            : fieldInWords(issue.path);
+    const label = field === "email" ? s.email : field === "password" ? s.password : fieldInWords(issue.path);
     message = s.fieldProblem(label[0]!.toUpperCase() + label.slice(1), issue.problem);
   }
   return { field, message, code: error.code };
@@ -145,7 +140,7 @@ export function describeError(
     const knownError = error as KnownError;
     const known = knownErrorMessage(knownError, s, options.link === true);
     if (known) return known;
-    if (knownError.code === "SCHEMA_ERROR") return describeSchemaError(knownError, s);
+    if (knownError.code === "SCHEMA_ERROR") return describeSchemaError(knownError, s, options.link === true);
     if (knownError.code === "ALL_OVERLOADS_FAILED") {
       return { field: "form", message: s.invalidValues, code: knownError.code };
     }

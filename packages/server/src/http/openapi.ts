@@ -90,6 +90,7 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[]) {
   };
 }
 
+/** The reference page: every colour at least 4.5:1 on its background, light and dark (e2e/dashboard/accessibility.test.ts). */
 function docsPage(routes: readonly AnyRoute[]): string {
   const byTag = new Map<string, AnyRoute[]>();
   for (const route of routes) {
@@ -109,14 +110,18 @@ function docsPage(routes: readonly AnyRoute[]): string {
     .join("");
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Gatehouse API reference</title><style>
-body{font:15px/1.5 system-ui,sans-serif;max-width:1000px;margin:2rem auto;padding:0 1rem;color:#1a1a2e}
-h1{margin-bottom:.2rem}h2{margin-top:2rem;border-bottom:1px solid #ddd}table{border-collapse:collapse;width:100%}
-td{padding:.3rem .5rem;border-bottom:1px solid #eee;vertical-align:top}.m{font-weight:600;font-family:monospace;width:4.5rem}
-.GET{color:#0a7}.POST{color:#06c}.PATCH,.PUT{color:#b70}.DELETE{color:#c22}.a{color:#666;white-space:nowrap}
-@media (prefers-color-scheme:dark){body{background:#111;color:#eee}td{border-color:#333}h2{border-color:#333}}
-</style></head><body><h1>Gatehouse API reference</h1><p>The machine-readable document is at
+:root{color-scheme:light dark;--fg:#1a1a2e;--bg:#fff;--line:#ddd;--row:#eee;--muted:#595959;--link:#0055b3;
+--get:#007a55;--post:#0055b3;--patch:#8a5300;--delete:#b01f1f}
+@media (prefers-color-scheme:dark){:root{--fg:#eee;--bg:#111;--line:#333;--row:#2a2a2a;--muted:#a8a8a8;--link:#8ab4ff;
+--get:#3ddc97;--post:#6cb4ff;--patch:#f0b35a;--delete:#ff7b7b}}
+body{font:15px/1.5 system-ui,sans-serif;max-width:1000px;margin:2rem auto;padding:0 1rem;color:var(--fg);background:var(--bg)}
+a{color:var(--link)}h1{margin-bottom:.2rem}h2{margin-top:2rem;border-bottom:1px solid var(--line)}
+table{border-collapse:collapse;width:100%}td{padding:.3rem .5rem;border-bottom:1px solid var(--row);vertical-align:top}
+.m{font-weight:600;font-family:monospace;width:4.5rem}.GET{color:var(--get)}.POST{color:var(--post)}
+.PATCH,.PUT{color:var(--patch)}.DELETE{color:var(--delete)}.a{color:var(--muted);white-space:nowrap}
+</style></head><body><main><h1>Gatehouse API reference</h1><p>The machine-readable document is at
 <a href="/api/v1/openapi.json"><code>/api/v1/openapi.json</code></a>. Every route below is served under
-<code>/api/v1</code> and <code>/api/latest</code>.</p>${sections}</body></html>`;
+<code>/api/v1</code> and <code>/api/latest</code>.</p>${sections}</main></body></html>`;
 }
 
 /** `GET /openapi.json` and `GET /docs`, generated from the given routes. */

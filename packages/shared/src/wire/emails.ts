@@ -116,3 +116,22 @@ export type WireSentEmail = {
 
 /** `POST /internal/send-test-email`: a failure to reach the email server is an answer, not an error. */
 export type WireTestEmailResult = { success: boolean; error_message?: string | undefined };
+
+/**
+ * Gatehouse's `GET /internal/dev-inbox`: on a development server with no email server, the mail the dashboard sent
+ * to the signed-in owner (the internal project's verification, sign-in and reset emails), as they would have read it.
+ */
+export type WireDevInboxEmail = {
+  id: string;
+  subject: string;
+  to: string[];
+  text: string;
+  html: string;
+  kind: string;
+  created_at_millis: number;
+};
+export type WireDevInbox = {
+  /** False on a production server or one with an email server: the mail went out, and nothing is shown here. */
+  is_available: boolean;
+  items: WireDevInboxEmail[];
+};

@@ -1,4 +1,10 @@
-import type { InlineProduct, Transaction, TransactionEntry, TransactionType } from "@gatehouse/js";
+import type {
+  GatehouseAdminApp as AdminApp,
+  InlineProduct,
+  Transaction,
+  TransactionEntry,
+  TransactionType,
+} from "@gatehouse/js";
 import { useMemo, useState } from "react";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link, useLocation } from "../../router.tsx";
@@ -59,6 +65,7 @@ export function PaymentsTransactionsPage({ items }: { items: Record<string, Item
       }),
     [api, cursor, type, customerType, customerId],
   );
+  const names = useAsync(() => customerNames(app, page.data?.transactions ?? []), [app, page.data]);
   const filter =
     <T,>(set: (value: T) => void) =>
     (value: T) => {
@@ -157,7 +164,12 @@ export function PaymentsTransactionsPage({ items }: { items: Record<string, Item
           </thead>
           <tbody>
             {data.transactions.map((transaction) => (
-              <TransactionRow key={transaction.id} transaction={transaction} items={items} />
+              <TransactionRow
+                key={transaction.id}
+                transaction={transaction}
+                items={items}
+                names={names.data}
+              />
             ))}
           </tbody>
         </Table>
@@ -166,8 +178,46 @@ export function PaymentsTransactionsPage({ items }: { items: Record<string, Item
   );
 }
 
-function TransactionRow(props: { transaction: Transaction; items: Record<string, Item> }) {
-  const { transaction, items } = props;
+type CustomerNames = ReadonlyMap<string, string>;
+const customerKey = (type: string, id: string) => `${type}:${id}`;
+
+/**
+ * The page's users and teams by name (a user's display name, else their email; a team's name), each looked up
+ * once. A custom customer's id is the owner's own name for it, so it stays as it is.
+ */
+async function customerNames(app: AdminApp, transactions: readonly Transaction[]): Promise<CustomerNames> {
+  const wanted = new Map<string, { type: string; id: string }>();
+  for (const transaction of transactions) {
+    const entry = transaction.entries[0];
+    if (entry?.customer_id && (entry.customer_type === "user" || entry.customer_type === "team")) {
+      wanted.set(customerKey(entry.customer_type, entry.customer_id), {
+        type: entry.customer_type,
+        id: entry.customer_id,
+      });
+    }
+  }
+  const found = await Promise.all(
+    [...wanted].map(async ([key, { type, id }]): Promise<[string, string | null]> => {
+      try {
+        if (type === "user") {
+          const user = await app.getUser(id);
+          return [key, user ? (user.displayName ?? user.primaryEmail) : null];
+        }
+        return [key, (await app.getTeam(id))?.displayName ?? null];
+      } catch {
+        return [key, null]; // deleted since, or unreadable: the id stays
+      }
+    }),
+  );
+  return new Map(found.filter((pair): pair is [string, string] => pair[1] !== null));
+}
+
+function TransactionRow(props: {
+  transaction: Transaction;
+  items: Record<string, Item>;
+  names: CustomerNames | undefined;
+}) {
+  const { transaction, items, names } = props;
   const { project } = useProjectContext();
   const entry = transaction.entries[0];
   const customerLink =
@@ -178,11 +228,13 @@ function TransactionRow(props: { transaction: Transaction; items: Record<string,
     <tr data-transaction-id={transaction.id} data-type={transaction.type ?? ""}>
       <td className="small">{formatDate(new Date(transaction.created_at_millis))}</td>
       <td>{transaction.type ? TYPE_LABELS[transaction.type] : "Other"}</td>
-      <td>
+      <td data-testid="transaction-customer">
         {customerLink && entry?.customer_type ? (
           <Link to={customerLink}>
             <span className="muted">{CUSTOMER_TYPE_LABELS[entry.customer_type]}</span>{" "}
-            <span className="mono small">{entry.customer_id}</span>
+            {names?.get(customerKey(entry.customer_type, entry.customer_id!)) ?? (
+              <span className="mono small">{entry.customer_id}</span>
+            )}
           </Link>
         ) : (
           "—"

@@ -60,51 +60,58 @@ export function Members({ team }: { team: ServerTeam }) {
         {(all) => (
           <Table testId="members">
             <tbody>
-              {all.map((member) => (
-                <tr
-                  key={member.id}
-                  className="clickable"
-                  onClick={(event) => {
-                    if (!(event.target as Element).closest("a, button")) setSelected(member.id);
-                  }}
-                  style={member.id === selected ? { background: "var(--accent-soft)" } : undefined}
-                >
-                  <td>
-                    <div className="user-cell">
-                      <Avatar name={member.teamProfile.displayName} seed={member.id} />
-                      <div>
-                        <button
-                          type="button"
-                          className="row-link name"
-                          aria-pressed={member.id === selected}
-                          title="Edit this member's permissions"
-                          onClick={() => setSelected(member.id)}
-                        >
-                          {member.teamProfile.displayName ?? "Unnamed"}
-                        </button>
-                        <Link to={projectPath(project.id, `users/${member.id}`)}>
-                          <span className="small">{emails.data?.get(member.id) ?? "Open user"}</span>
-                        </Link>
+              {all.map((member) => {
+                const email = emails.data?.get(member.id) ?? null;
+                // A member without a display name goes by their email (once known), never "Unnamed".
+                const name = member.teamProfile.displayName ?? email ?? "No name or email";
+                return (
+                  <tr
+                    key={member.id}
+                    className="clickable"
+                    onClick={(event) => {
+                      if (!(event.target as Element).closest("a, button")) setSelected(member.id);
+                    }}
+                    style={member.id === selected ? { background: "var(--accent-soft)" } : undefined}
+                  >
+                    <td>
+                      <div className="user-cell">
+                        <Avatar name={member.teamProfile.displayName ?? email} seed={member.id} />
+                        <div>
+                          <button
+                            type="button"
+                            className="row-link name"
+                            aria-pressed={member.id === selected}
+                            title="Edit this member's permissions"
+                            onClick={() => setSelected(member.id)}
+                          >
+                            {name}
+                          </button>
+                          <Link to={projectPath(project.id, `users/${member.id}`)}>
+                            <span className="small">
+                              {member.teamProfile.displayName && email ? email : "Open user"}
+                            </span>
+                          </Link>
+                        </div>
                       </div>
-                    </div>
-                  </td>
-                  <td style={{ textAlign: "right" }}>
-                    <ConfirmButton
-                      size="sm"
-                      label="Remove"
-                      title="Remove from team?"
-                      description="The user loses the team's permissions."
-                      confirmLabel="Remove"
-                      success="Member removed"
-                      onConfirm={async () => {
-                        await team.removeUser(member.id);
-                        if (selected === member.id) setSelected(null);
-                        await members.reload();
-                      }}
-                    />
-                  </td>
-                </tr>
-              ))}
+                    </td>
+                    <td style={{ textAlign: "right" }}>
+                      <ConfirmButton
+                        size="sm"
+                        label="Remove"
+                        title="Remove from team?"
+                        description="The user loses the team's permissions."
+                        confirmLabel="Remove"
+                        success="Member removed"
+                        onConfirm={async () => {
+                          await team.removeUser(member.id);
+                          if (selected === member.id) setSelected(null);
+                          await members.reload();
+                        }}
+                      />
+                    </td>
+                  </tr>
+                );
+              })}
             </tbody>
           </Table>
         )}

@@ -2,7 +2,7 @@ import { knownError } from "@gatehouse/shared";
 import { and, eq } from "drizzle-orm";
 import { randomUuid } from "../../crypto/index.ts";
 import type { Database } from "../../db/index.ts";
-import { normalizeEmail } from "../../fields/email.ts";
+import { normalizeEmail, PRIMARY_EMAIL_NEEDED } from "../../fields/email.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { users } from "../users/schema.ts";
 import { findUserByAuthEmail } from "../users/service.ts";
@@ -96,10 +96,7 @@ export async function applyPrimaryEmailPatch(
   if (patch.verified === undefined && patch.authEnabled === undefined) return;
   if (!primary) {
     if (patch.verified || patch.authEnabled) {
-      throw new StatusError(
-        400,
-        "primary_email_verified and primary_email_auth_enabled need a primary email; set primary_email too.",
-      );
+      throw new StatusError(400, PRIMARY_EMAIL_NEEDED);
     }
     return;
   }

@@ -76,7 +76,7 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&
  * Links that carry something after the path (`?code=…`, `#token=…`): every emailed secret link does. Plain links (a
  * logo, a home page) carry nothing secret and stay.
  */
-const LINK_WITH_PARAMETERS = /https?:\/\/[^\s"'<>]*[?#][^\s"'<>]*/gi;
+export const LINK_WITH_PARAMETERS = /https?:\/\/[^\s"'<>]*[?#][^\s"'<>]*/gi;
 /** Our one-time codes are 45 Crockford base32 characters (verification-codes); a net for any that slip through. */
 const LONG_CODE = /\b[0-9a-hjkmnp-tv-z]{45}\b/gi;
 /** Secrets shorter than this are not searched for on their own: replacing every "ab" would shred the text. */

@@ -10,6 +10,7 @@ import { consumeRateLimit, rateLimitScope } from "../../rate-limit/limiter.ts";
 import { RATE_LIMITS } from "../../rate-limit/rules.ts";
 import { sendBuiltInEmail } from "./built-in.ts";
 import { capacityRoutes } from "./capacity-routes.ts";
+import { devInboxRoute } from "./dev-inbox.ts";
 import { outboxRoutes } from "./outbox-routes.ts";
 import { OUTBOX_STATUSES, SIMPLE_STATUSES, sentEmailListItem } from "./outbox-view.ts";
 import { sentEmails } from "./schema.ts";
@@ -43,6 +44,7 @@ export const emailRoutes = [
   ...outboxRoutes,
   ...capacityRoutes,
   ...unsubscribeRoutes,
+  devInboxRoute,
   defineRoute({
     method: "POST",
     path: "/internal/send-sign-in-invitation",

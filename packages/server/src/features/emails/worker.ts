@@ -9,6 +9,7 @@ import { projects } from "../projects/schema.ts";
 import { settleAfterAnswer } from "./after-answer.ts";
 import { type EmailMessage, openMessage, redactMessage } from "./body.ts";
 import { withinCapacity } from "./capacity.ts";
+import { logOwnDevEmail } from "./dev-inbox.ts";
 import { nextRenderDueInMs, renderDueEmails } from "./render-step.ts";
 import { type SentEmailRow, sentEmails } from "./schema.ts";
 import { type Delivery, describeSmtpError, resolveDelivery, sendWith, TransportCache } from "./transport.ts";
@@ -151,6 +152,7 @@ export function startEmailWorker(deps: AppDeps, options: EmailWorkerOptions = {}
       return;
     }
     if (delivery.kind === "dev-outbox") {
+      logOwnDevEmail(deps, row, message);
       await counted("sent", row, {
         status: "sent",
         transport: "dev-outbox",

@@ -16,8 +16,8 @@ import { type ConfigStoreDeps, createConfigRows, updateConfigOverride } from "./
 import { announceProjectChange } from "./project-changes.ts";
 import { type ProjectRow, projects } from "./schema.ts";
 
-/** Owner teams and their members live in the `internal` project (PROTOCOL.md §6). */
-const INTERNAL_PROJECT = "internal";
+/** Owner teams and their members live in the `internal` project (PROTOCOL.md §6): its users are the owners. */
+export const INTERNAL_PROJECT = "internal";
 
 export async function findProject(db: Database, projectId: string): Promise<ProjectRow | null> {
   // Ids arrive from paths and OAuth parameters; one PostgreSQL cannot even compare (a NUL byte) names no project.

@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import type { RenderedConfig } from "../../config/index.ts";
 import type { AppDeps } from "../../deps.ts";
+import { PRIMARY_EMAIL_NEEDED } from "../../fields/email.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { storedImageUrl } from "../images/stored-image.ts";
 import type { UserCreateBody } from "./requests.ts";
@@ -12,10 +13,7 @@ import { ensureTeamMember, passwordHashFromBody } from "./update.ts";
 /** The user `body` describes, as `createUser` takes it: checked, the password hashed, the TOTP secret sealed. */
 export async function newUserFromBody(deps: AppDeps, body: UserCreateBody): Promise<NewUser> {
   if (!body.primary_email && (body.primary_email_verified || body.primary_email_auth_enabled)) {
-    throw new StatusError(
-      400,
-      "primary_email_verified and primary_email_auth_enabled need a primary email; set primary_email too.",
-    );
+    throw new StatusError(400, PRIMARY_EMAIL_NEEDED);
   }
   const passwordHash = await passwordHashFromBody(body);
   const totpSecretEncrypted = body.totp_secret_base64
