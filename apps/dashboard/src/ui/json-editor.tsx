@@ -1,5 +1,6 @@
+import { Button } from "@gatehouse/react/ui";
 import { type ReactNode, useState } from "react";
-import { Button, Field } from "./components.tsx";
+import { Field } from "./components.tsx";
 import { errorMessage } from "./hooks.ts";
 import { useToast } from "./toast.tsx";
 
@@ -52,13 +53,12 @@ export function JsonEditor(props: {
       </Field>
       <div className="row end">
         {dirty ? (
-          <Button size="sm" variant="ghost" onClick={() => setText(initial)}>
+          <Button small variant="ghost" onClick={() => setText(initial)}>
             Reset
           </Button>
         ) : null}
         <Button
-          size="sm"
-          variant="primary"
+          small
           disabled={!dirty || parsed.error !== null}
           loading={busy}
           onClick={async () => {

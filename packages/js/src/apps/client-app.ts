@@ -25,7 +25,7 @@ import { AppContext } from "./context.ts";
 import { callOAuthCallback, redirectToOAuth } from "./oauth.ts";
 import type { AdminAppOptions, ClientAppOptions, TokenStoreInit } from "./options.ts";
 import { registerPasskey, signInWithPasskey } from "./passkeys.ts";
-import * as purchases from "./purchase-codes.ts";
+import type { PurchaseChoice, PurchaseOffer } from "./purchase-codes.ts";
 import { currentUrl, withReturnTo } from "./redirect.ts";
 import { type ClientAppJson, findUniqueApp, randomIdentifier, registerUniqueApp } from "./serialize.ts";
 import * as signIn from "./sign-in.ts";
@@ -201,18 +201,22 @@ export class GatehouseClientApp {
     return { session: this.ctx.persistentSession(), extra: ["TEAM_INVITATION_EMAIL_MISMATCH" as const] };
   }
 
-  // --- The purchase page (a purchase URL's code is the credential; no session is sent) ---
+  // --- The purchase page (a purchase URL's code is the credential; no session is sent). Loaded on first use:
+  // only that page needs them, and apps bundle them as a chunk of their own. ---
 
-  validatePurchaseCode(fullCode: string, options?: { returnUrl?: string | null }) {
-    return purchases.validatePurchaseCode(this.ctx, fullCode, options);
+  async validatePurchaseCode(
+    fullCode: string,
+    options?: { returnUrl?: string | null },
+  ): Promise<PurchaseOffer> {
+    return (await import("./purchase-codes.ts")).validatePurchaseCode(this.ctx, fullCode, options);
   }
 
-  completeTestModePurchase(choice: purchases.PurchaseChoice) {
-    return purchases.completeTestModePurchase(this.ctx, choice);
+  async completeTestModePurchase(choice: PurchaseChoice): Promise<void> {
+    return (await import("./purchase-codes.ts")).completeTestModePurchase(this.ctx, choice);
   }
 
-  createPurchaseCheckoutUrl(choice: purchases.PurchaseChoice & { returnUrl?: string | null }) {
-    return purchases.createPurchaseCheckoutUrl(this.ctx, choice);
+  async createPurchaseCheckoutUrl(choice: PurchaseChoice & { returnUrl?: string | null }): Promise<string> {
+    return (await import("./purchase-codes.ts")).createPurchaseCheckoutUrl(this.ctx, choice);
   }
 
   /** Command-line login: shows a link, then polls until the user confirms it in a browser. */

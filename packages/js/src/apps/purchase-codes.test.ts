@@ -50,7 +50,9 @@ async function errorOf(promise: Promise<unknown>): Promise<unknown> {
 describe("the purchase page's calls", () => {
   it("reads the offer without server-only prices, completes it in test mode, and the code is then used", async () => {
     const user = await buyer();
-    const fullCode = codeOf(await user.createCheckoutUrl({ productId: "credit-pack", returnUrl: RETURN_URL }));
+    const fullCode = codeOf(
+      await user.createCheckoutUrl({ productId: "credit-pack", returnUrl: RETURN_URL }),
+    );
     const page = apps.client();
 
     const offer = await page.validatePurchaseCode(fullCode, { returnUrl: RETURN_URL });
@@ -94,7 +96,9 @@ describe("the purchase page's calls", () => {
 
     const unknown = await errorOf(page.validatePurchaseCode(`${projectId}_not-a-real-code`));
     expect(isKnownError(unknown, "VERIFICATION_CODE_NOT_FOUND")).toBe(true);
-    const untrusted = await errorOf(page.validatePurchaseCode(fullCode, { returnUrl: "https://evil.example" }));
+    const untrusted = await errorOf(
+      page.validatePurchaseCode(fullCode, { returnUrl: "https://evil.example" }),
+    );
     expect(isKnownError(untrusted, "REDIRECT_URL_NOT_WHITELISTED")).toBe(true);
     const noSuchPrice = await errorOf(page.completeTestModePurchase({ fullCode, priceId: "monthly" }));
     expect((noSuchPrice as HttpStatusError).status).toBeGreaterThanOrEqual(400);

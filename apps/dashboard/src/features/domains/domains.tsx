@@ -1,7 +1,8 @@
+import { Button } from "@gatehouse/react/ui";
 import { validateTrustedDomainBaseUrl } from "@gatehouse/shared";
 import { type FormEvent, useState } from "react";
 import { useProjectContext } from "../../project-context.tsx";
-import { Button, Card, Empty, Field, PageHead, Table, Toggle } from "../../ui/components.tsx";
+import { Card, Empty, Field, PageHead, Table, Toggle } from "../../ui/components.tsx";
 import { errorMessage } from "../../ui/hooks.ts";
 import { Icon } from "../../ui/icons.tsx";
 import { ConfirmButton } from "../../ui/modal.tsx";
@@ -78,7 +79,7 @@ export function DomainsPage() {
                   <td className="mono muted">{item.handlerPath}</td>
                   <td style={{ textAlign: "right" }}>
                     <ConfirmButton
-                      size="sm"
+                      small
                       label="Remove"
                       title={`Remove ${item.domain}?`}
                       description="Sign-ins from this site stop working."
@@ -124,7 +125,7 @@ export function DomainsPage() {
               </Field>
             </div>
             <div style={{ paddingTop: 27 }}>
-              <Button type="submit" variant="primary" loading={busy}>
+              <Button type="submit" loading={busy}>
                 Add domain
               </Button>
             </div>

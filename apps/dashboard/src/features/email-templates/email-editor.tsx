@@ -127,7 +127,6 @@ function Editor({ kind, item }: { kind: EmailKind; item: Editable }) {
               <DeleteButton item={item} kind={kind} onDeleted={backToList} />
             )}
             <ActionButton
-              variant="primary"
               disabled={!dirty || locked}
               success={`${item.displayName} saved`}
               onClick={async () => {
@@ -307,6 +306,7 @@ function SendTestCard({ send }: { send: (recipientEmail: string) => Promise<unkn
       description="The email as the preview shows it, unsaved changes included, marked [Test] in its subject."
       footer={
         <ActionButton
+          variant="secondary"
           disabled={!looksLikeAddress}
           success={`Test sent to ${recipient.trim()}`}
           onClick={() => send(recipient.trim())}

@@ -1,17 +1,9 @@
+import { buttonClass, formatDate } from "@gatehouse/react/ui";
 import { useState } from "react";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link } from "../../router.tsx";
 import { AsyncCard } from "../../ui/async.tsx";
-import {
-  ActionButton,
-  Card,
-  Empty,
-  Field,
-  formatDate,
-  PageHead,
-  rowClick,
-  Table,
-} from "../../ui/components.tsx";
+import { ActionButton, Card, Empty, Field, PageHead, rowClick, Table } from "../../ui/components.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import { Icon } from "../../ui/icons.tsx";
 import { usePageTitle } from "../../ui/page-title.ts";
@@ -46,7 +38,6 @@ export function EmailPage() {
           title="Email server"
           footer={
             <ActionButton
-              variant="primary"
               success="Email server saved"
               disabled={type === "standard" && smtpIncomplete}
               onClick={async () => {
@@ -149,6 +140,7 @@ export function EmailPage() {
           </Field>
           <div className="row end">
             <ActionButton
+              variant="secondary"
               disabled={!recipient.trim() || type !== "standard" || smtpIncomplete}
               onClick={async () => {
                 const result = await app.sendTestEmail({
@@ -180,7 +172,10 @@ export function EmailPage() {
         title="Sent emails"
         description="The project's outbox, newest first."
         actions={
-          <Link className="btn sm" to={projectPath(project.id, "sent-emails")}>
+          <Link
+            className={buttonClass({ variant: "secondary", small: true })}
+            to={projectPath(project.id, "sent-emails")}
+          >
             All sent emails
           </Link>
         }

@@ -1,8 +1,9 @@
 import type { AdminEmailTemplate, EmailPreview, GatehouseAdminApp, ServerUser } from "@gatehouse/js";
+import { Avatar, avatarColor, Button, buttonClass } from "@gatehouse/react/ui";
 import { isKnownError } from "@gatehouse/shared";
 import { useMemo, useState } from "react";
 import { useProjectContext } from "../../project-context.tsx";
-import { Avatar, Button, Field } from "../../ui/components.tsx";
+import { Field } from "../../ui/components.tsx";
 import { errorMessage, useAsync } from "../../ui/hooks.ts";
 import { Modal } from "../../ui/modal.tsx";
 import { useToast } from "../../ui/toast.tsx";
@@ -167,10 +168,10 @@ export function SendEmailDialog(props: { onClose: () => void; onSent: () => Prom
         onClose={() => !busy && props.onClose()}
         footer={
           <>
-            <Button onClick={() => setStep("compose")} disabled={busy}>
+            <Button variant="secondary" onClick={() => setStep("compose")} disabled={busy}>
               Back
             </Button>
-            <Button variant="primary" loading={busy} disabled={recipientCount === 0} onClick={send}>
+            <Button loading={busy} disabled={recipientCount === 0} onClick={send}>
               Send to {countWords}
             </Button>
           </>
@@ -210,10 +211,10 @@ export function SendEmailDialog(props: { onClose: () => void; onSent: () => Prom
       onClose={() => !busy && props.onClose()}
       footer={
         <>
-          <Button onClick={props.onClose} disabled={busy}>
+          <Button variant="secondary" onClick={props.onClose} disabled={busy}>
             Cancel
           </Button>
-          <Button variant="primary" loading={busy} disabled={!ready} onClick={review}>
+          <Button loading={busy} disabled={!ready} onClick={review}>
             Review
           </Button>
         </>
@@ -237,11 +238,11 @@ export function SendEmailDialog(props: { onClose: () => void; onSent: () => Prom
           <div className="row" data-testid="chosen-recipients" style={{ flexWrap: "wrap" }}>
             {users.map((user) => (
               <span key={user.id} className="badge" style={{ gap: 6 }}>
-                <Avatar name={user.displayName ?? user.primaryEmail} seed={user.id} />
+                <Avatar name={user.displayName ?? user.primaryEmail} color={avatarColor(user.id)} />
                 {user.primaryEmail ?? user.displayName ?? user.id}
                 <button
                   type="button"
-                  className="btn ghost sm"
+                  className={buttonClass({ variant: "ghost", small: true })}
                   aria-label={`Remove ${user.primaryEmail ?? user.id}`}
                   onClick={() => setUsers(users.filter((u) => u.id !== user.id))}
                 >

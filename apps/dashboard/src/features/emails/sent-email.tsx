@@ -1,8 +1,9 @@
 import type { AdminEmailOutbox } from "@gatehouse/js";
+import { formatDate } from "@gatehouse/react/ui";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link } from "../../router.tsx";
 import { DetailPage } from "../../ui/async.tsx";
-import { ActionButton, Card, formatDate, PageHead, Table } from "../../ui/components.tsx";
+import { ActionButton, Card, PageHead, Table } from "../../ui/components.tsx";
 import { ConfirmButton } from "../../ui/modal.tsx";
 import { PageTitle, usePageTitle } from "../../ui/page-title.ts";
 import { OutboxStatusBadge, problemOf, recipientText, skipReasonWords } from "./sent-email-status.tsx";
@@ -110,6 +111,7 @@ export function SentEmailPage({ emailId }: { emailId: string }) {
                   <OutboxStatusBadge email={email} />
                   {editable && email.status !== "paused" ? (
                     <ActionButton
+                      variant="secondary"
                       success="Email paused"
                       onClick={async () => {
                         await app.pauseOutboxEmail(email.id);
@@ -121,6 +123,7 @@ export function SentEmailPage({ emailId }: { emailId: string }) {
                   ) : null}
                   {email.status === "paused" ? (
                     <ActionButton
+                      variant="secondary"
                       success="Email resumed"
                       onClick={async () => {
                         await app.unpauseOutboxEmail(email.id);

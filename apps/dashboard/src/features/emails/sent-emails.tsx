@@ -1,9 +1,10 @@
 import type { AdminEmailOutboxSimpleStatus, AdminEmailOutboxStatus } from "@gatehouse/js";
+import { Button, formatDate } from "@gatehouse/react/ui";
 import { useEffect, useState } from "react";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link } from "../../router.tsx";
 import { AsyncCard } from "../../ui/async.tsx";
-import { Button, Empty, formatDate, PageHead, rowClick, Table } from "../../ui/components.tsx";
+import { Empty, PageHead, rowClick, Table } from "../../ui/components.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import { Icon } from "../../ui/icons.tsx";
 import { usePageTitle } from "../../ui/page-title.ts";
@@ -50,8 +51,10 @@ export function SentEmailsPage() {
         description="Every email the project sends, newest first: sign-in codes, invitations and your own."
         actions={
           <>
-            <Button onClick={() => void emails.reload()}>Refresh</Button>
-            <Button variant="primary" onClick={() => setSending(true)}>
+            <Button variant="secondary" onClick={() => void emails.reload()}>
+              Refresh
+            </Button>
+            <Button onClick={() => setSending(true)}>
               <Icon name="mail" /> Send email to users
             </Button>
           </>
@@ -105,11 +108,17 @@ export function SentEmailsPage() {
         footer={
           <>
             <span className="muted small pager-label">Page {cursors.length}</span>
-            <Button size="sm" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>
+            <Button
+              variant="secondary"
+              small
+              disabled={cursors.length <= 1}
+              onClick={() => setCursors(cursors.slice(0, -1))}
+            >
               Previous
             </Button>
             <Button
-              size="sm"
+              variant="secondary"
+              small
               disabled={!emails.data?.nextCursor}
               onClick={() => setCursors([...cursors, emails.data!.nextCursor!])}
             >

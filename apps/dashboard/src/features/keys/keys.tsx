@@ -1,18 +1,10 @@
 import type { InternalApiKey, InternalApiKeyFirstView } from "@gatehouse/js";
+import { Button, formatDay } from "@gatehouse/react/ui";
 import { useState } from "react";
 import { useProjectContext } from "../../project-context.tsx";
 import { KeysOnce } from "../../shared/keys-once.tsx";
 import { AsyncCard } from "../../ui/async.tsx";
-import {
-  ActionButton,
-  Badge,
-  Button,
-  Empty,
-  Field,
-  formatDay,
-  PageHead,
-  Table,
-} from "../../ui/components.tsx";
+import { ActionButton, Badge, Empty, Field, PageHead, Table } from "../../ui/components.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import { Icon } from "../../ui/icons.tsx";
 import { ConfirmButton, Modal } from "../../ui/modal.tsx";
@@ -47,7 +39,7 @@ export function KeysPage() {
         title="API keys"
         description="Key sets your apps use to talk to Gatehouse. The secret values are shown once, at creation."
         actions={
-          <Button variant="primary" onClick={() => setCreating(true)}>
+          <Button onClick={() => setCreating(true)}>
             <Icon name="plus" /> Create key set
           </Button>
         }
@@ -92,7 +84,7 @@ export function KeysPage() {
                   <td style={{ textAlign: "right" }}>
                     {key.isValid() ? (
                       <ConfirmButton
-                        size="sm"
+                        small
                         label="Revoke"
                         title="Revoke this key set?"
                         description="Apps using these keys stop working immediately. This cannot be undone."
@@ -126,11 +118,7 @@ export function KeysPage() {
           wide
           title="Your new keys"
           onClose={() => setCreated(null)}
-          footer={
-            <Button variant="primary" onClick={() => setCreated(null)}>
-              I have copied them
-            </Button>
-          }
+          footer={<Button onClick={() => setCreated(null)}>I have copied them</Button>}
         >
           <KeysOnce projectId={project.id} keys={created} />
         </Modal>
@@ -155,9 +143,10 @@ function CreateKeysModal(props: {
       onClose={props.onClose}
       footer={
         <>
-          <Button onClick={props.onClose}>Cancel</Button>
+          <Button variant="secondary" onClick={props.onClose}>
+            Cancel
+          </Button>
           <ActionButton
-            variant="primary"
             disabled={!description.trim() || !(client || server || admin)}
             onClick={async () =>
               props.onCreated(

@@ -5,11 +5,12 @@
  * each chart has its figures in a table for screen readers too.
  */
 import type { MetricsDataPoint, MetricsRecentUser, MetricsResponse } from "@gatehouse/js";
+import { Avatar, avatarColor } from "@gatehouse/react/ui";
 import { lazy, type ReactNode, Suspense, useState } from "react";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link } from "../../router.tsx";
 import { AsyncBody } from "../../ui/async.tsx";
-import { Avatar, Card, Loading, PageHead, Toggle } from "../../ui/components.tsx";
+import { Card, Loading, PageHead, Toggle } from "../../ui/components.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import "./metrics.css";
 import { usePageTitle } from "../../ui/page-title.ts";
@@ -101,8 +102,8 @@ function UserList(props: {
         >
           <Avatar
             name={user.display_name ?? user.primary_email}
-            seed={user.id}
-            image={user.profile_image_url}
+            color={avatarColor(user.id)}
+            imageUrl={user.profile_image_url}
           />
           <span>
             <div className="name">{user.display_name ?? user.primary_email ?? "Anonymous user"}</div>

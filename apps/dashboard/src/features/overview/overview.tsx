@@ -1,9 +1,10 @@
+import { Avatar, avatarColor, formatDate, formatDay } from "@gatehouse/react/ui";
 import { productionModeChecks } from "@gatehouse/shared";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link } from "../../router.tsx";
 import { providerName } from "../../shared/oauth-provider-names.ts";
 import { AsyncCard } from "../../ui/async.tsx";
-import { Avatar, Badge, Card, CopyField, formatDate, formatDay, PageHead } from "../../ui/components.tsx";
+import { Badge, Card, CopyField, PageHead } from "../../ui/components.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import { usePageTitle } from "../../ui/page-title.ts";
 import { GettingStarted } from "./overview-checklist.tsx";
@@ -116,8 +117,8 @@ export function OverviewPage() {
                 <Link key={user.id} to={projectPath(project.id, `users/${user.id}`)} className="user-cell">
                   <Avatar
                     name={user.displayName ?? user.primaryEmail}
-                    seed={user.id}
-                    image={user.profileImageUrl}
+                    color={avatarColor(user.id)}
+                    imageUrl={user.profileImageUrl}
                   />
                   <span>
                     <div className="name">{user.displayName ?? user.primaryEmail ?? "Anonymous user"}</div>

@@ -1,4 +1,5 @@
-import { Badge, Button, Card, Empty, Table } from "../../ui/components.tsx";
+import { Button } from "@gatehouse/react/ui";
+import { Badge, Card, Empty, Table } from "../../ui/components.tsx";
 import { Icon } from "../../ui/icons.tsx";
 import { ConfirmButton } from "../../ui/modal.tsx";
 import {
@@ -61,7 +62,7 @@ export function includedItemsList(product: Product, config: PaymentsConfig) {
 export function ProductsCard({ config, payments, edit }: CardProps) {
   const products = Object.entries(config.products);
   const add = (
-    <Button variant="primary" size="sm" onClick={() => edit({ kind: "product", id: null })}>
+    <Button small onClick={() => edit({ kind: "product", id: null })}>
       <Icon name="plus" /> New product
     </Button>
   );
@@ -110,14 +111,15 @@ export function ProductsCard({ config, payments, edit }: CardProps) {
                 <td>{includedItemsList(product, config)}</td>
                 <td className="payments-actions">
                   <Button
-                    size="sm"
+                    variant="secondary"
+                    small
                     aria-label={`Edit ${product.displayName}`}
                     onClick={() => edit({ kind: "product", id })}
                   >
                     Edit
                   </Button>{" "}
                   <ConfirmButton
-                    size="sm"
+                    small
                     label="Delete"
                     title={`Delete ${product.displayName}?`}
                     description="It can no longer be bought or granted. Customers who hold it keep it, as it was when they got it."
@@ -138,7 +140,7 @@ export function ProductsCard({ config, payments, edit }: CardProps) {
 export function ItemsCard({ config, payments, edit }: CardProps) {
   const items = Object.entries(config.items);
   const add = (
-    <Button size="sm" onClick={() => edit({ kind: "item", id: null })}>
+    <Button variant="secondary" small onClick={() => edit({ kind: "item", id: null })}>
       <Icon name="plus" /> New item
     </Button>
   );
@@ -181,14 +183,15 @@ export function ItemsCard({ config, payments, edit }: CardProps) {
                 </td>
                 <td className="payments-actions">
                   <Button
-                    size="sm"
+                    variant="secondary"
+                    small
                     aria-label={`Edit ${item.displayName}`}
                     onClick={() => edit({ kind: "item", id })}
                   >
                     Edit
                   </Button>{" "}
                   <ConfirmButton
-                    size="sm"
+                    small
                     label="Delete"
                     title={`Delete ${item.displayName}?`}
                     description="Products that include it must drop it first. Quantities customers hold are no longer readable."
@@ -209,7 +212,7 @@ export function ItemsCard({ config, payments, edit }: CardProps) {
 export function ProductLinesCard({ config, payments, edit }: CardProps) {
   const lines = Object.entries(config.productLines);
   const add = (
-    <Button size="sm" onClick={() => edit({ kind: "line", id: null })}>
+    <Button variant="secondary" small onClick={() => edit({ kind: "line", id: null })}>
       <Icon name="plus" /> New product line
     </Button>
   );
@@ -252,14 +255,15 @@ export function ProductLinesCard({ config, payments, edit }: CardProps) {
                 </td>
                 <td className="payments-actions">
                   <Button
-                    size="sm"
+                    variant="secondary"
+                    small
                     aria-label={`Edit ${line.displayName ?? id}`}
                     onClick={() => edit({ kind: "line", id })}
                   >
                     Edit
                   </Button>{" "}
                   <ConfirmButton
-                    size="sm"
+                    small
                     label="Delete"
                     title={`Delete ${line.displayName ?? id}?`}
                     description="Products in it must leave it first."

@@ -1,5 +1,5 @@
+import { Button } from "@gatehouse/react/ui";
 import { type ReactNode, useState } from "react";
-import { Button } from "../../ui/components.tsx";
 import { errorMessage } from "../../ui/hooks.ts";
 import { Modal } from "../../ui/modal.tsx";
 import { CUSTOMER_TYPE_LABELS, CUSTOMER_TYPES, type CustomerType, slug } from "./payments-api.ts";
@@ -42,10 +42,10 @@ export function CatalogueModal(props: {
       onClose={() => !busy && props.onClose()}
       footer={
         <>
-          <Button onClick={props.onClose} disabled={busy}>
+          <Button variant="secondary" onClick={props.onClose} disabled={busy}>
             Cancel
           </Button>
-          <Button variant="primary" loading={busy} disabled={props.invalid} onClick={submit}>
+          <Button loading={busy} disabled={props.invalid} onClick={submit}>
             {props.saveLabel}
           </Button>
         </>

@@ -1,8 +1,9 @@
 import { isKnownError } from "@gatehouse/js";
+import { Button } from "@gatehouse/react/ui";
 import { useMemo, useState } from "react";
 import { useProjectContext } from "../../project-context.tsx";
 import { AsyncCard } from "../../ui/async.tsx";
-import { Button, Empty, Field, Table } from "../../ui/components.tsx";
+import { Empty, Field, Table } from "../../ui/components.tsx";
 import { errorMessage, useAsync } from "../../ui/hooks.ts";
 import { Icon } from "../../ui/icons.tsx";
 import { useToast } from "../../ui/toast.tsx";
@@ -119,10 +120,14 @@ export function ItemsCard(props: { customer: Customer; config: PaymentsConfig; v
                 Allow below zero when revoking
               </label>
               <span style={{ flex: 1 }} />
-              <Button type="submit" variant="primary" loading={busy} disabled={!amountOk || !itemId}>
+              <Button type="submit" loading={busy} disabled={!amountOk || !itemId}>
                 <Icon name="plus" /> Grant
               </Button>
-              <Button variant="danger" disabled={!amountOk || !itemId || busy} onClick={() => change(-1)}>
+              <Button
+                variant="danger-outline"
+                disabled={!amountOk || !itemId || busy}
+                onClick={() => change(-1)}
+              >
                 Revoke
               </Button>
             </div>

@@ -1,8 +1,9 @@
 import { isKnownError } from "@gatehouse/js";
+import { Button, buttonClass, formatDate } from "@gatehouse/react/ui";
 import { useMemo, useState } from "react";
 import { useProjectContext } from "../../project-context.tsx";
 import { AsyncCard } from "../../ui/async.tsx";
-import { Badge, Button, Card, CopyField, Field, formatDate, Table } from "../../ui/components.tsx";
+import { Badge, Card, CopyField, Field, Table } from "../../ui/components.tsx";
 import { errorMessage, useAsync } from "../../ui/hooks.ts";
 import { ConfirmButton } from "../../ui/modal.tsx";
 import { useToast } from "../../ui/toast.tsx";
@@ -77,7 +78,7 @@ export function ProductsCard(props: { customer: Customer; config: PaymentsConfig
                   />
                 </Field>
               ) : null}
-              <Button type="submit" variant="primary" loading={busy} disabled={!productId || !quantityOk}>
+              <Button type="submit" loading={busy} disabled={!productId || !quantityOk}>
                 Grant product
               </Button>
             </div>
@@ -121,7 +122,7 @@ export function ProductsCard(props: { customer: Customer; config: PaymentsConfig
                   <td className="payments-actions">
                     {entry.id && subscription?.isCancelable ? (
                       <ConfirmButton
-                        size="sm"
+                        small
                         label="Cancel subscription"
                         title={`Cancel ${name}?`}
                         description="It stays until the end of the current period, then ends along with the items that expire with it."
@@ -224,7 +225,7 @@ export function TestPurchaseCard({ customer, config }: { customer: Customer; con
                 onChange={(e) => setReturnUrl(e.target.value)}
               />
             </Field>
-            <Button type="submit" variant="primary" loading={busy} disabled={!productId}>
+            <Button type="submit" loading={busy} disabled={!productId}>
               Create test purchase link
             </Button>
           </div>
@@ -241,7 +242,7 @@ export function TestPurchaseCard({ customer, config }: { customer: Customer; con
             <div className="stack" data-testid="payments-purchase-link">
               <CopyField value={url} label="purchase-link" />
               <div className="row">
-                <a className="btn primary sm" href={url} target="_blank" rel="noreferrer">
+                <a className={buttonClass({ small: true })} href={url} target="_blank" rel="noreferrer">
                   Open purchase page
                 </a>
                 <span className="small muted">Works once, for 24 hours.</span>

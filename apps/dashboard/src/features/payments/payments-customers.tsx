@@ -1,8 +1,9 @@
+import { Avatar, avatarColor, Button, buttonClass } from "@gatehouse/react/ui";
 import { useState } from "react";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link, navigate, useLocation } from "../../router.tsx";
 import { AsyncBody } from "../../ui/async.tsx";
-import { Avatar, Badge, Button, Card, Empty } from "../../ui/components.tsx";
+import { Badge, Card, Empty } from "../../ui/components.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import { Icon } from "../../ui/icons.tsx";
 import { UserPicker } from "../../ui/user-picker.tsx";
@@ -115,7 +116,7 @@ function CustomerFinder(props: { current: Customer | null; onPick: (customer: Cu
                 value={customId}
                 onChange={(e) => setCustomId(e.target.value)}
               />
-              <Button type="submit" disabled={!customId.trim()}>
+              <Button variant="secondary" type="submit" disabled={!customId.trim()}>
                 Open
               </Button>
             </form>
@@ -153,7 +154,12 @@ function CustomerHeading({ customer }: { customer: Customer }) {
         : null;
   return (
     <div className="payments-customer-head" data-testid="payments-customer">
-      <Avatar name={who.data?.name ?? customer.id} seed={customer.id} image={who.data?.image} large />
+      <Avatar
+        name={who.data?.name ?? customer.id}
+        color={avatarColor(customer.id)}
+        imageUrl={who.data?.image}
+        large
+      />
       <div style={{ flex: 1, minWidth: 0 }}>
         <h2>
           {who.data === null ? `Unknown ${customer.type}` : (who.data?.name ?? "…")}{" "}
@@ -166,13 +172,13 @@ function CustomerHeading({ customer }: { customer: Customer }) {
       </div>
       <div className="row">
         {profile ? (
-          <Link to={profile} className="btn sm">
+          <Link to={profile} className={buttonClass({ variant: "secondary", small: true })}>
             Open {customer.type}
           </Link>
         ) : null}
         <Link
           to={`${projectPath(project.id, "payments/transactions")}?customer_type=${customer.type}&customer_id=${encodeURIComponent(customer.id)}`}
-          className="btn sm"
+          className={buttonClass({ variant: "secondary", small: true })}
         >
           Transactions
         </Link>

@@ -1,20 +1,19 @@
 import type { InlineProduct, Transaction, TransactionEntry, TransactionType } from "@gatehouse/js";
+import { amountsLine, Button, buttonClass, formatDate } from "@gatehouse/react/ui";
 import { useMemo, useState } from "react";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link, useLocation } from "../../router.tsx";
 import { AsyncCard } from "../../ui/async.tsx";
-import { Badge, Button, Empty, formatDate, Table } from "../../ui/components.tsx";
+import { Badge, Empty, Table } from "../../ui/components.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import { Icon } from "../../ui/icons.tsx";
 import {
   CUSTOMER_TYPE_LABELS,
   CUSTOMER_TYPES,
   type CustomerType,
-  formatAmount,
   type Item,
   intervalWords,
   paymentsApi,
-  priceAmounts,
   TRANSACTION_TYPES,
 } from "./payments-api.ts";
 
@@ -112,7 +111,7 @@ export function PaymentsTransactionsPage({ items }: { items: Record<string, Item
               </Badge>
               <Link
                 to={customerType ? `${base}?customer_type=${customerType}` : base}
-                className="btn ghost sm"
+                className={buttonClass({ variant: "ghost", small: true })}
               >
                 <Icon name="x" /> All customers
               </Link>
@@ -131,11 +130,17 @@ export function PaymentsTransactionsPage({ items }: { items: Record<string, Item
       footer={
         <>
           <span className="muted small pager-label">Page {cursors.length}</span>
-          <Button size="sm" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>
+          <Button
+            variant="secondary"
+            small
+            disabled={cursors.length <= 1}
+            onClick={() => setCursors(cursors.slice(0, -1))}
+          >
             Previous
           </Button>
           <Button
-            size="sm"
+            variant="secondary"
+            small
             disabled={!page.data?.nextCursor}
             onClick={() => setCursors([...cursors, page.data!.nextCursor!])}
           >
@@ -221,9 +226,7 @@ function entryWords(entry: TransactionEntry, items: Record<string, Item>): strin
     const name = product?.display_name ?? textOf(entry.product_id) ?? "inline product";
     const price = priceId ? product?.prices?.[priceId] : undefined;
     const amount = price
-      ? ` at ${priceAmounts(price)
-          .map(([currency, value]) => formatAmount(currency, value))
-          .join(" / ")} ${intervalWords(price.interval)}`
+      ? ` at ${amountsLine(price)} ${intervalWords(price.interval)}`
       : entry.price_id === null
         ? " (granted without payment)"
         : "";

@@ -1,7 +1,8 @@
+import { Button } from "@gatehouse/react/ui";
 import { type FormEvent, useState } from "react";
 import { useProjectContext } from "../../project-context.tsx";
 import { AsyncCard } from "../../ui/async.tsx";
-import { ActionButton, Button, Card, Empty, Field, PageHead, Table } from "../../ui/components.tsx";
+import { ActionButton, Card, Empty, Field, PageHead, Table } from "../../ui/components.tsx";
 import { errorMessage, useAsync } from "../../ui/hooks.ts";
 import { Icon } from "../../ui/icons.tsx";
 import { ConfirmButton, Modal } from "../../ui/modal.tsx";
@@ -83,7 +84,7 @@ function Definitions({ kind, onChanged }: { kind: Kind; onChanged: () => void })
       <AsyncCard
         title={kind === "team" ? "Team permission definitions" : "Project permission definitions"}
         actions={
-          <Button variant="primary" size="sm" onClick={() => setEditing("new")}>
+          <Button small onClick={() => setEditing("new")}>
             <Icon name="plus" /> Create permission
           </Button>
         }
@@ -117,11 +118,11 @@ function Definitions({ kind, onChanged }: { kind: Kind; onChanged: () => void })
                       <span className="muted small">Built in</span>
                     ) : (
                       <>
-                        <Button size="sm" variant="ghost" onClick={() => setEditing(definition)}>
+                        <Button small variant="ghost" onClick={() => setEditing(definition)}>
                           Edit
                         </Button>
                         <ConfirmButton
-                          size="sm"
+                          small
                           label="Delete"
                           title={`Delete ${definition.id}?`}
                           description="Everyone who holds it loses it, and permissions containing it no longer do."
@@ -253,8 +254,10 @@ function DefinitionModal(props: {
           </div>
         </Field>
         <div className="row end">
-          <Button onClick={props.onClose}>Cancel</Button>
-          <Button type="submit" variant="primary" loading={busy}>
+          <Button variant="secondary" onClick={props.onClose}>
+            Cancel
+          </Button>
+          <Button type="submit" loading={busy}>
             {props.existing ? "Save" : "Create permission"}
           </Button>
         </div>
@@ -330,7 +333,7 @@ function DefaultPermissions() {
         })}
       </div>
       <div className="row end">
-        <ActionButton size="sm" variant="ghost" onClick={refresh}>
+        <ActionButton small variant="ghost" onClick={refresh}>
           Refresh
         </ActionButton>
       </div>

@@ -1,9 +1,10 @@
+import { Button } from "@gatehouse/react/ui";
 import { productionModeChecks } from "@gatehouse/shared";
 import { useEffect, useState } from "react";
 import { ownerMethods } from "../../gatehouse.ts";
 import { useProjectContext } from "../../project-context.tsx";
 import { navigate } from "../../router.tsx";
-import { ActionButton, Badge, Button, Card, Field, PageHead } from "../../ui/components.tsx";
+import { ActionButton, Badge, Card, Field, PageHead } from "../../ui/components.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import { JsonEditor } from "../../ui/json-editor.tsx";
 import { ConfirmButton, Modal } from "../../ui/modal.tsx";
@@ -27,7 +28,6 @@ export function SettingsPage() {
         title="General"
         footer={
           <ActionButton
-            variant="primary"
             success="Settings saved"
             disabled={!name.trim()}
             onClick={async () => {
@@ -96,6 +96,7 @@ function ProductionMode() {
       <div className="row">
         {project.isProductionMode ? (
           <ActionButton
+            variant="secondary"
             success="Production mode turned off"
             onClick={async () => {
               await project.update({ isProductionMode: false });
@@ -105,9 +106,7 @@ function ProductionMode() {
             Turn off production mode
           </ActionButton>
         ) : (
-          <Button variant="primary" onClick={() => setOpen(true)}>
-            Go to production…
-          </Button>
+          <Button onClick={() => setOpen(true)}>Go to production…</Button>
         )}
       </div>
       {open ? (
@@ -117,9 +116,10 @@ function ProductionMode() {
           onClose={() => setOpen(false)}
           footer={
             <>
-              <Button onClick={() => setOpen(false)}>Cancel</Button>
+              <Button variant="secondary" onClick={() => setOpen(false)}>
+                Cancel
+              </Button>
               <ActionButton
-                variant="primary"
                 disabled={problems.length > 0}
                 success="Production mode on"
                 onClick={async () => {

@@ -1,7 +1,8 @@
 import type { SignUpRuleActionType } from "@gatehouse/js";
+import { Button } from "@gatehouse/react/ui";
 import { useState } from "react";
 import { useProjectContext } from "../../project-context.tsx";
-import { Button, Field } from "../../ui/components.tsx";
+import { Field } from "../../ui/components.tsx";
 import { errorMessage } from "../../ui/hooks.ts";
 import { Modal } from "../../ui/modal.tsx";
 
@@ -146,10 +147,10 @@ export function RuleFormModal(props: {
       onClose={() => !busy && props.onClose()}
       footer={
         <>
-          <Button onClick={props.onClose} disabled={busy}>
+          <Button variant="secondary" onClick={props.onClose} disabled={busy}>
             Cancel
           </Button>
-          <Button variant="primary" loading={busy} disabled={invalid} onClick={save}>
+          <Button loading={busy} disabled={invalid} onClick={save}>
             {editing ? "Save rule" : "Add rule"}
           </Button>
         </>

@@ -1,7 +1,8 @@
 import type { SignUpAuthMethod, SignUpRuleEvaluationStatus, SignUpRulesTestResult } from "@gatehouse/js";
+import { Button } from "@gatehouse/react/ui";
 import { useState } from "react";
 import { useProjectContext } from "../../project-context.tsx";
-import { Badge, Button, Card, Field, Table } from "../../ui/components.tsx";
+import { Badge, Card, Field, Table } from "../../ui/components.tsx";
 import { errorMessage } from "../../ui/hooks.ts";
 import { actionLabel, type SignUpRule } from "./sign-up-rules-form.tsx";
 
@@ -150,7 +151,7 @@ export function SignUpRulesTester({ rules }: { rules: SignUpRule[] }) {
           </Field>
         </div>
         <div className="row">
-          <Button type="submit" variant="primary" loading={busy}>
+          <Button type="submit" loading={busy}>
             Test
           </Button>
         </div>

@@ -1,9 +1,10 @@
 import type { PermissionDefinition, ServerTeam } from "@gatehouse/js";
+import { Avatar, avatarColor, formatDate } from "@gatehouse/react/ui";
 import { useMemo, useState } from "react";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link } from "../../router.tsx";
 import { AsyncBody, AsyncCard } from "../../ui/async.tsx";
-import { ActionButton, Avatar, Card, formatDate, Table } from "../../ui/components.tsx";
+import { ActionButton, Card, Table } from "../../ui/components.tsx";
 import { looksLikeEmail } from "../../ui/errors.ts";
 import { useAsync } from "../../ui/hooks.ts";
 import { ConfirmButton } from "../../ui/modal.tsx";
@@ -71,7 +72,7 @@ export function Members({ team }: { team: ServerTeam }) {
                 >
                   <td>
                     <div className="user-cell">
-                      <Avatar name={member.teamProfile.displayName} seed={member.id} />
+                      <Avatar name={member.teamProfile.displayName} color={avatarColor(member.id)} />
                       <div>
                         <button
                           type="button"
@@ -90,7 +91,7 @@ export function Members({ team }: { team: ServerTeam }) {
                   </td>
                   <td style={{ textAlign: "right" }}>
                     <ConfirmButton
-                      size="sm"
+                      small
                       label="Remove"
                       title="Remove from team?"
                       description="The user loses the team's permissions."
@@ -205,6 +206,7 @@ export function Invitations({ team }: { team: ServerTeam }) {
             style={{ flex: 1, width: "auto" }}
           />
           <ActionButton
+            variant="secondary"
             disabled={!emailLooksValid}
             success="Invitation sent"
             onClick={async () => {
@@ -230,7 +232,7 @@ export function Invitations({ team }: { team: ServerTeam }) {
                 <td className="muted">expires {formatDate(invitation.expiresAt)}</td>
                 <td style={{ textAlign: "right" }}>
                   <ConfirmButton
-                    size="sm"
+                    small
                     label="Revoke"
                     title="Revoke this invitation?"
                     description="The link in the email stops working."

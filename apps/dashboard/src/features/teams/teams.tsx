@@ -1,9 +1,10 @@
 import type { ServerTeam } from "@gatehouse/js";
+import { Avatar, avatarColor, Button, formatDate } from "@gatehouse/react/ui";
 import { type FormEvent, useState } from "react";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link, navigate } from "../../router.tsx";
 import { AsyncCard } from "../../ui/async.tsx";
-import { Avatar, Button, Empty, Field, formatDate, PageHead, rowClick, Table } from "../../ui/components.tsx";
+import { Empty, Field, PageHead, rowClick, Table } from "../../ui/components.tsx";
 import { describeError } from "../../ui/errors.ts";
 import { useAsync } from "../../ui/hooks.ts";
 import { Icon } from "../../ui/icons.tsx";
@@ -25,7 +26,7 @@ export function TeamsPage() {
         title="Teams"
         description="Groups of users, with their own members, permissions and invitations."
         actions={
-          <Button variant="primary" onClick={() => setCreating(true)}>
+          <Button onClick={() => setCreating(true)}>
             <Icon name="plus" /> Create team
           </Button>
         }
@@ -70,7 +71,11 @@ export function TeamsPage() {
                 >
                   <td>
                     <div className="user-cell">
-                      <Avatar name={team.displayName} seed={team.id} image={team.profileImageUrl} />
+                      <Avatar
+                        name={team.displayName}
+                        color={avatarColor(team.id)}
+                        imageUrl={team.profileImageUrl}
+                      />
                       <Link to={projectPath(project.id, `teams/${team.id}`)} className="row-link name">
                         {team.displayName}
                       </Link>
@@ -117,8 +122,10 @@ function CreateTeamModal({ onClose }: { onClose: () => void }) {
           <input type="text" name="teamName" value={name} onChange={(e) => setName(e.target.value)} />
         </Field>
         <div className="row end">
-          <Button onClick={onClose}>Cancel</Button>
-          <Button type="submit" variant="primary" loading={busy}>
+          <Button variant="secondary" onClick={onClose}>
+            Cancel
+          </Button>
+          <Button type="submit" loading={busy}>
             Create team
           </Button>
         </div>

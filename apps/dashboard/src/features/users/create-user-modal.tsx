@@ -1,7 +1,8 @@
+import { Button } from "@gatehouse/react/ui";
 import { type FormEvent, useState } from "react";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { navigate } from "../../router.tsx";
-import { Button, Field } from "../../ui/components.tsx";
+import { Field } from "../../ui/components.tsx";
 import { describeError, looksLikeEmail } from "../../ui/errors.ts";
 import { Modal } from "../../ui/modal.tsx";
 import { useToast } from "../../ui/toast.tsx";
@@ -83,8 +84,10 @@ export function CreateUserModal(props: { onClose: () => void; onCreated: () => P
           </div>
         ) : null}
         <div className="row end">
-          <Button onClick={props.onClose}>Cancel</Button>
-          <Button type="submit" variant="primary" loading={busy}>
+          <Button variant="secondary" onClick={props.onClose}>
+            Cancel
+          </Button>
+          <Button type="submit" loading={busy}>
             Create user
           </Button>
         </div>

@@ -1,10 +1,11 @@
 import type { ServerUser } from "@gatehouse/js";
+import { formatDate } from "@gatehouse/react/ui";
 import { useState } from "react";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link } from "../../router.tsx";
 import { providerName } from "../../shared/oauth-provider-names.ts";
 import { AsyncBody } from "../../ui/async.tsx";
-import { ActionButton, Badge, Card, formatDate, Table } from "../../ui/components.tsx";
+import { ActionButton, Badge, Card, Table } from "../../ui/components.tsx";
 import { looksLikeEmail } from "../../ui/errors.ts";
 import { useAsync } from "../../ui/hooks.ts";
 import { ConfirmButton } from "../../ui/modal.tsx";
@@ -44,7 +45,7 @@ export function UserActivity({ user }: { user: ServerUser }) {
                       </td>
                       <td style={{ textAlign: "right" }}>
                         <ConfirmButton
-                          size="sm"
+                          small
                           label="Remove"
                           title="Remove this email?"
                           description={channel.value}
@@ -73,6 +74,7 @@ export function UserActivity({ user }: { user: ServerUser }) {
               style={{ flex: 1, width: "auto" }}
             />
             <ActionButton
+              variant="secondary"
               disabled={!newChannel.trim()}
               success="Email added"
               onClick={async () => {
@@ -133,7 +135,7 @@ export function UserActivity({ user }: { user: ServerUser }) {
                       <td className="muted mono">{session.geoInfo?.ip ?? "—"}</td>
                       <td style={{ textAlign: "right" }}>
                         <ConfirmButton
-                          size="sm"
+                          small
                           label="Revoke"
                           title="Revoke this session?"
                           description="The device using it is signed out at its next refresh."
@@ -175,7 +177,7 @@ export function UserActivity({ user }: { user: ServerUser }) {
                   <span key={permission.id} className="perm-node">
                     {permission.id}
                     <ActionButton
-                      size="sm"
+                      small
                       variant="ghost"
                       aria-label={`Revoke ${permission.id}`}
                       onClick={async () => {
@@ -206,6 +208,7 @@ export function UserActivity({ user }: { user: ServerUser }) {
               ))}
             </select>
             <ActionButton
+              variant="secondary"
               disabled={!grant}
               success="Permission granted"
               onClick={async () => {

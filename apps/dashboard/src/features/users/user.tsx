@@ -1,10 +1,11 @@
 import type { ServerUser } from "@gatehouse/js";
+import { Avatar, avatarColor, formatDate } from "@gatehouse/react/ui";
 import { useState } from "react";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link, navigate } from "../../router.tsx";
 import { providerName } from "../../shared/oauth-provider-names.ts";
 import { DetailPage } from "../../ui/async.tsx";
-import { ActionButton, Avatar, Badge, Card, Field, formatDate, PageHead } from "../../ui/components.tsx";
+import { ActionButton, Badge, Card, Field, PageHead } from "../../ui/components.tsx";
 import { MetadataCard } from "../../ui/metadata-card.tsx";
 import { ConfirmButton } from "../../ui/modal.tsx";
 import { PageTitle, usePageTitle } from "../../ui/page-title.ts";
@@ -30,7 +31,12 @@ function UserPageContent({ userId }: { userId: string }) {
             crumb={crumb}
             title={
               <span className="row" style={{ gap: 14 }}>
-                <Avatar large name={u.displayName ?? u.primaryEmail} seed={u.id} image={u.profileImageUrl} />
+                <Avatar
+                  large
+                  name={u.displayName ?? u.primaryEmail}
+                  color={avatarColor(u.id)}
+                  imageUrl={u.profileImageUrl}
+                />
                 <span>
                   {u.displayName ?? u.primaryEmail ?? "Anonymous user"}
                   <div className="muted small mono" style={{ fontWeight: 400 }}>
@@ -74,7 +80,6 @@ function ProfileCard({ user, reload }: { user: ServerUser; reload: () => Promise
       title="Profile"
       footer={
         <ActionButton
-          variant="primary"
           disabled={!dirty}
           success="Profile saved"
           onClick={async () => {
@@ -146,6 +151,7 @@ function DangerCard({ user, reload }: { user: ServerUser; reload: () => Promise<
       <div className="row">
         {user.restrictedByAdmin ? (
           <ActionButton
+            variant="secondary"
             success="User unrestricted"
             onClick={async () => {
               await user.update({ restrictedByAdmin: false, restrictedByAdminReason: null });

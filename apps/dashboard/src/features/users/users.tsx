@@ -1,19 +1,10 @@
+import { Avatar, avatarColor, Button, formatDate } from "@gatehouse/react/ui";
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link, navigate, useLocation } from "../../router.tsx";
 import { providerName } from "../../shared/oauth-provider-names.ts";
 import { AsyncCard } from "../../ui/async.tsx";
-import {
-  Avatar,
-  Badge,
-  Button,
-  Empty,
-  formatDate,
-  PageHead,
-  rowClick,
-  SortHeader,
-  Table,
-} from "../../ui/components.tsx";
+import { Badge, Empty, PageHead, rowClick, SortHeader, Table } from "../../ui/components.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import { Icon } from "../../ui/icons.tsx";
 import { usePageTitle } from "../../ui/page-title.ts";
@@ -91,7 +82,7 @@ export function UsersPage() {
         actions={
           <>
             <ExportButton view={view} />
-            <Button variant="primary" onClick={() => setCreating(true)}>
+            <Button onClick={() => setCreating(true)}>
               <Icon name="plus" /> Create user
             </Button>
           </>
@@ -172,7 +163,7 @@ export function UsersPage() {
               </span>
               {hasFilters(view) ? (
                 <Button
-                  size="sm"
+                  small
                   variant="ghost"
                   onClick={() => {
                     setQuery("");
@@ -218,14 +209,16 @@ export function UsersPage() {
               {pageCount === null ? "" : ` of ${pageCount}`}
             </span>
             <Button
-              size="sm"
+              variant="secondary"
+              small
               disabled={view.cursors.length === 0}
               onClick={() => setView({ cursors: view.cursors.slice(0, -1) })}
             >
               Previous
             </Button>
             <Button
-              size="sm"
+              variant="secondary"
+              small
               disabled={!users.data?.nextCursor}
               onClick={() => setView({ cursors: [...view.cursors, users.data!.nextCursor!] })}
             >
@@ -285,8 +278,8 @@ export function UsersPage() {
                       <div className="user-cell">
                         <Avatar
                           name={user.displayName ?? user.primaryEmail}
-                          seed={user.id}
-                          image={user.profileImageUrl}
+                          color={avatarColor(user.id)}
+                          imageUrl={user.profileImageUrl}
                         />
                         <div>
                           <Link to={to} className="name row-link">

@@ -1,5 +1,6 @@
 import type { WebhookEndpoint, WebhookPortal } from "@gatehouse/js";
-import { ActionButton, Badge, Button, Card, formatDate } from "../../ui/components.tsx";
+import { Button, formatDate } from "@gatehouse/react/ui";
+import { ActionButton, Badge, Card } from "../../ui/components.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import { ConfirmButton } from "../../ui/modal.tsx";
 import { DeliveriesCard } from "./webhooks-deliveries.tsx";
@@ -33,11 +34,12 @@ export function EndpointPanel(props: {
         description={endpoint.description || "No description"}
         actions={
           <div className="row">
-            <Button size="sm" onClick={props.onEdit}>
+            <Button variant="secondary" small onClick={props.onEdit}>
               Edit
             </Button>
             <ActionButton
-              size="sm"
+              variant="secondary"
+              small
               onClick={async () => {
                 await portal.updateEndpoint(endpoint.id, { enabled: !endpoint.enabled });
                 await props.onChanged();
@@ -47,7 +49,7 @@ export function EndpointPanel(props: {
               {endpoint.enabled ? "Disable" : "Enable"}
             </ActionButton>
             <ConfirmButton
-              size="sm"
+              small
               variant="primary"
               label="Rotate secret"
               title="Rotate the signing secret?"
@@ -59,7 +61,7 @@ export function EndpointPanel(props: {
               }}
             />
             <ConfirmButton
-              size="sm"
+              small
               label="Delete"
               title="Delete this endpoint?"
               description={
@@ -95,8 +97,7 @@ export function EndpointPanel(props: {
         state={deliveries}
         actions={
           <ActionButton
-            size="sm"
-            variant="primary"
+            small
             success="Test event queued"
             onClick={async () => {
               await portal.sendTestEvent(endpoint.id);

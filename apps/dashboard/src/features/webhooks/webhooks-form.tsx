@@ -1,6 +1,7 @@
 import type { WebhookEndpoint, WebhookEndpointCreateOptions, WebhookEventTypeInfo } from "@gatehouse/js";
+import { Button } from "@gatehouse/react/ui";
 import { type FormEvent, useState } from "react";
-import { Button, CopyField, Field, Toggle } from "../../ui/components.tsx";
+import { CopyField, Field, Toggle } from "../../ui/components.tsx";
 import { errorMessage } from "../../ui/hooks.ts";
 import { Modal } from "../../ui/modal.tsx";
 
@@ -66,11 +67,10 @@ export function EndpointFormModal(props: {
       onClose={() => !busy && props.onClose()}
       footer={
         <>
-          <Button onClick={props.onClose} disabled={busy}>
+          <Button variant="secondary" onClick={props.onClose} disabled={busy}>
             Cancel
           </Button>
           <Button
-            variant="primary"
             type="submit"
             form="webhook-endpoint-form"
             loading={busy}
@@ -159,11 +159,7 @@ export function SecretModal(props: { title: string; secret: string; onClose: () 
       title={props.title}
       description="Copy it now: it is not shown again. Your receiver checks each request's signature with it."
       onClose={props.onClose}
-      footer={
-        <Button variant="primary" onClick={props.onClose}>
-          I have copied it
-        </Button>
-      }
+      footer={<Button onClick={props.onClose}>I have copied it</Button>}
     >
       <div className="stack" data-testid="webhook-secret">
         <CopyField value={props.secret} label="signing-secret" />

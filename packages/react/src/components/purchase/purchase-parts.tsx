@@ -2,14 +2,8 @@ import type { PurchaseOffer } from "@gatehouse/js";
 import type { ReactNode } from "react";
 import { CheckIcon, GlobeIcon, LockIcon, XIcon } from "../../internal/icons.tsx";
 import { Button, CardHeader } from "../../internal/ui.tsx";
-import {
-  amountsLine,
-  type FailureIcon,
-  type Interval,
-  periodWords,
-  trialWords,
-  type Words,
-} from "./purchase-words.ts";
+import { amountsLine } from "../../ui/money.ts";
+import { type FailureIcon, type Interval, periodWords, trialWords, type Words } from "./purchase-words.ts";
 
 const FAILURE_ICONS: Record<FailureIcon, () => ReactNode> = {
   lock: LockIcon,
@@ -41,7 +35,9 @@ export function Done({ offer, returnUrl }: { offer: PurchaseOffer; returnUrl: st
         tone="success"
         title="Purchase complete"
         subtitle={
-          offer.testMode ? `${name} is yours. This was a test purchase: nobody was charged.` : `${name} is yours.`
+          offer.testMode
+            ? `${name} is yours. This was a test purchase: nobody was charged.`
+            : `${name} is yours.`
         }
       />
       {returnUrl ? (
@@ -105,7 +101,8 @@ export function PriceChoice(props: {
   onChoose: (priceId: string) => void;
 }) {
   const priceIds = Object.keys(props.prices);
-  if (priceIds.length === 0) return <p className="gh-muted">This product has no price you can choose here.</p>;
+  if (priceIds.length === 0)
+    return <p className="gh-muted">This product has no price you can choose here.</p>;
   return (
     <fieldset className="purchase-prices">
       <legend className="gh-label">Choose how to pay</legend>
@@ -122,7 +119,8 @@ export function PriceChoice(props: {
               onChange={() => props.onChoose(id)}
             />
             <span className="purchase-price-text">
-              <strong>{amountsLine(price)}</strong> <span className="gh-muted">{periodWords(price.interval)}</span>
+              <strong>{amountsLine(price)}</strong>{" "}
+              <span className="gh-muted">{periodWords(price.interval)}</span>
               {trial ? <span className="gh-badge gh-badge-success">{trial}</span> : null}
             </span>
           </label>

@@ -1,14 +1,12 @@
 /**
  * The purchase page's words and figures (pure): every failure said for an end user, never the API's own text;
- * amounts, periods and trials; the code and return URL read from the page's address.
+ * periods and trials (amounts are the kit's, ui/money.ts); the code and return URL read from the page's address.
  */
 import { ConnectionError, HttpStatusError, isKnownError } from "@gatehouse/js";
 
 export type Interval = [number, string];
 export type FailureIcon = "lock" | "x" | "globe" | "check";
 export type Words = { title: string; text: string; icon: FailureIcon; retry?: boolean; final: boolean };
-
-export const CURRENCIES = ["USD", "EUR", "GBP", "JPY", "INR", "AUD", "CAD"] as const;
 
 const LINK_WORDS: Record<string, Pick<Words, "title" | "text">> = {
   VERIFICATION_CODE_NOT_FOUND: {
@@ -78,7 +76,8 @@ export function wordsFor(error: unknown, stage: "open" | "buy"): Words {
     retry: true,
     final: onOpen,
   });
-  if (failure.status === null) return retry("Could not reach the server", "Check your connection and try again.", "globe");
+  if (failure.status === null)
+    return retry("Could not reach the server", "Check your connection and try again.", "globe");
   if (failure.status === 429) return retry("Too many attempts", "Wait a little, then try again.", "lock");
   if (failure.status >= 500) {
     return retry(
@@ -102,29 +101,6 @@ export function wordsFor(error: unknown, stage: "open" | "buy"): Words {
     icon: "x",
     final: false,
   };
-}
-
-export function formatAmount(currency: string, amount: string): string {
-  const value = Number(amount);
-  try {
-    return new Intl.NumberFormat(undefined, { style: "currency", currency }).format(value);
-  } catch {
-    return `${amount} ${currency}`;
-  }
-}
-
-/** A price's amounts, in the order of CURRENCIES. */
-export function amountsOf(price: Partial<Record<string, unknown>>): Array<[string, string]> {
-  return CURRENCIES.flatMap((currency) =>
-    typeof price[currency] === "string" ? [[currency, price[currency] as string] as [string, string]] : [],
-  );
-}
-
-/** All of a price's amounts, `times` over, as one line ("$5.00 / €4.50"). */
-export function amountsLine(price: Partial<Record<string, unknown>>, times = 1): string {
-  return amountsOf(price)
-    .map(([currency, amount]) => formatAmount(currency, String(Number(amount) * times)))
-    .join(" / ");
 }
 
 export function periodWords(interval: Interval | undefined, oneTime = "one-time payment"): string {
