@@ -1,6 +1,6 @@
 import type { AdminEmailOutboxSimpleStatus, AdminEmailOutboxStatus } from "@gatehouse/js";
-import { Button, formatDate } from "@gatehouse/react/ui";
-import { useEffect, useState } from "react";
+import { Button, formatDate, Pager, useCursorPages } from "@gatehouse/react/ui";
+import { useState } from "react";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link } from "../../router.tsx";
 import { AsyncCard } from "../../ui/async.tsx";
@@ -24,13 +24,11 @@ export function SentEmailsPage() {
   const { app, project } = useProjectContext();
   const [status, setStatus] = useState<AdminEmailOutboxStatus | "">("");
   const [simpleStatus, setSimpleStatus] = useState<AdminEmailOutboxSimpleStatus | "">("");
-  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
   const [sending, setSending] = useState(false);
   usePageTitle("Sent emails");
-  // biome-ignore lint/correctness/useExhaustiveDependencies: a new filter starts again at the first page
-  useEffect(() => setCursors([undefined]), [status, simpleStatus]);
-
-  const cursor = cursors[cursors.length - 1];
+  // A new filter starts again at the first page.
+  const pages = useCursorPages([status, simpleStatus]);
+  const { cursor } = pages;
   const emails = useAsync(
     () =>
       app.listOutboxEmails({
@@ -106,25 +104,7 @@ export function SentEmailsPage() {
           </Empty>
         }
         footer={
-          <>
-            <span className="muted small pager-label">Page {cursors.length}</span>
-            <Button
-              variant="secondary"
-              small
-              disabled={cursors.length <= 1}
-              onClick={() => setCursors(cursors.slice(0, -1))}
-            >
-              Previous
-            </Button>
-            <Button
-              variant="secondary"
-              small
-              disabled={!emails.data?.nextCursor}
-              onClick={() => setCursors([...cursors, emails.data!.nextCursor!])}
-            >
-              Next
-            </Button>
-          </>
+          <Pager page={pages.page} onPrevious={pages.previous} onNext={pages.next(emails.data?.nextCursor)} />
         }
       >
         {(page) => (

@@ -5,7 +5,7 @@
  * each chart has its figures in a table for screen readers too.
  */
 import type { MetricsDataPoint, MetricsRecentUser, MetricsResponse } from "@gatehouse/js";
-import { Avatar, avatarColor } from "@gatehouse/react/ui";
+import { Avatar, avatarColor, formatDate } from "@gatehouse/react/ui";
 import { lazy, type ReactNode, Suspense, useState } from "react";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link } from "../../router.tsx";
@@ -115,7 +115,7 @@ function UserList(props: {
   );
 }
 
-const when = (millis: number | null) => (millis === null ? "—" : new Date(millis).toLocaleString("en"));
+const when = (millis: number | null) => formatDate(millis === null ? null : new Date(millis));
 
 function MetricsBody({ metrics }: { metrics: MetricsResponse }) {
   const auth = metrics.auth_overview;

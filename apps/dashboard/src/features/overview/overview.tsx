@@ -1,4 +1,4 @@
-import { Avatar, avatarColor, formatDate, formatDay } from "@gatehouse/react/ui";
+import { Avatar, avatarColor, formatDate, formatDay, LabelValues } from "@gatehouse/react/ui";
 import { productionModeChecks } from "@gatehouse/shared";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link } from "../../router.tsx";
@@ -89,16 +89,12 @@ export function OverviewPage() {
           title="Connect your app"
           description="Your app needs these values and a publishable client key (from API keys; the .env shown when you create a key set uses the same names)."
         >
-          <dl className="kv">
-            <dt>Project ID</dt>
-            <dd>
-              <CopyField value={project.id} label="project-id" />
-            </dd>
-            <dt>API URL</dt>
-            <dd>
-              <CopyField value={baseUrl} label="api-url" />
-            </dd>
-          </dl>
+          <LabelValues
+            rows={[
+              { label: "Project ID", value: <CopyField value={project.id} label="project-id" /> },
+              { label: "API URL", value: <CopyField value={baseUrl} label="api-url" /> },
+            ]}
+          />
           {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard */}
           <pre className="snippet" data-testid="setup-snippet" tabIndex={0}>
             {setupSnippet(project.id, baseUrl)}

@@ -1,5 +1,5 @@
 import type { InlineProduct, Transaction, TransactionEntry, TransactionType } from "@gatehouse/js";
-import { amountsLine, Button, buttonClass, formatDate } from "@gatehouse/react/ui";
+import { amountsLine, buttonClass, formatDate, Pager, useCursorPages } from "@gatehouse/react/ui";
 import { useMemo, useState } from "react";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link, useLocation } from "../../router.tsx";
@@ -44,9 +44,8 @@ export function PaymentsTransactionsPage({ items }: { items: Record<string, Item
       ? (urlCustomerType as CustomerType)
       : "",
   );
-  // The cursors of the pages shown so far; the last is the current page's.
-  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
-  const cursor = cursors[cursors.length - 1];
+  const pages = useCursorPages();
+  const { cursor } = pages;
   const page = useAsync(
     () =>
       api.listTransactions({
@@ -62,7 +61,7 @@ export function PaymentsTransactionsPage({ items }: { items: Record<string, Item
     <T,>(set: (value: T) => void) =>
     (value: T) => {
       set(value);
-      setCursors([undefined]);
+      pages.reset();
     };
   const base = projectPath(project.id, "payments/transactions");
 
@@ -128,25 +127,7 @@ export function PaymentsTransactionsPage({ items }: { items: Record<string, Item
       }
       isEmpty={(data) => data.transactions.length === 0}
       footer={
-        <>
-          <span className="muted small pager-label">Page {cursors.length}</span>
-          <Button
-            variant="secondary"
-            small
-            disabled={cursors.length <= 1}
-            onClick={() => setCursors(cursors.slice(0, -1))}
-          >
-            Previous
-          </Button>
-          <Button
-            variant="secondary"
-            small
-            disabled={!page.data?.nextCursor}
-            onClick={() => setCursors([...cursors, page.data!.nextCursor!])}
-          >
-            Next
-          </Button>
-        </>
+        <Pager page={pages.page} onPrevious={pages.previous} onNext={pages.next(page.data?.nextCursor)} />
       }
     >
       {(data) => (

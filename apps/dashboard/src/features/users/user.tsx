@@ -1,5 +1,5 @@
 import type { ServerUser } from "@gatehouse/js";
-import { Avatar, avatarColor, formatDate } from "@gatehouse/react/ui";
+import { Avatar, avatarColor, formatDate, LabelValues } from "@gatehouse/react/ui";
 import { useState } from "react";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link, navigate } from "../../router.tsx";
@@ -105,32 +105,41 @@ function ProfileCard({ user, reload }: { user: ServerUser; reload: () => Promise
       <Field label="Primary email">
         <input type="email" name="primaryEmail" value={email} onChange={(e) => setEmail(e.target.value)} />
       </Field>
-      <dl className="kv">
-        <dt>Email verified</dt>
-        <dd>
-          {user.primaryEmailVerified ? <Badge tone="success">Verified</Badge> : <Badge>Not verified</Badge>}
-        </dd>
-        <dt>Signed up</dt>
-        <dd>{formatDate(user.signedUpAt)}</dd>
-        <dt>Last active</dt>
-        <dd>{formatDate(user.lastActiveAt)}</dd>
-        <dt>Sign-in methods</dt>
-        <dd className="row">
-          {user.hasPassword ? <Badge>Password</Badge> : null}
-          {user.otpAuthEnabled ? <Badge>Magic link / OTP</Badge> : null}
-          {user.passkeyAuthEnabled ? <Badge>Passkey</Badge> : null}
-          {user.isMultiFactorRequired ? <Badge tone="accent">MFA</Badge> : null}
-          {user.oauthProviders.map((provider) => (
-            <Badge key={provider.id}>{providerName(provider.id)}</Badge>
-          ))}
-          {!user.hasPassword &&
-          !user.otpAuthEnabled &&
-          !user.passkeyAuthEnabled &&
-          !user.oauthProviders.length ? (
-            <span className="muted">None yet</span>
-          ) : null}
-        </dd>
-      </dl>
+      <LabelValues
+        rows={[
+          {
+            label: "Email verified",
+            value: user.primaryEmailVerified ? (
+              <Badge tone="success">Verified</Badge>
+            ) : (
+              <Badge>Not verified</Badge>
+            ),
+          },
+          { label: "Signed up", value: formatDate(user.signedUpAt) },
+          { label: "Last active", value: formatDate(user.lastActiveAt) },
+          {
+            label: "Sign-in methods",
+            value: (
+              <>
+                {user.hasPassword ? <Badge>Password</Badge> : null}
+                {user.otpAuthEnabled ? <Badge>Magic link / OTP</Badge> : null}
+                {user.passkeyAuthEnabled ? <Badge>Passkey</Badge> : null}
+                {user.isMultiFactorRequired ? <Badge tone="accent">MFA</Badge> : null}
+                {user.oauthProviders.map((provider) => (
+                  <Badge key={provider.id}>{providerName(provider.id)}</Badge>
+                ))}
+                {!user.hasPassword &&
+                !user.otpAuthEnabled &&
+                !user.passkeyAuthEnabled &&
+                !user.oauthProviders.length ? (
+                  <span className="muted">None yet</span>
+                ) : null}
+              </>
+            ),
+            className: "row",
+          },
+        ]}
+      />
     </Card>
   );
 }

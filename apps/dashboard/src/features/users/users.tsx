@@ -1,4 +1,4 @@
-import { Avatar, avatarColor, Button, formatDate } from "@gatehouse/react/ui";
+import { Avatar, avatarColor, Button, formatDate, Pager } from "@gatehouse/react/ui";
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link, navigate, useLocation } from "../../router.tsx";
@@ -203,28 +203,18 @@ export function UsersPage() {
           </Empty>
         }
         footer={
-          <>
-            <span className="muted small pager-label">
-              Page {view.cursors.length + 1}
-              {pageCount === null ? "" : ` of ${pageCount}`}
-            </span>
-            <Button
-              variant="secondary"
-              small
-              disabled={view.cursors.length === 0}
-              onClick={() => setView({ cursors: view.cursors.slice(0, -1) })}
-            >
-              Previous
-            </Button>
-            <Button
-              variant="secondary"
-              small
-              disabled={!users.data?.nextCursor}
-              onClick={() => setView({ cursors: [...view.cursors, users.data!.nextCursor!] })}
-            >
-              Next
-            </Button>
-          </>
+          <Pager
+            page={view.cursors.length + 1}
+            pageCount={pageCount}
+            onPrevious={
+              view.cursors.length > 0 ? () => setView({ cursors: view.cursors.slice(0, -1) }) : null
+            }
+            onNext={
+              users.data?.nextCursor
+                ? () => setView({ cursors: [...view.cursors, users.data!.nextCursor!] })
+                : null
+            }
+          />
         }
       >
         {(data) => (

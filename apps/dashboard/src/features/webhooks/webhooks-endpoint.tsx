@@ -1,5 +1,5 @@
 import type { WebhookEndpoint, WebhookPortal } from "@gatehouse/js";
-import { Button, formatDate } from "@gatehouse/react/ui";
+import { Button, formatDate, LabelValues } from "@gatehouse/react/ui";
 import { ActionButton, Badge, Card } from "../../ui/components.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import { ConfirmButton } from "../../ui/modal.tsx";
@@ -80,18 +80,18 @@ export function EndpointPanel(props: {
           </div>
         }
       >
-        <dl className="kv">
-          <dt>Events</dt>
-          <dd data-testid="endpoint-events">{eventFilterWords(endpoint)}</dd>
-          <dt>Status</dt>
-          <dd>
-            <EnabledBadge enabled={endpoint.enabled} />
-          </dd>
-          <dt>Added</dt>
-          <dd>{formatDate(endpoint.createdAt)}</dd>
-          <dt>Signing secret</dt>
-          <dd className="muted">Shown once when it was made. Rotate it to get a new one.</dd>
-        </dl>
+        <LabelValues
+          rows={[
+            { label: "Events", value: eventFilterWords(endpoint), testId: "endpoint-events" },
+            { label: "Status", value: <EnabledBadge enabled={endpoint.enabled} /> },
+            { label: "Added", value: formatDate(endpoint.createdAt) },
+            {
+              label: "Signing secret",
+              value: <>Shown once when it was made. Rotate it to get a new one.</>,
+              className: "muted",
+            },
+          ]}
+        />
       </Card>
       <DeliveriesCard
         state={deliveries}
