@@ -1,6 +1,6 @@
 import { Button } from "@gatehouse/react/ui";
 import { type ReactNode, useState } from "react";
-import { Field } from "./components.tsx";
+import { TextAreaField } from "./fields.tsx";
 import { errorMessage } from "./hooks.ts";
 import { useToast } from "./toast.tsx";
 
@@ -40,17 +40,18 @@ export function JsonEditor(props: {
   const dirty = text !== initial;
   return (
     <div className="stack" data-testid={`json-${props.name}`}>
-      <Field label={props.label} hint={props.hint} error={parsed.error}>
-        <textarea
-          name={props.name}
-          className={parsed.error ? "invalid" : ""}
-          rows={props.rows ?? 6}
-          placeholder={'Nothing stored. Type JSON, e.g. { "plan": "pro" }'}
-          value={text}
-          spellCheck={false}
-          onChange={(event) => setText(event.target.value)}
-        />
-      </Field>
+      <TextAreaField
+        label={props.label}
+        hint={props.hint}
+        error={parsed.error}
+        name={props.name}
+        className={parsed.error ? "invalid" : ""}
+        rows={props.rows ?? 6}
+        placeholder={'Nothing stored. Type JSON, e.g. { "plan": "pro" }'}
+        value={text}
+        spellCheck={false}
+        onChange={setText}
+      />
       <div className="row end">
         {dirty ? (
           <Button small variant="ghost" onClick={() => setText(initial)}>

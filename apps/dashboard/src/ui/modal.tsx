@@ -1,6 +1,6 @@
 import { Button } from "@gatehouse/react/ui";
 import { type ReactNode, useEffect, useId, useRef, useState } from "react";
-import { Field } from "./components.tsx";
+import { TextField } from "./fields.tsx";
 import { useToast } from "./toast.tsx";
 
 const FOCUSABLE =
@@ -168,9 +168,12 @@ export function ConfirmButton(props: {
           }
         >
           {props.typeToConfirm !== undefined ? (
-            <Field label={`Type "${props.typeToConfirm}" to confirm`}>
-              <input type="text" name="confirm" value={typed} onChange={(e) => setTyped(e.target.value)} />
-            </Field>
+            <TextField
+              label={`Type "${props.typeToConfirm}" to confirm`}
+              name="confirm"
+              value={typed}
+              onChange={setTyped}
+            />
           ) : null}
         </Modal>
       ) : null}

@@ -3,6 +3,7 @@ import { validateTrustedDomainBaseUrl } from "@gatehouse/shared";
 import { type FormEvent, useState } from "react";
 import { useProjectContext } from "../../project-context.tsx";
 import { Card, Empty, Field, PageHead, Table, Toggle } from "../../ui/components.tsx";
+import { TextField } from "../../ui/fields.tsx";
 import { errorMessage } from "../../ui/hooks.ts";
 import { Icon } from "../../ui/icons.tsx";
 import { ConfirmButton } from "../../ui/modal.tsx";
@@ -115,14 +116,12 @@ export function DomainsPage() {
               </Field>
             </div>
             <div style={{ flex: 1 }}>
-              <Field label="Handler path">
-                <input
-                  type="text"
-                  name="handlerPath"
-                  value={handlerPath}
-                  onChange={(e) => setHandlerPath(e.target.value)}
-                />
-              </Field>
+              <TextField
+                label="Handler path"
+                name="handlerPath"
+                value={handlerPath}
+                onChange={setHandlerPath}
+              />
             </div>
             <div style={{ paddingTop: 27 }}>
               <Button type="submit" loading={busy}>

@@ -6,6 +6,7 @@ import { DetailPage } from "../../ui/async.tsx";
 import { CodeEditor } from "../../ui/code-editor.tsx";
 import { ActionButton, Badge, Card, Field, PageHead } from "../../ui/components.tsx";
 import { looksLikeEmail } from "../../ui/errors.ts";
+import { TextAreaField, TextField } from "../../ui/fields.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import { parseJson } from "../../ui/json-editor.tsx";
 import { ConfirmButton } from "../../ui/modal.tsx";
@@ -178,17 +179,17 @@ function Editor({ kind, item }: { kind: EmailKind; item: Editable }) {
               title="Preview variables"
               description="A JSON object laid over the template's PreviewVariables, for the preview only."
             >
-              <Field label="Variables (JSON object)" error={variables.error}>
-                <textarea
-                  name="previewVariables"
-                  rows={4}
-                  spellCheck={false}
-                  className={variables.error ? "invalid" : ""}
-                  placeholder='{ "teamDisplayName": "Design Team" }'
-                  value={variablesText}
-                  onChange={(event) => setVariablesText(event.target.value)}
-                />
-              </Field>
+              <TextAreaField
+                label="Variables (JSON object)"
+                error={variables.error}
+                name="previewVariables"
+                rows={4}
+                spellCheck={false}
+                className={variables.error ? "invalid" : ""}
+                placeholder='{ "teamDisplayName": "Design Team" }'
+                value={variablesText}
+                onChange={setVariablesText}
+              />
             </Card>
           ) : null}
           {isTemplate && !locked ? (
@@ -315,16 +316,15 @@ function SendTestCard({ send }: { send: (recipientEmail: string) => Promise<unkn
         </ActionButton>
       }
     >
-      <Field label="Recipient">
-        <input
-          name="testRecipient"
-          type="email"
-          autoComplete="email"
-          placeholder="you@example.com"
-          value={recipient}
-          onChange={(event) => setRecipient(event.target.value)}
-        />
-      </Field>
+      <TextField
+        label="Recipient"
+        name="testRecipient"
+        type="email"
+        autoComplete="email"
+        placeholder="you@example.com"
+        value={recipient}
+        onChange={setRecipient}
+      />
     </Card>
   );
 }

@@ -4,7 +4,7 @@ import { useState } from "react";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link, navigate } from "../../router.tsx";
 import { AsyncCard } from "../../ui/async.tsx";
-import { ActionButton, Badge, Field, PageHead, Table } from "../../ui/components.tsx";
+import { ActionButton, Badge, PageHead, Table } from "../../ui/components.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import { Icon } from "../../ui/icons.tsx";
 import { Modal } from "../../ui/modal.tsx";
@@ -17,6 +17,7 @@ import {
 } from "./email-common.ts";
 import { EmailEditorPage, SharedServerNotice } from "./email-editor.tsx";
 import "./email-templates.css";
+import { TextField } from "../../ui/fields.tsx";
 import { usePageTitle } from "../../ui/page-title.ts";
 
 /** `email-templates`, `email-templates/templates/<id>`, `email-templates/themes/<id>`. */
@@ -227,9 +228,7 @@ function CreateModal(props: {
           void submit();
         }}
       >
-        <Field label="Name">
-          <input type="text" name="emailItemName" value={name} onChange={(e) => setName(e.target.value)} />
-        </Field>
+        <TextField label="Name" name="emailItemName" value={name} onChange={setName} />
       </form>
     </Modal>
   );

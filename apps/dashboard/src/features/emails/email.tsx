@@ -4,6 +4,7 @@ import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link } from "../../router.tsx";
 import { AsyncCard } from "../../ui/async.tsx";
 import { ActionButton, Card, Empty, Field, PageHead, rowClick, Table } from "../../ui/components.tsx";
+import { TextField } from "../../ui/fields.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import { Icon } from "../../ui/icons.tsx";
 import { usePageTitle } from "../../ui/page-title.ts";
@@ -67,58 +68,28 @@ export function EmailPage() {
             <>
               <div className="row">
                 <div style={{ flex: 3 }}>
-                  <Field label="Host">
-                    <input
-                      type="text"
-                      name="smtpHost"
-                      value={host}
-                      onChange={(e) => setHost(e.target.value)}
-                    />
-                  </Field>
+                  <TextField label="Host" name="smtpHost" value={host} onChange={setHost} />
                 </div>
                 <div style={{ flex: 1 }}>
-                  <Field label="Port">
-                    <input
-                      type="number"
-                      name="smtpPort"
-                      value={port}
-                      onChange={(e) => setPort(e.target.value)}
-                    />
-                  </Field>
+                  <TextField label="Port" type="number" name="smtpPort" value={port} onChange={setPort} />
                 </div>
               </div>
-              <Field label="Username">
-                <input
-                  type="text"
-                  name="smtpUsername"
-                  value={username}
-                  onChange={(e) => setUsername(e.target.value)}
-                />
-              </Field>
-              <Field label="Password">
-                <input
-                  type="password"
-                  name="smtpPassword"
-                  value={password}
-                  onChange={(e) => setPassword(e.target.value)}
-                />
-              </Field>
-              <Field label="Sender email">
-                <input
-                  type="email"
-                  name="senderEmail"
-                  value={senderEmail}
-                  onChange={(e) => setSenderEmail(e.target.value)}
-                />
-              </Field>
-              <Field label="Sender name">
-                <input
-                  type="text"
-                  name="senderName"
-                  value={senderName}
-                  onChange={(e) => setSenderName(e.target.value)}
-                />
-              </Field>
+              <TextField label="Username" name="smtpUsername" value={username} onChange={setUsername} />
+              <TextField
+                label="Password"
+                type="password"
+                name="smtpPassword"
+                value={password}
+                onChange={setPassword}
+              />
+              <TextField
+                label="Sender email"
+                type="email"
+                name="senderEmail"
+                value={senderEmail}
+                onChange={setSenderEmail}
+              />
+              <TextField label="Sender name" name="senderName" value={senderName} onChange={setSenderName} />
             </>
           ) : (
             <div className="alert info">
@@ -130,14 +101,13 @@ export function EmailPage() {
           title="Send a test email"
           description="Tries the SMTP settings on the left, before or after saving."
         >
-          <Field label="Recipient">
-            <input
-              type="email"
-              name="testRecipient"
-              value={recipient}
-              onChange={(e) => setRecipient(e.target.value)}
-            />
-          </Field>
+          <TextField
+            label="Recipient"
+            type="email"
+            name="testRecipient"
+            value={recipient}
+            onChange={setRecipient}
+          />
           <div className="row end">
             <ActionButton
               variant="secondary"

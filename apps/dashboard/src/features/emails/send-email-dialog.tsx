@@ -4,6 +4,7 @@ import { isKnownError } from "@gatehouse/shared";
 import { useMemo, useState } from "react";
 import { useProjectContext } from "../../project-context.tsx";
 import { Field } from "../../ui/components.tsx";
+import { TextAreaField, TextField } from "../../ui/fields.tsx";
 import { errorMessage, useAsync } from "../../ui/hooks.ts";
 import { Modal } from "../../ui/modal.tsx";
 import { useToast } from "../../ui/toast.tsx";
@@ -254,12 +255,13 @@ export function SendEmailDialog(props: { onClose: () => void; onSent: () => Prom
           </div>
         </div>
       ) : null}
-      <Field
+      <TextField
         label="Subject"
         hint={content.kind === "template" ? "Leave empty to use the template's subject." : undefined}
-      >
-        <input type="text" name="subject" value={subject} onChange={(e) => setSubject(e.target.value)} />
-      </Field>
+        name="subject"
+        value={subject}
+        onChange={setSubject}
+      />
       <Field label="Content">
         <select
           name="content"
@@ -278,25 +280,17 @@ export function SendEmailDialog(props: { onClose: () => void; onSent: () => Prom
         </select>
       </Field>
       {content.kind === "html" ? (
-        <Field label="HTML">
-          <textarea
-            name="html"
-            rows={6}
-            className="mono"
-            value={html}
-            onChange={(e) => setHtml(e.target.value)}
-          />
-        </Field>
+        <TextAreaField label="HTML" name="html" rows={6} className="mono" value={html} onChange={setHtml} />
       ) : (
-        <Field label="Variables (JSON)" error={variablesError}>
-          <textarea
-            name="variables"
-            rows={4}
-            className="mono"
-            value={variablesText}
-            onChange={(e) => setVariablesText(e.target.value)}
-          />
-        </Field>
+        <TextAreaField
+          label="Variables (JSON)"
+          error={variablesError}
+          name="variables"
+          rows={4}
+          className="mono"
+          value={variablesText}
+          onChange={setVariablesText}
+        />
       )}
       <Field label="Category" hint="Users can turn marketing email off; transactional email always goes out.">
         <select name="category" value={category} onChange={(e) => setCategory(e.target.value as Category)}>

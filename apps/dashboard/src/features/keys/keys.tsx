@@ -5,6 +5,7 @@ import { useProjectContext } from "../../project-context.tsx";
 import { KeysOnce } from "../../shared/keys-once.tsx";
 import { AsyncCard } from "../../ui/async.tsx";
 import { ActionButton, Badge, Empty, Field, PageHead, Table } from "../../ui/components.tsx";
+import { Checkbox, TextField } from "../../ui/fields.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import { Icon } from "../../ui/icons.tsx";
 import { ConfirmButton, Modal } from "../../ui/modal.tsx";
@@ -165,15 +166,13 @@ function CreateKeysModal(props: {
         </>
       }
     >
-      <Field label="Description">
-        <input
-          type="text"
-          name="keyDescription"
-          placeholder="Production web app"
-          value={description}
-          onChange={(e) => setDescription(e.target.value)}
-        />
-      </Field>
+      <TextField
+        label="Description"
+        name="keyDescription"
+        placeholder="Production web app"
+        value={description}
+        onChange={setDescription}
+      />
       <Field label="Expires in">
         <select name="expiry" value={days} onChange={(e) => setDays(Number(e.target.value))}>
           {EXPIRY_CHOICES.map(([label, value]) => (
@@ -184,23 +183,16 @@ function CreateKeysModal(props: {
         </select>
       </Field>
       <div className="stack">
-        <label className="checkbox">
-          <input type="checkbox" checked={client} onChange={(e) => setClient(e.target.checked)} /> Publishable
-          client key
-        </label>
-        <label className="checkbox">
-          <input type="checkbox" checked={server} onChange={(e) => setServer(e.target.checked)} /> Secret
-          server key
-        </label>
-        <label className="checkbox">
-          <input
-            type="checkbox"
-            name="adminKey"
-            checked={admin}
-            onChange={(e) => setAdmin(e.target.checked)}
-          />{" "}
+        <Checkbox checked={client} onChange={setClient}>
+          Publishable client key
+        </Checkbox>
+        <Checkbox checked={server} onChange={setServer}>
+          Secret server key
+        </Checkbox>
+        <Checkbox name="adminKey" checked={admin} onChange={setAdmin}>
+          {" "}
           Super secret admin key (full control of the project)
-        </label>
+        </Checkbox>
       </div>
     </Modal>
   );

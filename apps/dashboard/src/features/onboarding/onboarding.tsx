@@ -5,7 +5,8 @@ import { ownerMethods } from "../../gatehouse.ts";
 import { projectPath } from "../../project-context.tsx";
 import { Link, navigate } from "../../router.tsx";
 import { KeysOnce } from "../../shared/keys-once.tsx";
-import { Card, Field } from "../../ui/components.tsx";
+import { Card } from "../../ui/components.tsx";
+import { TextField } from "../../ui/fields.tsx";
 import { errorMessage } from "../../ui/hooks.ts";
 import { BrandMark } from "../../ui/icons.tsx";
 
@@ -99,23 +100,21 @@ export function CreateProjectPage(props: {
                 </Button>
               }
             >
-              <Field label="Project name" error={error}>
-                <input
-                  type="text"
-                  name="displayName"
-                  value={name}
-                  onChange={(e) => setName(e.target.value)}
-                  placeholder="Acme web app"
-                />
-              </Field>
-              <Field label="Description" hint="Optional; only you and your team see it.">
-                <input
-                  type="text"
-                  name="description"
-                  value={description}
-                  onChange={(e) => setDescription(e.target.value)}
-                />
-              </Field>
+              <TextField
+                label="Project name"
+                error={error}
+                name="displayName"
+                value={name}
+                onChange={setName}
+                placeholder="Acme web app"
+              />
+              <TextField
+                label="Description"
+                hint="Optional; only you and your team see it."
+                name="description"
+                value={description}
+                onChange={setDescription}
+              />
             </Card>
           </form>
         )}

@@ -4,6 +4,7 @@ import { useMemo, useState } from "react";
 import { useProjectContext } from "../../project-context.tsx";
 import { AsyncCard } from "../../ui/async.tsx";
 import { Empty, Field, Table } from "../../ui/components.tsx";
+import { Checkbox, TextField } from "../../ui/fields.tsx";
 import { errorMessage, useAsync } from "../../ui/hooks.ts";
 import { Icon } from "../../ui/icons.tsx";
 import { useToast } from "../../ui/toast.tsx";
@@ -89,36 +90,27 @@ export function ItemsCard(props: { customer: Customer; config: PaymentsConfig; v
                   ))}
                 </select>
               </Field>
-              <Field label="Quantity">
-                <input
-                  type="number"
-                  min={1}
-                  name="adjustAmount"
-                  className="payments-count"
-                  value={amount}
-                  onChange={(e) => setAmount(e.target.value)}
-                />
-              </Field>
-              <Field label="Note (optional)">
-                <input
-                  type="text"
-                  name="adjustDescription"
-                  placeholder="Goodwill credit"
-                  value={description}
-                  onChange={(e) => setDescription(e.target.value)}
-                />
-              </Field>
+              <TextField
+                label="Quantity"
+                type="number"
+                min={1}
+                name="adjustAmount"
+                className="payments-count"
+                value={amount}
+                onChange={setAmount}
+              />
+              <TextField
+                label="Note (optional)"
+                name="adjustDescription"
+                placeholder="Goodwill credit"
+                value={description}
+                onChange={setDescription}
+              />
             </div>
             <div className="row">
-              <label className="checkbox">
-                <input
-                  type="checkbox"
-                  name="adjustAllowNegative"
-                  checked={allowNegative}
-                  onChange={(e) => setAllowNegative(e.target.checked)}
-                />
+              <Checkbox name="adjustAllowNegative" checked={allowNegative} onChange={setAllowNegative}>
                 Allow below zero when revoking
-              </label>
+              </Checkbox>
               <span style={{ flex: 1 }} />
               <Button type="submit" loading={busy} disabled={!amountOk || !itemId}>
                 <Icon name="plus" /> Grant

@@ -4,6 +4,7 @@ import { useMemo, useState } from "react";
 import { useProjectContext } from "../../project-context.tsx";
 import { AsyncCard } from "../../ui/async.tsx";
 import { Badge, Card, CopyField, Field, Table } from "../../ui/components.tsx";
+import { TextField } from "../../ui/fields.tsx";
 import { errorMessage, useAsync } from "../../ui/hooks.ts";
 import { ConfirmButton } from "../../ui/modal.tsx";
 import { useToast } from "../../ui/toast.tsx";
@@ -67,16 +68,15 @@ export function ProductsCard(props: { customer: Customer; config: PaymentsConfig
                 </select>
               </Field>
               {stackable ? (
-                <Field label="Quantity">
-                  <input
-                    type="number"
-                    min={1}
-                    name="grantQuantity"
-                    className="payments-count"
-                    value={quantity}
-                    onChange={(e) => setQuantity(e.target.value)}
-                  />
-                </Field>
+                <TextField
+                  label="Quantity"
+                  type="number"
+                  min={1}
+                  name="grantQuantity"
+                  className="payments-count"
+                  value={quantity}
+                  onChange={setQuantity}
+                />
               ) : null}
               <Button type="submit" loading={busy} disabled={!productId || !quantityOk}>
                 Grant product
@@ -216,15 +216,14 @@ export function TestPurchaseCard({ customer, config }: { customer: Customer; con
                 })}
               </select>
             </Field>
-            <Field label="Return URL (optional)">
-              <input
-                type="url"
-                name="purchaseReturnUrl"
-                placeholder="https://your-app.example/billing"
-                value={returnUrl}
-                onChange={(e) => setReturnUrl(e.target.value)}
-              />
-            </Field>
+            <TextField
+              label="Return URL (optional)"
+              type="url"
+              name="purchaseReturnUrl"
+              placeholder="https://your-app.example/billing"
+              value={returnUrl}
+              onChange={setReturnUrl}
+            />
             <Button type="submit" loading={busy} disabled={!productId}>
               Create test purchase link
             </Button>

@@ -3,6 +3,7 @@ import { type FormEvent, useState } from "react";
 import { useProjectContext } from "../../project-context.tsx";
 import { AsyncCard } from "../../ui/async.tsx";
 import { ActionButton, Card, Empty, Field, PageHead, Table } from "../../ui/components.tsx";
+import { TextField } from "../../ui/fields.tsx";
 import { errorMessage, useAsync } from "../../ui/hooks.ts";
 import { Icon } from "../../ui/icons.tsx";
 import { ConfirmButton, Modal } from "../../ui/modal.tsx";
@@ -213,24 +214,21 @@ function DefinitionModal(props: {
   return (
     <Modal title={props.existing ? `Edit ${props.existing.id}` : "Create permission"} onClose={props.onClose}>
       <form className="stack" onSubmit={submit} style={{ gap: 14 }}>
-        <Field label="Permission ID" error={error}>
-          <input
-            type="text"
-            name="permissionId"
-            value={id}
-            className={error ? "invalid" : ""}
-            onChange={(e) => setId(e.target.value)}
-            placeholder="read_reports"
-          />
-        </Field>
-        <Field label="Description">
-          <input
-            type="text"
-            name="permissionDescription"
-            value={description}
-            onChange={(e) => setDescription(e.target.value)}
-          />
-        </Field>
+        <TextField
+          label="Permission ID"
+          error={error}
+          name="permissionId"
+          value={id}
+          className={error ? "invalid" : ""}
+          onChange={setId}
+          placeholder="read_reports"
+        />
+        <TextField
+          label="Description"
+          name="permissionDescription"
+          value={description}
+          onChange={setDescription}
+        />
         <Field label="Contains">
           <div className="stack" style={{ maxHeight: 180, overflowY: "auto" }}>
             {props.all

@@ -5,6 +5,7 @@ import { ownerMethods } from "../../gatehouse.ts";
 import { useProjectContext } from "../../project-context.tsx";
 import { navigate } from "../../router.tsx";
 import { ActionButton, Badge, Card, Field, PageHead } from "../../ui/components.tsx";
+import { TextField } from "../../ui/fields.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import { JsonEditor } from "../../ui/json-editor.tsx";
 import { ConfirmButton, Modal } from "../../ui/modal.tsx";
@@ -45,17 +46,13 @@ export function SettingsPage() {
         }
       >
         <div className="grid2">
-          <Field label="Name">
-            <input type="text" name="projectName" value={name} onChange={(e) => setName(e.target.value)} />
-          </Field>
-          <Field label="Description">
-            <input
-              type="text"
-              name="projectDescription"
-              value={description}
-              onChange={(e) => setDescription(e.target.value)}
-            />
-          </Field>
+          <TextField label="Name" name="projectName" value={name} onChange={setName} />
+          <TextField
+            label="Description"
+            name="projectDescription"
+            value={description}
+            onChange={setDescription}
+          />
           <LogoField
             label="Logo"
             name="logoUrl"

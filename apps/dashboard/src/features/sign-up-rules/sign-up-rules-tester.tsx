@@ -3,6 +3,7 @@ import { Button } from "@gatehouse/react/ui";
 import { useState } from "react";
 import { useProjectContext } from "../../project-context.tsx";
 import { Badge, Card, Field, Table } from "../../ui/components.tsx";
+import { TextField } from "../../ui/fields.tsx";
 import { errorMessage } from "../../ui/hooks.ts";
 import { actionLabel, type SignUpRule } from "./sign-up-rules-form.tsx";
 
@@ -95,14 +96,13 @@ export function SignUpRulesTester({ rules }: { rules: SignUpRule[] }) {
         }}
       >
         <div className="grid2">
-          <Field label="Email" hint="Leave empty for a sign-up without an address.">
-            <input
-              type="text"
-              name="testEmail"
-              value={email}
-              onChange={(event) => setEmail(event.target.value)}
-            />
-          </Field>
+          <TextField
+            label="Email"
+            hint="Leave empty for a sign-up without an address."
+            name="testEmail"
+            value={email}
+            onChange={setEmail}
+          />
           <Field label="Sign-up method">
             <select
               name="testAuthMethod"
@@ -117,24 +117,21 @@ export function SignUpRulesTester({ rules }: { rules: SignUpRule[] }) {
             </select>
           </Field>
           {authMethod === "oauth" ? (
-            <Field label="OAuth provider">
-              <input
-                type="text"
-                name="testOauthProvider"
-                value={oauthProvider}
-                onChange={(event) => setOauthProvider(event.target.value)}
-              />
-            </Field>
-          ) : null}
-          <Field label="Country" hint="Two letters (US, DE…); empty: from your own address.">
-            <input
-              type="text"
-              name="testCountryCode"
-              value={countryCode}
-              maxLength={2}
-              onChange={(event) => setCountryCode(event.target.value)}
+            <TextField
+              label="OAuth provider"
+              name="testOauthProvider"
+              value={oauthProvider}
+              onChange={setOauthProvider}
             />
-          </Field>
+          ) : null}
+          <TextField
+            label="Country"
+            hint="Two letters (US, DE…); empty: from your own address."
+            name="testCountryCode"
+            value={countryCode}
+            maxLength={2}
+            onChange={setCountryCode}
+          />
           <Field
             label="Bot challenge"
             hint="Sign-ups on this server run no bot challenge yet; they score as passed."

@@ -4,7 +4,8 @@ import { useState } from "react";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link, navigate } from "../../router.tsx";
 import { DetailPage } from "../../ui/async.tsx";
-import { ActionButton, Card, Field, PageHead } from "../../ui/components.tsx";
+import { ActionButton, Card, PageHead } from "../../ui/components.tsx";
+import { TextField } from "../../ui/fields.tsx";
 import { MetadataCard } from "../../ui/metadata-card.tsx";
 import { ConfirmButton } from "../../ui/modal.tsx";
 import { PageTitle, usePageTitle } from "../../ui/page-title.ts";
@@ -71,14 +72,7 @@ function TeamSettings({ team, reload }: { team: ServerTeam; reload: () => Promis
     <Card title="Team">
       <div className="row" style={{ alignItems: "flex-end" }}>
         <div style={{ flex: 1 }}>
-          <Field label="Display name">
-            <input
-              type="text"
-              name="teamDisplayName"
-              value={name}
-              onChange={(e) => setName(e.target.value)}
-            />
-          </Field>
+          <TextField label="Display name" name="teamDisplayName" value={name} onChange={setName} />
         </div>
         <ActionButton
           disabled={!name.trim() || name === team.displayName}

@@ -4,8 +4,9 @@ import { type FormEvent, useState } from "react";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link, navigate } from "../../router.tsx";
 import { AsyncCard } from "../../ui/async.tsx";
-import { Empty, Field, PageHead, rowClick, Table } from "../../ui/components.tsx";
+import { Empty, PageHead, rowClick, Table } from "../../ui/components.tsx";
 import { describeError } from "../../ui/errors.ts";
+import { TextField } from "../../ui/fields.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import { Icon } from "../../ui/icons.tsx";
 import { Modal } from "../../ui/modal.tsx";
@@ -118,9 +119,7 @@ function CreateTeamModal({ onClose }: { onClose: () => void }) {
   return (
     <Modal title="Create team" onClose={onClose}>
       <form className="stack" onSubmit={submit} style={{ gap: 14 }}>
-        <Field label="Team name" error={error}>
-          <input type="text" name="teamName" value={name} onChange={(e) => setName(e.target.value)} />
-        </Field>
+        <TextField label="Team name" error={error} name="teamName" value={name} onChange={setName} />
         <div className="row end">
           <Button variant="secondary" onClick={onClose}>
             Cancel

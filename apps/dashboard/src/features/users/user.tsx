@@ -5,7 +5,8 @@ import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link, navigate } from "../../router.tsx";
 import { providerName } from "../../shared/oauth-provider-names.ts";
 import { DetailPage } from "../../ui/async.tsx";
-import { ActionButton, Badge, Card, Field, PageHead } from "../../ui/components.tsx";
+import { ActionButton, Badge, Card, PageHead } from "../../ui/components.tsx";
+import { TextField } from "../../ui/fields.tsx";
 import { MetadataCard } from "../../ui/metadata-card.tsx";
 import { ConfirmButton } from "../../ui/modal.tsx";
 import { PageTitle, usePageTitle } from "../../ui/page-title.ts";
@@ -94,17 +95,8 @@ function ProfileCard({ user, reload }: { user: ServerUser; reload: () => Promise
         </ActionButton>
       }
     >
-      <Field label="Display name">
-        <input
-          type="text"
-          name="displayName"
-          value={displayName}
-          onChange={(e) => setDisplayName(e.target.value)}
-        />
-      </Field>
-      <Field label="Primary email">
-        <input type="email" name="primaryEmail" value={email} onChange={(e) => setEmail(e.target.value)} />
-      </Field>
+      <TextField label="Display name" name="displayName" value={displayName} onChange={setDisplayName} />
+      <TextField label="Primary email" type="email" name="primaryEmail" value={email} onChange={setEmail} />
       <LabelValues
         rows={[
           {
@@ -154,9 +146,13 @@ function DangerCard({ user, reload }: { user: ServerUser; reload: () => Promise<
           Restricted{user.restrictedByAdminReason ? `: ${user.restrictedByAdminReason}` : ""}
         </div>
       ) : null}
-      <Field label="Reason shown to the user" hint="Optional.">
-        <input type="text" name="restrictReason" value={reason} onChange={(e) => setReason(e.target.value)} />
-      </Field>
+      <TextField
+        label="Reason shown to the user"
+        hint="Optional."
+        name="restrictReason"
+        value={reason}
+        onChange={setReason}
+      />
       <div className="row">
         {user.restrictedByAdmin ? (
           <ActionButton

@@ -1,7 +1,8 @@
 import type { WebhookEndpoint, WebhookEndpointCreateOptions, WebhookEventTypeInfo } from "@gatehouse/js";
 import { Button } from "@gatehouse/react/ui";
 import { type FormEvent, useState } from "react";
-import { CopyField, Field, Toggle } from "../../ui/components.tsx";
+import { CopyField, Toggle } from "../../ui/components.tsx";
+import { TextField } from "../../ui/fields.tsx";
 import { errorMessage } from "../../ui/hooks.ts";
 import { Modal } from "../../ui/modal.tsx";
 
@@ -87,26 +88,24 @@ export function EndpointFormModal(props: {
             {error}
           </div>
         ) : null}
-        <Field label="Endpoint URL" error={url && urlProblem ? urlProblem : null}>
-          <input
-            type="url"
-            name="endpointUrl"
-            placeholder="https://example.com/webhooks/gatehouse"
-            value={url}
-            onChange={(e) => setUrl(e.target.value)}
-            // biome-ignore lint/a11y/noAutofocus: the dialog opens to fill in this field
-            autoFocus
-          />
-        </Field>
-        <Field label="Description" hint="Optional, for you: what receives these events.">
-          <input
-            type="text"
-            name="endpointDescription"
-            placeholder="Billing service"
-            value={description}
-            onChange={(e) => setDescription(e.target.value)}
-          />
-        </Field>
+        <TextField
+          label="Endpoint URL"
+          error={url && urlProblem ? urlProblem : null}
+          type="url"
+          name="endpointUrl"
+          placeholder="https://example.com/webhooks/gatehouse"
+          value={url}
+          onChange={setUrl}
+          autoFocus
+        />
+        <TextField
+          label="Description"
+          hint="Optional, for you: what receives these events."
+          name="endpointDescription"
+          placeholder="Billing service"
+          value={description}
+          onChange={setDescription}
+        />
         <fieldset className="webhook-events" aria-label="Events to send">
           <legend>Events to send</legend>
           <label className="checkbox">
