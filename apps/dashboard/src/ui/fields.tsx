@@ -1,24 +1,52 @@
-import type { InputHTMLAttributes, ReactNode, TextareaHTMLAttributes } from "react";
+import type { InputHTMLAttributes, ReactNode, SelectHTMLAttributes, TextareaHTMLAttributes } from "react";
 import { Field } from "./components.tsx";
 
 type FieldProps = { label: ReactNode; hint?: ReactNode; error?: string | null };
 
-/** A labelled text input (any text type: email, url, password, number…); a change hands back the text. */
-export function TextField({
-  label,
-  hint,
-  error,
+type TextInputProps = Omit<InputHTMLAttributes<HTMLInputElement>, "onChange" | "value"> & {
+  value: string | number;
+  onChange: (value: string) => void;
+};
+
+/** A text input (any text type: email, url, search, number…) whose change hands back the text. */
+export function TextInput({ onChange, type = "text", ...input }: TextInputProps) {
+  return <input type={type} {...input} onChange={(event) => onChange(event.target.value)} />;
+}
+
+/**
+ * A select whose change hands back the chosen value; its choices are `options` ([value, label] pairs, after a
+ * `placeholder` choice of "" when given) or its own <option> children.
+ */
+export function Select<T extends string>({
   onChange,
-  type = "text",
-  ...input
-}: FieldProps &
-  Omit<InputHTMLAttributes<HTMLInputElement>, "onChange" | "value"> & {
-    value: string | number;
-    onChange: (value: string) => void;
-  }) {
+  options,
+  placeholder,
+  children,
+  ...select
+}: Omit<SelectHTMLAttributes<HTMLSelectElement>, "onChange" | "value"> & {
+  value: T;
+  onChange: (value: T) => void;
+  options?: readonly (readonly [T, ReactNode])[];
+  placeholder?: ReactNode;
+}) {
+  return (
+    <select {...select} onChange={(event) => onChange(event.target.value as T)}>
+      {placeholder === undefined ? null : <option value="">{placeholder}</option>}
+      {options?.map(([value, label]) => (
+        <option key={value} value={value}>
+          {label}
+        </option>
+      ))}
+      {children}
+    </select>
+  );
+}
+
+/** A labelled text input (any text type: email, url, password, number…); a change hands back the text. */
+export function TextField({ label, hint, error, ...input }: FieldProps & TextInputProps) {
   return (
     <Field label={label} hint={hint} error={error}>
-      <input type={type} {...input} onChange={(event) => onChange(event.target.value)} />
+      <TextInput {...input} />
     </Field>
   );
 }

@@ -3,6 +3,7 @@ import { Button } from "@gatehouse/react/ui";
 import { useState } from "react";
 import { CUSTOM, providerName } from "../../shared/oauth-provider-names.ts";
 import { ActionButton, CopyField, Field } from "../../ui/components.tsx";
+import { Select } from "../../ui/fields.tsx";
 import { Modal } from "../../ui/modal.tsx";
 
 /** A provider entry of the rendered config (server: config/schema.ts). */
@@ -219,10 +220,10 @@ export function ProviderModal(props: {
         </>
       ) : (
         <Field label="Keys">
-          <select name="providerType" value={keys} onChange={(e) => setKeys(e.target.value)}>
+          <Select name="providerType" value={keys} onChange={setKeys}>
             <option value="shared">Shared development keys</option>
             <option value="standard">My own OAuth app</option>
-          </select>
+          </Select>
         </Field>
       )}
       {own ? (

@@ -6,7 +6,7 @@ import { DetailPage } from "../../ui/async.tsx";
 import { CodeEditor } from "../../ui/code-editor.tsx";
 import { ActionButton, Badge, Card, Field, PageHead } from "../../ui/components.tsx";
 import { looksLikeEmail } from "../../ui/errors.ts";
-import { TextAreaField, TextField } from "../../ui/fields.tsx";
+import { Select, TextAreaField, TextField } from "../../ui/fields.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import { parseJson } from "../../ui/json-editor.tsx";
 import { ConfirmButton } from "../../ui/modal.tsx";
@@ -253,11 +253,7 @@ function PreviewThemePicker(props: {
 }) {
   return (
     <Field label="Preview in">
-      <select
-        name="previewTheme"
-        value={props.value}
-        onChange={(event) => props.onChange(event.target.value)}
-      >
+      <Select name="previewTheme" value={props.value} onChange={props.onChange}>
         <option value="own">{props.ownLabel}</option>
         {(props.themes ?? []).map((theme) => (
           <option key={theme.id} value={theme.id}>
@@ -265,7 +261,7 @@ function PreviewThemePicker(props: {
           </option>
         ))}
         <option value="none">No theme</option>
-      </select>
+      </Select>
     </Field>
   );
 }

@@ -4,7 +4,7 @@ import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link } from "../../router.tsx";
 import { AsyncCard } from "../../ui/async.tsx";
 import { ActionButton, Card, Empty, Field, PageHead, rowClick, Table } from "../../ui/components.tsx";
-import { TextField } from "../../ui/fields.tsx";
+import { Select, TextField } from "../../ui/fields.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import { Icon } from "../../ui/icons.tsx";
 import { usePageTitle } from "../../ui/page-title.ts";
@@ -55,14 +55,10 @@ export function EmailPage() {
           }
         >
           <Field label="Server">
-            <select
-              name="emailType"
-              value={type}
-              onChange={(e) => setType(e.target.value as "shared" | "standard")}
-            >
+            <Select name="emailType" value={type} onChange={setType}>
               <option value="shared">Shared Gatehouse server (development)</option>
               <option value="standard">My own SMTP server</option>
-            </select>
+            </Select>
           </Field>
           {type === "standard" ? (
             <>

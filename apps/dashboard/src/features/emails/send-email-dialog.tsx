@@ -4,7 +4,7 @@ import { isKnownError } from "@gatehouse/shared";
 import { useMemo, useState } from "react";
 import { useProjectContext } from "../../project-context.tsx";
 import { Field } from "../../ui/components.tsx";
-import { TextAreaField, TextField } from "../../ui/fields.tsx";
+import { Select, TextAreaField, TextField } from "../../ui/fields.tsx";
 import { errorMessage, useAsync } from "../../ui/hooks.ts";
 import { Modal } from "../../ui/modal.tsx";
 import { useToast } from "../../ui/toast.tsx";
@@ -224,14 +224,10 @@ export function SendEmailDialog(props: { onClose: () => void; onSent: () => Prom
       {shared ? <SendErrorNotice projectId={project.id} /> : null}
       {errorAlert}
       <Field label="Recipients">
-        <select
-          name="audience"
-          value={audience}
-          onChange={(e) => setAudience(e.target.value as "some" | "all")}
-        >
+        <Select name="audience" value={audience} onChange={setAudience}>
           <option value="some">Chosen users</option>
           <option value="all">All users</option>
-        </select>
+        </Select>
       </Field>
       {audience === "some" ? (
         <div className="stack" style={{ marginBottom: 14 }}>
@@ -293,11 +289,11 @@ export function SendEmailDialog(props: { onClose: () => void; onSent: () => Prom
         />
       )}
       <Field label="Category" hint="Users can turn marketing email off; transactional email always goes out.">
-        <select name="category" value={category} onChange={(e) => setCategory(e.target.value as Category)}>
+        <Select name="category" value={category} onChange={setCategory}>
           {content.kind === "template" ? <option value="">As the template says</option> : null}
           <option value="Transactional">Transactional</option>
           <option value="Marketing">Marketing</option>
-        </select>
+        </Select>
       </Field>
     </Modal>
   );

@@ -5,6 +5,7 @@ import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link } from "../../router.tsx";
 import { AsyncCard } from "../../ui/async.tsx";
 import { Empty, PageHead, rowClick, Table } from "../../ui/components.tsx";
+import { Select } from "../../ui/fields.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import { Icon } from "../../ui/icons.tsx";
 import { usePageTitle } from "../../ui/page-title.ts";
@@ -66,34 +67,24 @@ export function SentEmailsPage() {
         isEmpty={(page) => page.items.length === 0}
         toolbar={
           <div className="row" style={{ flex: 1 }}>
-            <select
+            <Select
               name="statusFilter"
               aria-label="Status"
               value={status}
-              onChange={(e) => setStatus(e.target.value as AdminEmailOutboxStatus | "")}
+              onChange={setStatus}
               style={{ maxWidth: 240 }}
-            >
-              <option value="">Any status</option>
-              {STATUS_FILTERS.map((option) => (
-                <option key={option.value} value={option.value}>
-                  {option.label}
-                </option>
-              ))}
-            </select>
-            <select
+              placeholder="Any status"
+              options={STATUS_FILTERS.map((option) => [option.value, option.label] as const)}
+            />
+            <Select
               name="simpleStatusFilter"
               aria-label="Outcome"
               value={simpleStatus}
-              onChange={(e) => setSimpleStatus(e.target.value as AdminEmailOutboxSimpleStatus | "")}
+              onChange={setSimpleStatus}
               style={{ maxWidth: 200 }}
-            >
-              <option value="">Any outcome</option>
-              {SIMPLE_FILTERS.map((option) => (
-                <option key={option.value} value={option.value}>
-                  {option.label}
-                </option>
-              ))}
-            </select>
+              placeholder="Any outcome"
+              options={SIMPLE_FILTERS.map((option) => [option.value, option.label] as const)}
+            />
           </div>
         }
         empty={

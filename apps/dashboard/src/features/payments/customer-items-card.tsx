@@ -4,7 +4,7 @@ import { useMemo, useState } from "react";
 import { useProjectContext } from "../../project-context.tsx";
 import { AsyncCard } from "../../ui/async.tsx";
 import { Empty, Field, Table } from "../../ui/components.tsx";
-import { Checkbox, TextField } from "../../ui/fields.tsx";
+import { Checkbox, Select, TextField } from "../../ui/fields.tsx";
 import { errorMessage, useAsync } from "../../ui/hooks.ts";
 import { Icon } from "../../ui/icons.tsx";
 import { useToast } from "../../ui/toast.tsx";
@@ -82,13 +82,13 @@ export function ItemsCard(props: { customer: Customer; config: PaymentsConfig; v
           >
             <div className="row payments-adjust-row">
               <Field label="Item">
-                <select name="adjustItem" value={itemId} onChange={(e) => setItemId(e.target.value)}>
+                <Select name="adjustItem" value={itemId} onChange={setItemId}>
                   {items.map(([id, item]) => (
                     <option key={id} value={id}>
                       {item.displayName}
                     </option>
                   ))}
-                </select>
+                </Select>
               </Field>
               <TextField
                 label="Quantity"

@@ -4,7 +4,7 @@ import { useMemo, useState } from "react";
 import { useProjectContext } from "../../project-context.tsx";
 import { AsyncCard } from "../../ui/async.tsx";
 import { Badge, Card, CopyField, Field, Table } from "../../ui/components.tsx";
-import { TextField } from "../../ui/fields.tsx";
+import { Select, TextField } from "../../ui/fields.tsx";
 import { errorMessage, useAsync } from "../../ui/hooks.ts";
 import { ConfirmButton } from "../../ui/modal.tsx";
 import { useToast } from "../../ui/toast.tsx";
@@ -59,13 +59,13 @@ export function ProductsCard(props: { customer: Customer; config: PaymentsConfig
           >
             <div className="row payments-adjust-row">
               <Field label="Grant a product">
-                <select name="grantProduct" value={productId} onChange={(e) => setProductId(e.target.value)}>
+                <Select name="grantProduct" value={productId} onChange={setProductId}>
                   {products.map(([id, product]) => (
                     <option key={id} value={id}>
                       {product.displayName}
                     </option>
                   ))}
-                </select>
+                </Select>
               </Field>
               {stackable ? (
                 <TextField
@@ -205,7 +205,7 @@ export function TestPurchaseCard({ customer, config }: { customer: Customer; con
           ) : null}
           <div className="row payments-adjust-row">
             <Field label="Product">
-              <select name="purchaseProduct" value={productId} onChange={(e) => setProductId(e.target.value)}>
+              <Select name="purchaseProduct" value={productId} onChange={setProductId}>
                 {sellable.map(([id, product]) => {
                   const prices = product.prices === "include-by-default" ? [] : Object.values(product.prices);
                   return (
@@ -214,7 +214,7 @@ export function TestPurchaseCard({ customer, config }: { customer: Customer; con
                     </option>
                   );
                 })}
-              </select>
+              </Select>
             </Field>
             <TextField
               label="Return URL (optional)"

@@ -4,6 +4,7 @@ import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link, navigate, useLocation } from "../../router.tsx";
 import { AsyncBody } from "../../ui/async.tsx";
 import { Badge, Card, Empty } from "../../ui/components.tsx";
+import { Select, TextInput } from "../../ui/fields.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import { Icon } from "../../ui/icons.tsx";
 import { UserPicker } from "../../ui/user-picker.tsx";
@@ -70,19 +71,14 @@ function CustomerFinder(props: { current: Customer | null; onPick: (customer: Cu
   return (
     <Card title="Find a customer" testId="payments-customer-finder">
       <div className="row payments-finder">
-        <select
+        <Select
           name="customerType"
           aria-label="Customer type"
           value={type}
-          onChange={(e) => setType(e.target.value as CustomerType)}
+          onChange={setType}
           className="payments-type-select"
-        >
-          {CUSTOMER_TYPES.map((choice) => (
-            <option key={choice} value={choice}>
-              {CUSTOMER_TYPE_LABELS[choice]}
-            </option>
-          ))}
-        </select>
+          options={CUSTOMER_TYPES.map((choice) => [choice, CUSTOMER_TYPE_LABELS[choice]] as const)}
+        />
         <div className="payments-finder-input">
           {type === "user" ? (
             <UserPicker name="customerUser" onPick={(user) => props.onPick({ type: "user", id: user.id })} />
@@ -108,13 +104,12 @@ function CustomerFinder(props: { current: Customer | null; onPick: (customer: Cu
                 if (customId.trim()) props.onPick({ type: "custom", id: customId.trim() });
               }}
             >
-              <input
-                type="text"
+              <TextInput
                 name="customerId"
                 aria-label="Custom customer id"
                 placeholder="The id your app uses, e.g. an organisation id"
                 value={customId}
-                onChange={(e) => setCustomId(e.target.value)}
+                onChange={setCustomId}
               />
               <Button variant="secondary" type="submit" disabled={!customId.trim()}>
                 Open

@@ -5,6 +5,7 @@ import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link, useLocation } from "../../router.tsx";
 import { AsyncCard } from "../../ui/async.tsx";
 import { Badge, Empty, Table } from "../../ui/components.tsx";
+import { Select } from "../../ui/fields.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import { Icon } from "../../ui/icons.tsx";
 import {
@@ -75,34 +76,24 @@ export function PaymentsTransactionsPage({ items }: { items: Record<string, Item
       testId="payments-transactions"
       toolbar={
         <div className="row" style={{ flex: 1 }}>
-          <select
+          <Select
             name="transactionType"
             aria-label="Transaction type"
             value={type}
-            onChange={(e) => filter(setType)(e.target.value as TransactionType | "")}
+            onChange={filter(setType)}
             style={{ maxWidth: 260 }}
-          >
-            <option value="">All types</option>
-            {TRANSACTION_TYPES.map((choice) => (
-              <option key={choice} value={choice}>
-                {TYPE_LABELS[choice]}
-              </option>
-            ))}
-          </select>
-          <select
+            placeholder="All types"
+            options={TRANSACTION_TYPES.map((choice) => [choice, TYPE_LABELS[choice]] as const)}
+          />
+          <Select
             name="transactionCustomerType"
             aria-label="Customer type"
             value={customerType}
-            onChange={(e) => filter(setCustomerType)(e.target.value as CustomerType | "")}
+            onChange={filter(setCustomerType)}
             style={{ maxWidth: 200 }}
-          >
-            <option value="">All customers</option>
-            {CUSTOMER_TYPES.map((choice) => (
-              <option key={choice} value={choice}>
-                {CUSTOMER_TYPE_LABELS[choice]}s
-              </option>
-            ))}
-          </select>
+            placeholder="All customers"
+            options={CUSTOMER_TYPES.map((choice) => [choice, `${CUSTOMER_TYPE_LABELS[choice]}s`] as const)}
+          />
           {customerId ? (
             <span className="row payments-nowrap" data-testid="transactions-customer-filter">
               <Badge tone="accent">

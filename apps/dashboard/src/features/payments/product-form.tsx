@@ -1,5 +1,5 @@
 import { Field } from "../../ui/components.tsx";
-import { Checkbox, TextField } from "../../ui/fields.tsx";
+import { Checkbox, Select, TextField } from "../../ui/fields.tsx";
 import { CatalogueModal, CustomerTypeSelect, type Save } from "./catalogue-modal.tsx";
 import { CUSTOMER_TYPE_LABELS, type PaymentsConfig } from "./payments-api.ts";
 import { IncludedItemsFieldset, PricesFieldset } from "./product-form-sections.tsx";
@@ -63,14 +63,14 @@ export function ProductFormModal(props: {
           <CustomerTypeSelect name="productCustomerType" value={customerType} onChange={setCustomerType} />
         </Field>
         <Field label="Product line" hint="Optional. A customer holds one product of a line at a time.">
-          <select name="productLine" value={lineId} onChange={(e) => setLineId(e.target.value)}>
+          <Select name="productLine" value={lineId} onChange={setLineId}>
             <option value="">None</option>
             {Object.entries(config.productLines).map(([id, line]) => (
               <option key={id} value={id}>
                 {line.displayName ?? id} ({CUSTOMER_TYPE_LABELS[line.customerType].toLowerCase()})
               </option>
             ))}
-          </select>
+          </Select>
         </Field>
       </div>
       <div className="row">

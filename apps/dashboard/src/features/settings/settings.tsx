@@ -5,7 +5,7 @@ import { ownerMethods } from "../../gatehouse.ts";
 import { useProjectContext } from "../../project-context.tsx";
 import { navigate } from "../../router.tsx";
 import { ActionButton, Badge, Card, Field, PageHead } from "../../ui/components.tsx";
-import { TextField } from "../../ui/fields.tsx";
+import { Select, TextField } from "../../ui/fields.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import { JsonEditor } from "../../ui/json-editor.tsx";
 import { ConfirmButton, Modal } from "../../ui/modal.tsx";
@@ -198,14 +198,13 @@ function DangerZone() {
       <div className="row" style={{ alignItems: "flex-end" }}>
         <div style={{ flex: 1 }}>
           <Field label="Transfer to another of your teams">
-            <select name="transferTeam" value={teamId} onChange={(e) => setTeamId(e.target.value)}>
-              <option value="">{others.length ? "Choose a team…" : "You have no other team"}</option>
-              {others.map((team) => (
-                <option key={team.id} value={team.id}>
-                  {team.displayName}
-                </option>
-              ))}
-            </select>
+            <Select
+              name="transferTeam"
+              value={teamId}
+              onChange={setTeamId}
+              placeholder={others.length ? "Choose a team…" : "You have no other team"}
+              options={others.map((team) => [team.id, team.displayName] as const)}
+            />
           </Field>
         </div>
         <ConfirmButton

@@ -3,7 +3,7 @@ import { Button } from "@gatehouse/react/ui";
 import { useState } from "react";
 import { useProjectContext } from "../../project-context.tsx";
 import { Field } from "../../ui/components.tsx";
-import { Checkbox, TextAreaField, TextField } from "../../ui/fields.tsx";
+import { Checkbox, Select, TextAreaField, TextField } from "../../ui/fields.tsx";
 import { errorMessage } from "../../ui/hooks.ts";
 import { Modal } from "../../ui/modal.tsx";
 
@@ -200,17 +200,12 @@ export function RuleFormModal(props: {
         />
         <div className="grid2">
           <Field label="Action" hint={ACTIONS.find((a) => a.type === action)?.hint}>
-            <select
+            <Select
               name="ruleAction"
               value={action}
-              onChange={(event) => setAction(event.target.value as SignUpRuleActionType)}
-            >
-              {ACTIONS.map((option) => (
-                <option key={option.type} value={option.type}>
-                  {option.label}
-                </option>
-              ))}
-            </select>
+              onChange={setAction}
+              options={ACTIONS.map((option) => [option.type, option.label] as const)}
+            />
           </Field>
           <TextField
             label="Priority"

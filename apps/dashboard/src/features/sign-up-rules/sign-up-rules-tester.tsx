@@ -3,7 +3,7 @@ import { Button } from "@gatehouse/react/ui";
 import { useState } from "react";
 import { useProjectContext } from "../../project-context.tsx";
 import { Badge, Card, Field, Table } from "../../ui/components.tsx";
-import { TextField } from "../../ui/fields.tsx";
+import { Select, TextField } from "../../ui/fields.tsx";
 import { errorMessage } from "../../ui/hooks.ts";
 import { actionLabel, type SignUpRule } from "./sign-up-rules-form.tsx";
 
@@ -104,17 +104,12 @@ export function SignUpRulesTester({ rules }: { rules: SignUpRule[] }) {
             onChange={setEmail}
           />
           <Field label="Sign-up method">
-            <select
+            <Select
               name="testAuthMethod"
               value={authMethod}
-              onChange={(event) => setAuthMethod(event.target.value as SignUpAuthMethod)}
-            >
-              {AUTH_METHODS.map((method) => (
-                <option key={method.value} value={method.value}>
-                  {method.label}
-                </option>
-              ))}
-            </select>
+              onChange={setAuthMethod}
+              options={AUTH_METHODS.map((method) => [method.value, method.label] as const)}
+            />
           </Field>
           {authMethod === "oauth" ? (
             <TextField
@@ -136,15 +131,11 @@ export function SignUpRulesTester({ rules }: { rules: SignUpRule[] }) {
             label="Bot challenge"
             hint="Sign-ups on this server run no bot challenge yet; they score as passed."
           >
-            <select
-              name="testTurnstileResult"
-              value={turnstileResult}
-              onChange={(event) => setTurnstileResult(event.target.value as "ok" | "invalid" | "error")}
-            >
+            <Select name="testTurnstileResult" value={turnstileResult} onChange={setTurnstileResult}>
               <option value="ok">Passed</option>
               <option value="invalid">Failed</option>
               <option value="error">Could not be checked</option>
-            </select>
+            </Select>
           </Field>
         </div>
         <div className="row">

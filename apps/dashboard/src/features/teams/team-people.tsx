@@ -6,6 +6,7 @@ import { Link } from "../../router.tsx";
 import { AsyncBody, AsyncCard } from "../../ui/async.tsx";
 import { ActionButton, Card, Table } from "../../ui/components.tsx";
 import { looksLikeEmail } from "../../ui/errors.ts";
+import { TextInput } from "../../ui/fields.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import { ConfirmButton } from "../../ui/modal.tsx";
 import { useToast } from "../../ui/toast.tsx";
@@ -196,13 +197,13 @@ export function Invitations({ team }: { team: ServerTeam }) {
       empty={<p className="muted">No pending invitations.</p>}
       after={
         <div className="row">
-          <input
+          <TextInput
             type="email"
             name="inviteEmail"
             aria-label="Email address to invite"
             placeholder="teammate@example.com"
             value={email}
-            onChange={(e) => setEmail(e.target.value)}
+            onChange={setEmail}
             style={{ flex: 1, width: "auto" }}
           />
           <ActionButton

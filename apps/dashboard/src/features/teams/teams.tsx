@@ -6,7 +6,7 @@ import { Link, navigate } from "../../router.tsx";
 import { AsyncCard } from "../../ui/async.tsx";
 import { Empty, PageHead, rowClick, Table } from "../../ui/components.tsx";
 import { describeError } from "../../ui/errors.ts";
-import { TextField } from "../../ui/fields.tsx";
+import { TextField, TextInput } from "../../ui/fields.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import { Icon } from "../../ui/icons.tsx";
 import { Modal } from "../../ui/modal.tsx";
@@ -37,13 +37,13 @@ export function TeamsPage() {
         state={teams}
         rows={5}
         toolbar={
-          <input
+          <TextInput
             type="search"
             name="filter"
             placeholder="Filter teams"
             aria-label="Filter teams"
             value={filter}
-            onChange={(e) => setFilter(e.target.value)}
+            onChange={setFilter}
             style={{ maxWidth: 320 }}
           />
         }

@@ -7,6 +7,7 @@ import { providerName } from "../../shared/oauth-provider-names.ts";
 import { AsyncBody } from "../../ui/async.tsx";
 import { ActionButton, Badge, Card, Table } from "../../ui/components.tsx";
 import { looksLikeEmail } from "../../ui/errors.ts";
+import { Select, TextInput } from "../../ui/fields.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import { ConfirmButton } from "../../ui/modal.tsx";
 import { describeDevice } from "./user-agent.ts";
@@ -64,13 +65,13 @@ export function UserActivity({ user }: { user: ServerUser }) {
             )}
           </AsyncBody>
           <div className="row">
-            <input
+            <TextInput
               type="email"
               name="newChannel"
               aria-label="Add an email address"
               placeholder="another@example.com"
               value={newChannel}
-              onChange={(e) => setNewChannel(e.target.value)}
+              onChange={setNewChannel}
               style={{ flex: 1, width: "auto" }}
             />
             <ActionButton
@@ -193,20 +194,15 @@ export function UserActivity({ user }: { user: ServerUser }) {
             )}
           </AsyncBody>
           <div className="row">
-            <select
+            <Select
               name="grantPermission"
               aria-label="Permission to grant"
               value={grant}
-              onChange={(e) => setGrant(e.target.value)}
+              onChange={setGrant}
               style={{ flex: 1 }}
-            >
-              <option value="">Choose a permission…</option>
-              {(definitions.data ?? []).map((definition) => (
-                <option key={definition.id} value={definition.id}>
-                  {definition.id}
-                </option>
-              ))}
-            </select>
+              placeholder="Choose a permission…"
+              options={(definitions.data ?? []).map((definition) => [definition.id, definition.id] as const)}
+            />
             <ActionButton
               variant="secondary"
               disabled={!grant}

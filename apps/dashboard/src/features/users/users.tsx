@@ -11,6 +11,7 @@ import { usePageTitle } from "../../ui/page-title.ts";
 import { CreateUserModal } from "./create-user-modal.tsx";
 import { BulkActions, ExportButton, FilterSelect } from "./users-toolbar.tsx";
 import "./users.css";
+import { TextInput } from "../../ui/fields.tsx";
 import { UserStatus } from "./user-status.tsx";
 import {
   AUTH_METHOD_LABELS,
@@ -96,13 +97,13 @@ export function UsersPage() {
         toolbar={
           <div className="stack users-toolbar">
             <div className="row users-filters" data-testid="user-filters">
-              <input
+              <TextInput
                 type="search"
                 name="search"
                 aria-label="Search users"
                 placeholder="Search by name, email or user ID"
                 value={query}
-                onChange={(e) => setQuery(e.target.value)}
+                onChange={setQuery}
                 className="users-search"
               />
               <FilterSelect
