@@ -180,3 +180,33 @@ export function ConfirmButton(props: {
     </>
   );
 }
+
+/**
+ * The last cell of a table row: one confirmed action on the row's thing (Remove, Revoke: the button and the
+ * dialog's confirm say the same verb), then the list is read again.
+ */
+export function ConfirmCell(props: {
+  verb: string;
+  title: string;
+  description: ReactNode;
+  success: string;
+  run: () => Promise<unknown>;
+  reload: () => Promise<unknown>;
+}) {
+  return (
+    <td style={{ textAlign: "right" }}>
+      <ConfirmButton
+        small
+        label={props.verb}
+        title={props.title}
+        description={props.description}
+        confirmLabel={props.verb}
+        success={props.success}
+        onConfirm={async () => {
+          await props.run();
+          await props.reload();
+        }}
+      />
+    </td>
+  );
+}

@@ -8,7 +8,7 @@ import { ActionButton, Card, Table } from "../../ui/components.tsx";
 import { looksLikeEmail } from "../../ui/errors.ts";
 import { TextInput } from "../../ui/fields.tsx";
 import { useAsync } from "../../ui/hooks.ts";
-import { ConfirmButton } from "../../ui/modal.tsx";
+import { ConfirmCell } from "../../ui/modal.tsx";
 import { useToast } from "../../ui/toast.tsx";
 import { UserPicker } from "../../ui/user-picker.tsx";
 
@@ -90,21 +90,17 @@ export function Members({ team }: { team: ServerTeam }) {
                       </div>
                     </div>
                   </td>
-                  <td style={{ textAlign: "right" }}>
-                    <ConfirmButton
-                      small
-                      label="Remove"
-                      title="Remove from team?"
-                      description="The user loses the team's permissions."
-                      confirmLabel="Remove"
-                      success="Member removed"
-                      onConfirm={async () => {
-                        await team.removeUser(member.id);
-                        if (selected === member.id) setSelected(null);
-                        await members.reload();
-                      }}
-                    />
-                  </td>
+                  <ConfirmCell
+                    verb="Remove"
+                    title="Remove from team?"
+                    description="The user loses the team's permissions."
+                    success="Member removed"
+                    run={async () => {
+                      await team.removeUser(member.id);
+                      if (selected === member.id) setSelected(null);
+                    }}
+                    reload={members.reload}
+                  />
                 </tr>
               ))}
             </tbody>
@@ -231,20 +227,14 @@ export function Invitations({ team }: { team: ServerTeam }) {
               <tr key={invitation.id}>
                 <td>{invitation.recipientEmail}</td>
                 <td className="muted">expires {formatDate(invitation.expiresAt)}</td>
-                <td style={{ textAlign: "right" }}>
-                  <ConfirmButton
-                    small
-                    label="Revoke"
-                    title="Revoke this invitation?"
-                    description="The link in the email stops working."
-                    confirmLabel="Revoke"
-                    success="Invitation revoked"
-                    onConfirm={async () => {
-                      await invitation.revoke();
-                      await invitations.reload();
-                    }}
-                  />
-                </td>
+                <ConfirmCell
+                  verb="Revoke"
+                  title="Revoke this invitation?"
+                  description="The link in the email stops working."
+                  success="Invitation revoked"
+                  run={() => invitation.revoke()}
+                  reload={invitations.reload}
+                />
               </tr>
             ))}
           </tbody>

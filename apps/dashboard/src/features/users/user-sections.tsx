@@ -9,7 +9,7 @@ import { ActionButton, Badge, Card, Table } from "../../ui/components.tsx";
 import { looksLikeEmail } from "../../ui/errors.ts";
 import { Select, TextInput } from "../../ui/fields.tsx";
 import { useAsync } from "../../ui/hooks.ts";
-import { ConfirmButton } from "../../ui/modal.tsx";
+import { ConfirmCell } from "../../ui/modal.tsx";
 import { describeDevice } from "./user-agent.ts";
 
 /** The user's contact channels, sign-in connections, sessions, teams and project permissions. */
@@ -44,20 +44,14 @@ export function UserActivity({ user }: { user: ServerUser }) {
                         )}
                         {channel.usedForAuth ? <Badge>Sign-in</Badge> : null}
                       </td>
-                      <td style={{ textAlign: "right" }}>
-                        <ConfirmButton
-                          small
-                          label="Remove"
-                          title="Remove this email?"
-                          description={channel.value}
-                          confirmLabel="Remove"
-                          success="Email removed"
-                          onConfirm={async () => {
-                            await channel.delete();
-                            await channels.reload();
-                          }}
-                        />
-                      </td>
+                      <ConfirmCell
+                        verb="Remove"
+                        title="Remove this email?"
+                        description={channel.value}
+                        success="Email removed"
+                        run={() => channel.delete()}
+                        reload={channels.reload}
+                      />
                     </tr>
                   ))}
                 </tbody>
@@ -134,20 +128,14 @@ export function UserActivity({ user }: { user: ServerUser }) {
                       <td className="muted">{formatDate(session.createdAt)}</td>
                       <td className="muted">{formatDate(session.lastUsedAt)}</td>
                       <td className="muted mono">{session.geoInfo?.ip ?? "—"}</td>
-                      <td style={{ textAlign: "right" }}>
-                        <ConfirmButton
-                          small
-                          label="Revoke"
-                          title="Revoke this session?"
-                          description="The device using it is signed out at its next refresh."
-                          confirmLabel="Revoke"
-                          success="Session revoked"
-                          onConfirm={async () => {
-                            await user.revokeSession(session.id);
-                            await sessions.reload();
-                          }}
-                        />
-                      </td>
+                      <ConfirmCell
+                        verb="Revoke"
+                        title="Revoke this session?"
+                        description="The device using it is signed out at its next refresh."
+                        success="Session revoked"
+                        run={() => user.revokeSession(session.id)}
+                        reload={sessions.reload}
+                      />
                     </tr>
                   ))}
                 </tbody>
