@@ -5,14 +5,14 @@
  * each chart has its figures in a table for screen readers too.
  */
 import type { MetricsDataPoint, MetricsRecentUser, MetricsResponse } from "@gatehouse/js";
-import { Avatar, avatarColor, formatDate } from "@gatehouse/react/ui";
+import { formatDate } from "@gatehouse/react/ui";
 import { lazy, type ReactNode, Suspense, useState } from "react";
-import { projectPath, useProjectContext } from "../../project-context.tsx";
-import { Link } from "../../router.tsx";
+import { useProjectContext } from "../../project-context.tsx";
 import { AsyncBody } from "../../ui/async.tsx";
 import { Card, Loading, PageHead, Toggle } from "../../ui/components.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import "./metrics.css";
+import { UserLink } from "../../shared/user-link.tsx";
 import { usePageTitle } from "../../ui/page-title.ts";
 
 const DailyChart = lazy(() =>
@@ -94,22 +94,17 @@ function UserList(props: {
   return (
     <div className="stack" data-testid={props.testId}>
       {props.users.map((user) => (
-        <Link
+        <UserLink
           key={user.id}
-          to={projectPath(project.id, `users/${user.id}`)}
-          className="user-cell"
-          data-user-id={user.id}
-        >
-          <Avatar
-            name={user.display_name ?? user.primary_email}
-            color={avatarColor(user.id)}
-            imageUrl={user.profile_image_url}
-          />
-          <span>
-            <div className="name">{user.display_name ?? user.primary_email ?? "Anonymous user"}</div>
-            <div className="muted small">{props.when(user)}</div>
-          </span>
-        </Link>
+          projectId={project.id}
+          user={{
+            id: user.id,
+            name: user.display_name,
+            email: user.primary_email,
+            imageUrl: user.profile_image_url,
+          }}
+          detail={props.when(user)}
+        />
       ))}
     </div>
   );

@@ -1,8 +1,9 @@
-import { Avatar, avatarColor, formatDate, formatDay, LabelValues } from "@gatehouse/react/ui";
+import { formatDate, formatDay, LabelValues } from "@gatehouse/react/ui";
 import { productionModeChecks } from "@gatehouse/shared";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link } from "../../router.tsx";
 import { providerName } from "../../shared/oauth-provider-names.ts";
+import { UserLink } from "../../shared/user-link.tsx";
 import { AsyncCard } from "../../ui/async.tsx";
 import { Badge, Card, CopyField, PageHead } from "../../ui/components.tsx";
 import { useAsync } from "../../ui/hooks.ts";
@@ -110,17 +111,17 @@ export function OverviewPage() {
           {(users) => (
             <div className="stack" data-testid="recent-users">
               {users.map((user) => (
-                <Link key={user.id} to={projectPath(project.id, `users/${user.id}`)} className="user-cell">
-                  <Avatar
-                    name={user.displayName ?? user.primaryEmail}
-                    color={avatarColor(user.id)}
-                    imageUrl={user.profileImageUrl}
-                  />
-                  <span>
-                    <div className="name">{user.displayName ?? user.primaryEmail ?? "Anonymous user"}</div>
-                    <div className="muted small">{formatDate(user.signedUpAt)}</div>
-                  </span>
-                </Link>
+                <UserLink
+                  key={user.id}
+                  projectId={project.id}
+                  user={{
+                    id: user.id,
+                    name: user.displayName,
+                    email: user.primaryEmail,
+                    imageUrl: user.profileImageUrl,
+                  }}
+                  detail={formatDate(user.signedUpAt)}
+                />
               ))}
               <Link to={projectPath(project.id, "users")}>All users →</Link>
             </div>
