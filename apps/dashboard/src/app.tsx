@@ -1,5 +1,7 @@
 import type { AdminProject, CurrentUser } from "@gatehouse/js";
 import { GatehouseHandler, GatehouseProvider } from "@gatehouse/react";
+import { decodedCode, PurchasePage, PurchasePaidPage } from "@gatehouse/react/purchase";
+import { Spinner } from "@gatehouse/react/ui";
 import { type ReactNode, useCallback, useEffect, useMemo, useState, useSyncExternalStore } from "react";
 import { DevInbox } from "./features/account/dev-inbox.tsx";
 import { AuthMethodsPage } from "./features/auth-methods/auth-methods.tsx";
@@ -13,7 +15,6 @@ import { MetricsPage } from "./features/metrics/metrics.tsx";
 import { CreateProjectPage } from "./features/onboarding/onboarding.tsx";
 import { OverviewPage } from "./features/overview/overview.tsx";
 import { PaymentsSection } from "./features/payments/payments.tsx";
-import { PurchasePage } from "./features/payments/purchase.tsx";
 import { PermissionsPage } from "./features/permissions/permissions.tsx";
 import { SettingsPage } from "./features/settings/settings.tsx";
 import { SignUpRulesPage } from "./features/sign-up-rules/sign-up-rules.tsx";
@@ -60,19 +61,30 @@ function storageSet(storage: () => Storage, key: string, value: string): void {
 function FullPageSpinner() {
   return (
     <div className="auth-page" data-testid="loading">
-      <div className="spinner" style={{ width: 28, height: 28 }} />
+      <Spinner large />
     </div>
   );
 }
 
 /** Owners sign in to the dashboard with the same handler pages any app of Gatehouse gets from @gatehouse/react. */
 export function App() {
-  const { pathname } = useLocation();
+  const { pathname, search } = useLocation();
   const theme = useTheme();
   // The webhook portal opened with a token (POST /webhooks/svix-token's link) needs no dashboard account.
   if (pathname === "/webhooks-portal") return <StandaloneWebhookPortal />;
-  // A purchase link (create-purchase-url) is for an app's end user: no dashboard account, no chrome.
-  if (pathname.startsWith("/purchase/")) return <PurchasePage />;
+  // A purchase link (create-purchase-url) is for an app's end user: no dashboard account, no chrome. The page is
+  // @gatehouse/react's; Stripe Checkout comes back to /purchase/done when the app gave no return URL.
+  if (pathname.startsWith("/purchase/")) {
+    return (
+      <GatehouseProvider app={dashboardApp} theme={theme}>
+        {pathname === "/purchase/done" ? (
+          <PurchasePaidPage />
+        ) : (
+          <PurchasePage fullCode={decodedCode(pathname)} returnUrl={search.get("return_url")} />
+        )}
+      </GatehouseProvider>
+    );
+  }
   return (
     <GatehouseProvider app={dashboardApp} theme={theme}>
       {pathname === "/handler" || pathname.startsWith("/handler/") ? (

@@ -1,9 +1,9 @@
 import { UserButton } from "@gatehouse/react";
+import { avatarColor, buttonClass } from "@gatehouse/react/ui";
 import { type ReactNode, useCallback, useEffect, useRef, useState } from "react";
 import { AiHelperButton } from "./features/ai/ai-panel.tsx";
 import { projectPath, useProjectContext } from "./project-context.tsx";
 import { Link, navigate, useLocation } from "./router.tsx";
-import { colorFor } from "./ui/components.tsx";
 import { BrandMark, Icon, type IconName } from "./ui/icons.tsx";
 import { ThemeToggle } from "./ui/theme.tsx";
 
@@ -63,12 +63,12 @@ function ProjectSwitcher() {
     <div className="menu-wrap" ref={ref}>
       <button
         type="button"
-        className="btn ghost"
+        className={buttonClass({ variant: "ghost" })}
         data-testid="project-switcher"
         onClick={() => setOpen(!open)}
         style={{ gap: 10 }}
       >
-        <span className="project-dot" style={{ background: colorFor(project.id) }}>
+        <span className="project-dot" style={{ background: avatarColor(project.id) }}>
           {project.displayName.slice(0, 1).toUpperCase()}
         </span>
         <strong>{project.displayName}</strong>
@@ -90,7 +90,7 @@ function ProjectSwitcher() {
                 navigate(projectPath(item.id));
               }}
             >
-              <span className="project-dot" style={{ background: colorFor(item.id) }}>
+              <span className="project-dot" style={{ background: avatarColor(item.id) }}>
                 {item.displayName.slice(0, 1).toUpperCase()}
               </span>
               <span style={{ flex: 1 }}>{item.displayName}</span>
@@ -189,7 +189,12 @@ export function Shell({ children }: { children: ReactNode }) {
             ))}
           </nav>
           <div className="sidebar-foot">
-            <a className="btn ghost sm" href="/api/v1/docs" target="_blank" rel="noreferrer">
+            <a
+              className={buttonClass({ variant: "ghost", small: true })}
+              href="/api/v1/docs"
+              target="_blank"
+              rel="noreferrer"
+            >
               API reference
             </a>
             <span style={{ flex: 1 }} />
@@ -207,7 +212,7 @@ export function Shell({ children }: { children: ReactNode }) {
           <button
             type="button"
             ref={drawer.button}
-            className="btn ghost menu-button"
+            className={buttonClass({ variant: "ghost", className: "menu-button" })}
             aria-expanded={drawer.open}
             aria-controls="sidebar"
             aria-label="Menu"

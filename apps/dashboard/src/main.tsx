@@ -1,3 +1,4 @@
+import { injectStyles } from "@gatehouse/react";
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { App } from "./app.tsx";
@@ -7,6 +8,8 @@ import "./phone.css";
 import { applyTheme, initialTheme, installColourTokens } from "./ui/theme.tsx";
 import { ToastProvider } from "./ui/toast.tsx";
 
+// The kit's stylesheet (gh-* classes: buttons, avatars, spinners) on every page, the ones outside the provider too.
+injectStyles();
 installColourTokens();
 applyTheme(initialTheme());
 

@@ -96,6 +96,7 @@ export type {
   ServerAppOptions,
   TokenStoreInit,
 } from "./apps/options.ts";
+export type { PurchaseChoice, PurchaseOffer } from "./apps/purchase-codes.ts";
 export type { ClientAppJson } from "./apps/serialize.ts";
 export type { ListUsersOptions, Paginated } from "./apps/server-app.ts";
 export { GatehouseServerApp } from "./apps/server-app.ts";

@@ -3,6 +3,7 @@ import { type ReactNode, useInsertionEffect, useMemo } from "react";
 import { GatehouseContext, type GatehouseContextValue, type GatehouseTheme } from "./context.ts";
 import { defaultStrings, type GatehouseStrings } from "./strings.ts";
 import { GATEHOUSE_CSS, STYLE_ELEMENT_ID } from "./styles.ts";
+import { injectStyleSheet } from "./ui/style-sheet.ts";
 
 export type GatehouseProviderProps = {
   app: GatehouseClientApp;
@@ -15,12 +16,8 @@ export type GatehouseProviderProps = {
 
 /** Puts the stylesheet in the document once, however many providers mount. */
 export function injectStyles(doc: Document = document): void {
-  if (doc.getElementById(STYLE_ELEMENT_ID)) return;
-  const style = doc.createElement("style");
-  style.id = STYLE_ELEMENT_ID;
-  style.textContent = GATEHOUSE_CSS;
   // First in <head>, so that the app's own stylesheets come later and win ties when re-theming.
-  doc.head.prepend(style);
+  injectStyleSheet(STYLE_ELEMENT_ID, GATEHOUSE_CSS, { doc, first: true });
 }
 
 /** Gives the components and hooks below it the app, the theme and the texts. */

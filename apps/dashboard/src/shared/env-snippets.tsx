@@ -1,6 +1,6 @@
+import { Button } from "@gatehouse/react/ui";
 import { BUILD_SDK_COMMAND, installAdvice, OFFICIAL_SDK_VERSION } from "@gatehouse/shared";
 import { type KeyboardEvent, useId, useRef, useState } from "react";
-import { Button } from "../ui/components.tsx";
 
 /**
  * A new project's keys as each kind of app takes them: a `.env` for React (Vite), Next.js and Node with the
@@ -134,7 +134,7 @@ export function EnvSnippets({ values }: { values: EnvValues }) {
       <div role="tabpanel" id={`${id}-panel`} aria-labelledby={`${id}-${framework}`} className="env-panel">
         <div className="env-panel-head">
           <span className="muted small mono">{current.file}</span>
-          <Button size="sm" variant="primary" onClick={copy} data-testid="copy-env">
+          <Button small onClick={copy} data-testid="copy-env">
             {copied ? "Copied" : framework === "plain" ? "Copy snippet" : "Copy .env"}
           </Button>
         </div>

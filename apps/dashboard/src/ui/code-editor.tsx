@@ -1,3 +1,4 @@
+import { Spinner } from "@gatehouse/react/ui";
 import { lazy, Suspense } from "react";
 import type { TsxEditorProps } from "./tsx-editor.tsx";
 
@@ -10,7 +11,7 @@ export function CodeEditor(props: TsxEditorProps) {
     <Suspense
       fallback={
         <div className="code-editor loading" aria-busy="true" data-testid="code-editor-loading">
-          <div className="spinner" style={{ width: 18, height: 18 }} />
+          <Spinner />
         </div>
       }
     >

@@ -1,29 +1,13 @@
-import { type ButtonHTMLAttributes, type MouseEvent, type ReactNode, useState } from "react";
+import { Button, type ButtonProps } from "@gatehouse/react/ui";
+import { type MouseEvent, type ReactNode, useState } from "react";
 
 import { navigate } from "../router.tsx";
 import { errorMessage } from "./hooks.ts";
 import { useToast } from "./toast.tsx";
 
-export function Button(
-  props: ButtonHTMLAttributes<HTMLButtonElement> & {
-    variant?: "primary" | "danger" | "ghost" | "danger solid";
-    size?: "sm";
-    loading?: boolean;
-  },
-) {
-  const { variant, size, loading, className, children, disabled, ...rest } = props;
-  const classes = ["btn", variant, size, className].filter(Boolean).join(" ");
-  return (
-    <button type="button" className={classes} disabled={disabled || loading} {...rest}>
-      {loading ? <span className="spinner" style={{ width: 14, height: 14 }} /> : null}
-      {children}
-    </button>
-  );
-}
-
 /** A button whose click runs an async action, with a spinner while it runs and a toast on failure. */
 export function ActionButton(
-  props: Omit<Parameters<typeof Button>[0], "onClick"> & {
+  props: Omit<ButtonProps, "onClick"> & {
     onClick: () => Promise<unknown>;
     success?: string;
   },
@@ -200,40 +184,6 @@ export function Badge(props: { tone?: "accent" | "success" | "danger" | "warning
   return <span className={`badge ${props.tone ?? ""}`}>{props.children}</span>;
 }
 
-const AVATAR_COLORS = [
-  // White initials on each of these reach WCAG AA (4.5:1).
-  "#4f46e5",
-  "#0369a1",
-  "#047857",
-  "#b45309",
-  "#b91c1c",
-  "#7c3aed",
-  "#be185d",
-  "#0f766e",
-];
-
-export function colorFor(seed: string): string {
-  let hash = 0;
-  for (const char of seed) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
-  return AVATAR_COLORS[hash % AVATAR_COLORS.length]!;
-}
-
-export function Avatar(props: { name: string | null; seed: string; image?: string | null; large?: boolean }) {
-  const initials = (props.name ?? "?")
-    .split(/[\s@.]+/)
-    .filter(Boolean)
-    .slice(0, 2)
-    .map((part) => part[0]!.toUpperCase())
-    .join("");
-  const className = `avatar${props.large ? " lg" : ""}`;
-  if (props.image) return <img className={className} src={props.image} alt="" />;
-  return (
-    <span className={className} style={{ background: colorFor(props.seed) }}>
-      {initials || "?"}
-    </span>
-  );
-}
-
 export function Empty(props: { icon?: ReactNode; title: string; children?: ReactNode; action?: ReactNode }) {
   return (
     <div className="empty">
@@ -261,7 +211,7 @@ export function ErrorAlert({ error, retry }: { error: unknown; retry?: () => voi
     <div className="alert danger" role="alert">
       <div style={{ flex: 1 }}>{errorMessage(error)}</div>
       {retry ? (
-        <Button size="sm" onClick={retry}>
+        <Button variant="secondary" small onClick={retry}>
           Retry
         </Button>
       ) : null}
@@ -277,7 +227,8 @@ export function CopyField({ value, label }: { value: string; label?: string }) {
       {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard */}
       <code tabIndex={0}>{value}</code>
       <Button
-        size="sm"
+        variant="secondary"
+        small
         aria-label={`Copy ${label ?? "value"}`}
         onClick={async () => {
           try {
@@ -293,14 +244,4 @@ export function CopyField({ value, label }: { value: string; label?: string }) {
       </Button>
     </div>
   );
-}
-
-export function formatDate(date: Date | null | undefined): string {
-  if (!date) return "—";
-  return date.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
-}
-
-export function formatDay(date: Date | null | undefined): string {
-  if (!date) return "—";
-  return date.toLocaleDateString(undefined, { dateStyle: "medium" });
 }

@@ -1,5 +1,6 @@
+import { Button } from "@gatehouse/react/ui";
 import { type ReactNode, useState } from "react";
-import { Button, Field } from "./components.tsx";
+import { TextAreaField } from "./fields.tsx";
 import { errorMessage } from "./hooks.ts";
 import { useToast } from "./toast.tsx";
 
@@ -39,26 +40,26 @@ export function JsonEditor(props: {
   const dirty = text !== initial;
   return (
     <div className="stack" data-testid={`json-${props.name}`}>
-      <Field label={props.label} hint={props.hint} error={parsed.error}>
-        <textarea
-          name={props.name}
-          className={parsed.error ? "invalid" : ""}
-          rows={props.rows ?? 6}
-          placeholder={'Nothing stored. Type JSON, e.g. { "plan": "pro" }'}
-          value={text}
-          spellCheck={false}
-          onChange={(event) => setText(event.target.value)}
-        />
-      </Field>
+      <TextAreaField
+        label={props.label}
+        hint={props.hint}
+        error={parsed.error}
+        name={props.name}
+        className={parsed.error ? "invalid" : ""}
+        rows={props.rows ?? 6}
+        placeholder={'Nothing stored. Type JSON, e.g. { "plan": "pro" }'}
+        value={text}
+        spellCheck={false}
+        onChange={setText}
+      />
       <div className="row end">
         {dirty ? (
-          <Button size="sm" variant="ghost" onClick={() => setText(initial)}>
+          <Button small variant="ghost" onClick={() => setText(initial)}>
             Reset
           </Button>
         ) : null}
         <Button
-          size="sm"
-          variant="primary"
+          small
           disabled={!dirty || parsed.error !== null}
           loading={busy}
           onClick={async () => {

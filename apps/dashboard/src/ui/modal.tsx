@@ -1,5 +1,6 @@
+import { Button } from "@gatehouse/react/ui";
 import { type ReactNode, useEffect, useId, useRef, useState } from "react";
-import { Button, Field } from "./components.tsx";
+import { TextField } from "./fields.tsx";
 import { useToast } from "./toast.tsx";
 
 const FOCUSABLE =
@@ -117,7 +118,7 @@ export function ConfirmButton(props: {
   onConfirm: () => Promise<unknown>;
   success?: string;
   typeToConfirm?: string;
-  size?: "sm";
+  small?: boolean;
   variant?: "danger" | "primary";
 }) {
   const [open, setOpen] = useState(false);
@@ -127,7 +128,11 @@ export function ConfirmButton(props: {
   const danger = (props.variant ?? "danger") === "danger";
   return (
     <>
-      <Button variant={danger ? "danger" : undefined} size={props.size} onClick={() => setOpen(true)}>
+      <Button
+        variant={danger ? "danger-outline" : "secondary"}
+        small={props.small}
+        onClick={() => setOpen(true)}
+      >
         {props.label}
       </Button>
       {open ? (
@@ -137,11 +142,11 @@ export function ConfirmButton(props: {
           onClose={() => !busy && setOpen(false)}
           footer={
             <>
-              <Button onClick={() => setOpen(false)} disabled={busy}>
+              <Button variant="secondary" onClick={() => setOpen(false)} disabled={busy}>
                 Cancel
               </Button>
               <Button
-                variant={danger ? "danger solid" : "primary"}
+                variant={danger ? "danger" : "primary"}
                 loading={busy}
                 disabled={props.typeToConfirm !== undefined && typed !== props.typeToConfirm}
                 onClick={async () => {
@@ -163,12 +168,45 @@ export function ConfirmButton(props: {
           }
         >
           {props.typeToConfirm !== undefined ? (
-            <Field label={`Type "${props.typeToConfirm}" to confirm`}>
-              <input type="text" name="confirm" value={typed} onChange={(e) => setTyped(e.target.value)} />
-            </Field>
+            <TextField
+              label={`Type "${props.typeToConfirm}" to confirm`}
+              name="confirm"
+              value={typed}
+              onChange={setTyped}
+            />
           ) : null}
         </Modal>
       ) : null}
     </>
+  );
+}
+
+/**
+ * The last cell of a table row: one confirmed action on the row's thing (Remove, Revoke: the button and the
+ * dialog's confirm say the same verb), then the list is read again.
+ */
+export function ConfirmCell(props: {
+  verb: string;
+  title: string;
+  description: ReactNode;
+  success: string;
+  run: () => Promise<unknown>;
+  reload: () => Promise<unknown>;
+}) {
+  return (
+    <td style={{ textAlign: "right" }}>
+      <ConfirmButton
+        small
+        label={props.verb}
+        title={props.title}
+        description={props.description}
+        confirmLabel={props.verb}
+        success={props.success}
+        onConfirm={async () => {
+          await props.run();
+          await props.reload();
+        }}
+      />
+    </td>
   );
 }

@@ -1,4 +1,5 @@
 import { gatehouseTokensCss } from "@gatehouse/react";
+import { buttonClass, injectStyleSheet } from "@gatehouse/react/ui";
 import { useState, useSyncExternalStore } from "react";
 import { Icon } from "./icons.tsx";
 
@@ -15,11 +16,14 @@ export function initialTheme(): "light" | "dark" {
  * First in <head>, before styles.css, which maps the dashboard's own names onto them.
  */
 export function installColourTokens(doc: Document = document): void {
-  if (doc.getElementById("dashboard-tokens")) return;
-  const style = doc.createElement("style");
-  style.id = "dashboard-tokens";
-  style.textContent = gatehouseTokensCss({ light: ":root", dark: ':root[data-theme="dark"]' });
-  doc.head.prepend(style);
+  injectStyleSheet(
+    "dashboard-tokens",
+    gatehouseTokensCss({ light: ":root", dark: ':root[data-theme="dark"]' }),
+    {
+      doc,
+      first: true,
+    },
+  );
 }
 
 const listeners = new Set<() => void>();
@@ -46,7 +50,7 @@ export function ThemeToggle() {
   return (
     <button
       type="button"
-      className="btn ghost sm"
+      className={buttonClass({ variant: "ghost", small: true })}
       aria-label={`Switch to ${next} mode`}
       data-testid="theme-toggle"
       onClick={() => {

@@ -1,7 +1,7 @@
 import type { ServerUser } from "@gatehouse/js";
+import { Avatar, avatarColor } from "@gatehouse/react/ui";
 import { type KeyboardEvent, useEffect, useId, useState } from "react";
 import { useProjectContext } from "../project-context.tsx";
-import { Avatar } from "./components.tsx";
 import { errorMessage } from "./hooks.ts";
 
 /** How long typing must pause before the picker asks the server: one query per pause, not per key. */
@@ -136,8 +136,8 @@ export function UserPicker(props: {
               >
                 <Avatar
                   name={user.displayName ?? user.primaryEmail}
-                  seed={user.id}
-                  image={user.profileImageUrl}
+                  color={avatarColor(user.id)}
+                  imageUrl={user.profileImageUrl}
                 />
                 <span>
                   <div>{user.displayName ?? user.primaryEmail ?? "Anonymous user"}</div>

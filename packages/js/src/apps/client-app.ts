@@ -31,6 +31,7 @@ import { AppContext } from "./context.ts";
 import { callOAuthCallback, redirectToOAuth } from "./oauth.ts";
 import type { AdminAppOptions, ClientAppOptions, TokenStoreInit } from "./options.ts";
 import { registerPasskey, signInWithPasskey } from "./passkeys.ts";
+import type { PurchaseChoice, PurchaseOffer } from "./purchase-codes.ts";
 import { currentUrl, withReturnTo } from "./redirect.ts";
 import { type ClientAppJson, findUniqueApp, randomIdentifier, registerUniqueApp } from "./serialize.ts";
 import * as signIn from "./sign-in.ts";
@@ -204,6 +205,24 @@ export class GatehouseClientApp {
 
   private invitationOptions() {
     return { session: this.ctx.persistentSession(), extra: ["TEAM_INVITATION_EMAIL_MISMATCH" as const] };
+  }
+
+  // --- The purchase page (a purchase URL's code is the credential; no session is sent). Loaded on first use:
+  // only that page needs them, and apps bundle them as a chunk of their own. ---
+
+  async validatePurchaseCode(
+    fullCode: string,
+    options?: { returnUrl?: string | null },
+  ): Promise<PurchaseOffer> {
+    return (await import("./purchase-codes.ts")).validatePurchaseCode(this.ctx, fullCode, options);
+  }
+
+  async completeTestModePurchase(choice: PurchaseChoice): Promise<void> {
+    return (await import("./purchase-codes.ts")).completeTestModePurchase(this.ctx, choice);
+  }
+
+  async createPurchaseCheckoutUrl(choice: PurchaseChoice & { returnUrl?: string | null }): Promise<string> {
+    return (await import("./purchase-codes.ts")).createPurchaseCheckoutUrl(this.ctx, choice);
   }
 
   /** Command-line login: shows a link, then polls until the user confirms it in a browser. */

@@ -3,10 +3,10 @@ import { useState } from "react";
 import { useStrings } from "../context.ts";
 import { useGatehouseApp } from "../hooks.ts";
 import { PageBoundary } from "../internal/boundary.tsx";
-import { AlertIcon, CheckCircleIcon, MailIcon } from "../internal/icons.tsx";
+import { AlertIcon, MailIcon } from "../internal/icons.tsx";
 import { useOnce, useQueryParam } from "../internal/once.ts";
 import { appNavigate } from "../internal/router.ts";
-import { Alert, AppLink, Button, CardHeader, CardPage, Loading } from "../internal/ui.tsx";
+import { Alert, AppLink, Button, CardHeader, CardPage, DoneCard, Loading } from "../internal/ui.tsx";
 import { useFormAction } from "../internal/use-action.ts";
 import { BadLinkCard } from "./password-pages.tsx";
 
@@ -25,17 +25,11 @@ export function EmailVerification({ code: givenCode }: { code?: string }) {
     return <BadLinkCard message={s.linkMissingCode} retryHref={app.urls.home} retryLabel={s.goHome} />;
   if (verified) {
     return (
-      <CardPage>
-        <CardHeader
-          title={s.emailVerifiedTitle}
-          subtitle={s.emailVerified}
-          icon={<CheckCircleIcon />}
-          tone="success"
-        />
+      <DoneCard title={s.emailVerifiedTitle} subtitle={s.emailVerified}>
         <Button block onClick={() => appNavigate(app, app.urls.home)}>
           {s.continue}
         </Button>
-      </CardPage>
+      </DoneCard>
     );
   }
   return (

@@ -2,9 +2,9 @@ import { useEffect, useState } from "react";
 import { useStrings } from "../context.ts";
 import { useGatehouseApp, useUser } from "../hooks.ts";
 import { PageBoundary } from "../internal/boundary.tsx";
-import { AlertIcon, CheckCircleIcon, TerminalIcon } from "../internal/icons.tsx";
+import { AlertIcon, TerminalIcon } from "../internal/icons.tsx";
 import { useQueryParam } from "../internal/once.ts";
-import { Alert, Avatar, Button, CardHeader, CardPage } from "../internal/ui.tsx";
+import { Alert, Button, CardHeader, CardPage, DoneCard, UserSummary } from "../internal/ui.tsx";
 import { useFormAction } from "../internal/use-action.ts";
 
 /** `/handler/cli-auth-confirm?login_code=…`: the signed-in user hands a command-line login their session. */
@@ -36,11 +36,7 @@ function CliAuthConfirmInner({ loginCode: givenCode }: { loginCode?: string }) {
     );
   }
   if (state === "done") {
-    return (
-      <CardPage>
-        <CardHeader title={s.cliTitle} subtitle={s.cliDone} icon={<CheckCircleIcon />} tone="success" />
-      </CardPage>
-    );
+    return <DoneCard title={s.cliTitle} subtitle={s.cliDone} />;
   }
   if (state === "cancelled") {
     return (
@@ -54,17 +50,7 @@ function CliAuthConfirmInner({ loginCode: givenCode }: { loginCode?: string }) {
     <CardPage>
       <CardHeader title={s.cliTitle} subtitle={s.cliQuestion} icon={<TerminalIcon />} />
       <div className="gh-stack">
-        <div className="gh-list">
-          <div className="gh-list-item">
-            <Avatar name={user.displayName ?? user.primaryEmail} imageUrl={user.profileImageUrl} />
-            <div className="gh-list-main">
-              <span className="gh-list-title">{user.displayName ?? user.primaryEmail}</span>
-              {user.displayName && user.primaryEmail ? (
-                <span className="gh-list-meta">{user.primaryEmail}</span>
-              ) : null}
-            </div>
-          </div>
-        </div>
+        <UserSummary user={user} name={user.displayName ?? user.primaryEmail ?? ""} />
         {error ? <Alert>{error}</Alert> : null}
         <div className="gh-stack-sm">
           <Button

@@ -6,7 +6,7 @@ import { PageBoundary } from "../internal/boundary.tsx";
 import { describeError, reportUnexpected } from "../internal/errors.ts";
 import { AlertIcon, UserIcon } from "../internal/icons.tsx";
 import { forgetOnce, useOnce } from "../internal/once.ts";
-import { Alert, Avatar, Button, CardHeader, CardPage, LoadingCard } from "../internal/ui.tsx";
+import { Alert, Button, CardHeader, CardPage, LoadingCard, UserSummary } from "../internal/ui.tsx";
 import { useAction } from "../internal/use-action.ts";
 
 /** Who the link would sign this browser in as, and the tokens to store if the visitor goes on. */
@@ -175,17 +175,7 @@ function ImpersonateInner({ fragment }: { fragment: string }) {
     <CardPage>
       <CardHeader title={s.impersonateTitle} subtitle={s.impersonateQuestion} icon={<UserIcon />} />
       <div className="gh-stack">
-        <div className="gh-list">
-          <div className="gh-list-item">
-            <Avatar name={name} imageUrl={user.profileImageUrl} />
-            <div className="gh-list-main">
-              <span className="gh-list-title">{name}</span>
-              {user.displayName && user.primaryEmail ? (
-                <span className="gh-list-meta">{user.primaryEmail}</span>
-              ) : null}
-            </div>
-          </div>
-        </div>
+        <UserSummary user={user} name={name} />
         <Alert tone="info">{s.impersonateWarning(name)}</Alert>
         <div className="gh-stack-sm">
           <Button block loading={pending} onClick={() => leave(tokens)}>

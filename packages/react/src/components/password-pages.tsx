@@ -4,10 +4,10 @@ import { useGatehouseApp } from "../hooks.ts";
 import { PageBoundary } from "../internal/boundary.tsx";
 import { describeError } from "../internal/errors.ts";
 import { EmailField, Form, NewPasswordFields } from "../internal/fields.tsx";
-import { AlertIcon, CheckCircleIcon, LockIcon, MailIcon } from "../internal/icons.tsx";
+import { AlertIcon, LockIcon, MailIcon } from "../internal/icons.tsx";
 import { useOnce, useQueryParam } from "../internal/once.ts";
 import { withCurrentReturnTo } from "../internal/router.ts";
-import { AppLink, Brand, CardHeader, CardPage, Loading } from "../internal/ui.tsx";
+import { AppLink, Brand, CardHeader, CardPage, DoneCard, Loading } from "../internal/ui.tsx";
 import { useFormAction } from "../internal/use-action.ts";
 import {
   type Errors,
@@ -143,17 +143,11 @@ function PasswordResetForm({ code }: { code: string }) {
   }
   if (done) {
     return (
-      <CardPage>
-        <CardHeader
-          title={s.passwordResetDoneTitle}
-          subtitle={s.passwordResetDone}
-          icon={<CheckCircleIcon />}
-          tone="success"
-        />
+      <DoneCard title={s.passwordResetDoneTitle} subtitle={s.passwordResetDone}>
         <AppLink href={app.urls.signIn} className="gh-button gh-button-block">
           {s.signInLink}
         </AppLink>
-      </CardPage>
+      </DoneCard>
     );
   }
 

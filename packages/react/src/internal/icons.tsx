@@ -173,3 +173,25 @@ export const LockIcon = () => (
     <path d="M8 10.5V7a4 4 0 0 1 8 0v3.5" />
   </Icon>
 );
+export const XIcon = () => (
+  <Icon>
+    <path d="M6 6l12 12M18 6L6 18" />
+  </Icon>
+);
+export const GlobeIcon = () => (
+  <Icon>
+    <circle cx="12" cy="12" r="9" />
+    <path d="M3 12h18M12 3c2.5 3 2.5 15 0 18M12 3c-2.5 3-2.5 15 0 18" />
+  </Icon>
+);
+export const SparkleIcon = () => (
+  <Icon>
+    <path d="M12 3l2 6 6 2-6 2-2 6-2-6-6-2 6-2z" />
+  </Icon>
+);
+export const CardIcon = () => (
+  <Icon>
+    <rect x="2" y="6" width="20" height="12" rx="2" />
+    <path d="M2 10h20" />
+  </Icon>
+);

@@ -1,5 +1,8 @@
-import { type ButtonHTMLAttributes, type MouseEvent, type ReactNode, useContext, useId } from "react";
+import { type MouseEvent, type ReactNode, useContext, useId } from "react";
 import { GatehouseContext, useStrings } from "../context.ts";
+import { Avatar } from "../ui/avatar.tsx";
+import { Loading } from "../ui/button.tsx";
+import { List, ListRow } from "../ui/list.tsx";
 import { AlertIcon, CheckCircleIcon, GateIcon, InfoIcon } from "./icons.tsx";
 import { appNavigate } from "./router.ts";
 
@@ -24,6 +27,24 @@ export function CardPage({ children }: { children: ReactNode }) {
   );
 }
 
+/** A card page saying something is done (a check mark, in the success tone), with what to do next below it. */
+export function DoneCard({
+  title,
+  subtitle,
+  children,
+}: {
+  title: string;
+  subtitle: ReactNode;
+  children?: ReactNode;
+}) {
+  return (
+    <CardPage>
+      <CardHeader title={title} subtitle={subtitle} icon={<CheckCircleIcon />} tone="success" />
+      {children}
+    </CardPage>
+  );
+}
+
 export type MarkTone = "brand" | "success" | "danger" | "muted";
 
 export function CardHeader({
@@ -43,47 +64,6 @@ export function CardHeader({
       <h1 className="gh-title">{title}</h1>
       {subtitle ? <p className="gh-subtitle">{subtitle}</p> : null}
     </header>
-  );
-}
-
-export type ButtonVariant = "primary" | "secondary" | "ghost" | "danger" | "danger-outline";
-
-export function Button({
-  variant = "primary",
-  block,
-  small,
-  loading,
-  className,
-  children,
-  disabled,
-  type = "button",
-  ...props
-}: ButtonHTMLAttributes<HTMLButtonElement> & {
-  variant?: ButtonVariant;
-  block?: boolean;
-  small?: boolean;
-  loading?: boolean;
-}) {
-  const classes = [
-    "gh-button",
-    variant === "primary" ? "" : `gh-button-${variant}`,
-    block ? "gh-button-block" : "",
-    small ? "gh-button-sm" : "",
-    className ?? "",
-  ]
-    .filter(Boolean)
-    .join(" ");
-  return (
-    <button
-      {...props}
-      type={type}
-      className={classes}
-      disabled={disabled || loading}
-      aria-busy={loading || undefined}
-    >
-      {children}
-      {loading ? <span className="gh-spinner" aria-hidden="true" /> : null}
-    </button>
   );
 }
 
@@ -116,19 +96,25 @@ export function Divider({ label }: { label: string }) {
   );
 }
 
-export function Spinner({ large }: { large?: boolean }) {
-  return <span className={large ? "gh-spinner gh-spinner-lg" : "gh-spinner"} aria-hidden="true" />;
-}
+// The kit's parts, where the components have always found them.
+export { Avatar, initials } from "../ui/avatar.tsx";
+export { Button, type ButtonVariant, Loading, Spinner } from "../ui/button.tsx";
+export { formatDate } from "../ui/dates.ts";
 
-export function Loading({ label }: { label?: string }) {
-  const s = useStrings();
+/** Whom a confirmation page is about: picture, name, and the email under it when the name is another text. */
+export function UserSummary({ user, name }: { user: UserLike; name: string }) {
   return (
-    <div className="gh-loading" role="status" aria-live="polite">
-      <Spinner large />
-      <span>{label ?? s.loading}</span>
-    </div>
+    <List>
+      <ListRow
+        leading={<Avatar name={name} imageUrl={user.profileImageUrl} />}
+        title={name}
+        meta={user.displayName && user.primaryEmail}
+      />
+    </List>
   );
 }
+
+type UserLike = { displayName: string | null; primaryEmail: string | null; profileImageUrl: string | null };
 
 /** The suspense fallback of a card page. */
 export function LoadingCard({ label }: { label?: string }) {
@@ -136,36 +122,6 @@ export function LoadingCard({ label }: { label?: string }) {
     <CardPage>
       <Loading {...(label ? { label } : {})} />
     </CardPage>
-  );
-}
-
-export function initials(name: string | null | undefined, fallback = "?"): string {
-  const words = (name ?? "")
-    .replace(/@.*/, "")
-    .split(/[\s._-]+/)
-    .filter(Boolean);
-  const letters = words.length >= 2 ? words[0]![0]! + words[1]![0]! : (words[0]?.slice(0, 2) ?? fallback);
-  return letters.toUpperCase();
-}
-
-export function Avatar({
-  name,
-  imageUrl,
-  large,
-  team,
-}: {
-  name: string | null | undefined;
-  imageUrl?: string | null;
-  large?: boolean;
-  team?: boolean;
-}) {
-  const classes = ["gh-avatar", large ? "gh-avatar-lg" : "", team ? "gh-avatar-team" : ""]
-    .filter(Boolean)
-    .join(" ");
-  return (
-    <span className={classes} aria-hidden="true">
-      {imageUrl ? <img src={imageUrl} alt="" /> : initials(name)}
-    </span>
   );
 }
 
@@ -262,10 +218,4 @@ export function Section({
       <div className="gh-section-body">{children}</div>
     </section>
   );
-}
-
-/** Dates as people read them, in their own locale. */
-export function formatDate(date: Date | undefined | null): string {
-  if (!date || Number.isNaN(date.getTime())) return "";
-  return date.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
 }

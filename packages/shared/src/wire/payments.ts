@@ -66,3 +66,16 @@ export type WireBilling = {
 
 /** `POST /payments/purchases/create-purchase-url`. */
 export type WirePurchaseUrl = { url: string };
+
+/** `POST /payments/purchases/validate-code`: what a purchase code offers its end user (the purchase page). */
+export type WirePurchaseOffer = {
+  product: WireInlineProduct;
+  stripe_account_id: string | null;
+  project_id: string;
+  project_display_name: string;
+  project_logo_url: string | null;
+  already_bought_non_stackable: boolean;
+  conflicting_products: { product_id: string; display_name: string }[];
+  test_mode: boolean;
+  charges_enabled: boolean;
+};

@@ -4,6 +4,7 @@
  * applied). The shapes are what `useAiChat` builds from the AI SDK's UI message stream.
  */
 import type { AiConfigProposal } from "@gatehouse/js";
+import { Spinner } from "@gatehouse/react/ui";
 import { useEffect, useState } from "react";
 import { useProjectContext } from "../../project-context.tsx";
 import { ActionButton, Badge } from "../../ui/components.tsx";
@@ -80,8 +81,7 @@ function ProposalCard({ proposal }: { proposal: NonNullable<ProposalOutput["prop
       {status === "pending" ? (
         <div className="ai-proposal-actions">
           <ActionButton
-            variant="primary"
-            size="sm"
+            small
             data-testid="ai-apply"
             success="Config change applied"
             onClick={async () => {
@@ -93,7 +93,7 @@ function ProposalCard({ proposal }: { proposal: NonNullable<ProposalOutput["prop
           </ActionButton>
           <ActionButton
             variant="ghost"
-            size="sm"
+            small
             onClick={async () => setStatus((await app.discardAiProposal(proposal.id)).status)}
           >
             Discard
@@ -122,9 +122,7 @@ function ToolCall({ part }: { part: ToolPart }) {
       <details>
         <summary>
           <span className="ai-tool-name">{TOOL_LABELS[part.toolName] ?? part.toolName}</span>
-          {part.output === undefined && !part.error ? (
-            <span className="spinner" style={{ width: 12, height: 12 }} />
-          ) : null}
+          {part.output === undefined && !part.error ? <Spinner /> : null}
         </summary>
         <div className="ai-tool-body">
           <div className="ai-tool-label">Asked with</div>

@@ -5,9 +5,9 @@
  * project (the history list). Without a model on the server it says how to configure one.
  */
 import type { AiStatus, GatehouseAdminApp } from "@gatehouse/js";
+import { Button } from "@gatehouse/react/ui";
 import { type FormEvent, useCallback, useEffect, useRef, useState } from "react";
 import { useProjectContext } from "../../project-context.tsx";
-import { Button } from "../../ui/components.tsx";
 import { errorMessage, useAsync } from "../../ui/hooks.ts";
 import { Icon } from "../../ui/icons.tsx";
 import { type ChatMessage, type ChatPart, MessageView, type ToolPart } from "./ai-messages.tsx";
@@ -198,7 +198,7 @@ function ChatPanel({ onClose }: { onClose: () => void }) {
           <>
             <Button
               variant="ghost"
-              size="sm"
+              small
               data-testid="ai-history"
               onClick={() => setShowHistory(!showHistory)}
             >
@@ -206,7 +206,7 @@ function ChatPanel({ onClose }: { onClose: () => void }) {
             </Button>
             <Button
               variant="ghost"
-              size="sm"
+              small
               data-testid="ai-new-chat"
               onClick={() => {
                 setShowHistory(false);
@@ -217,7 +217,7 @@ function ChatPanel({ onClose }: { onClose: () => void }) {
             </Button>
           </>
         ) : null}
-        <Button variant="ghost" size="sm" aria-label="Close" onClick={onClose}>
+        <Button variant="ghost" small aria-label="Close" onClick={onClose}>
           <Icon name="x" />
         </Button>
       </header>
@@ -241,7 +241,7 @@ function ChatPanel({ onClose }: { onClose: () => void }) {
               </button>
               <Button
                 variant="ghost"
-                size="sm"
+                small
                 aria-label={`Delete ${conversation.title}`}
                 onClick={async () => {
                   await app.deleteAiConversation(conversation.id);
@@ -294,12 +294,7 @@ function ChatPanel({ onClose }: { onClose: () => void }) {
                 if (event.key === "Enter" && !event.shiftKey) submit(event);
               }}
             />
-            <Button
-              variant="primary"
-              type="submit"
-              data-testid="ai-send"
-              disabled={chat.busy || !draft.trim()}
-            >
+            <Button type="submit" data-testid="ai-send" disabled={chat.busy || !draft.trim()}>
               Send
             </Button>
           </form>
@@ -325,7 +320,7 @@ export function AiHelperButton() {
     <>
       <Button
         variant="ghost"
-        size="sm"
+        small
         data-testid="ai-helper-button"
         aria-expanded={open}
         onClick={() => setOpen(!open)}

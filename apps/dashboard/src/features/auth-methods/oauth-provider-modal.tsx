@@ -1,7 +1,9 @@
+import { Button } from "@gatehouse/react/ui";
 /** The dialog that turns one OAuth provider on, changes it, or turns it off (oauth-providers.tsx lists them). */
 import { useState } from "react";
 import { CUSTOM, providerName } from "../../shared/oauth-provider-names.ts";
-import { ActionButton, Button, CopyField, Field } from "../../ui/components.tsx";
+import { ActionButton, CopyField, Field } from "../../ui/components.tsx";
+import { Select } from "../../ui/fields.tsx";
 import { Modal } from "../../ui/modal.tsx";
 
 /** A provider entry of the rendered config (server: config/schema.ts). */
@@ -175,7 +177,7 @@ export function ProviderModal(props: {
         <>
           {enabled ? (
             <ActionButton
-              variant="danger"
+              variant="danger-outline"
               success="Provider turned off"
               onClick={() => props.onSave(props.editing.key, null)}
             >
@@ -183,9 +185,10 @@ export function ProviderModal(props: {
             </ActionButton>
           ) : null}
           <span style={{ flex: 1 }} />
-          <Button onClick={props.onClose}>Cancel</Button>
+          <Button variant="secondary" onClick={props.onClose}>
+            Cancel
+          </Button>
           <ActionButton
-            variant="primary"
             disabled={incomplete}
             success="Provider saved"
             onClick={() => props.onSave(isNew ? key : props.editing.key, build())}
@@ -217,10 +220,10 @@ export function ProviderModal(props: {
         </>
       ) : (
         <Field label="Keys">
-          <select name="providerType" value={keys} onChange={(e) => setKeys(e.target.value)}>
+          <Select name="providerType" value={keys} onChange={setKeys}>
             <option value="shared">Shared development keys</option>
             <option value="standard">My own OAuth app</option>
-          </select>
+          </Select>
         </Field>
       )}
       {own ? (
@@ -284,7 +287,7 @@ export function ProviderModal(props: {
               <Field label="User info endpoint">{input("userInfoEndpoint", "url")}</Field>
             </>
           ) : (
-            <Button size="sm" variant="ghost" onClick={() => setShowEndpoints(true)}>
+            <Button small variant="ghost" onClick={() => setShowEndpoints(true)}>
               Set endpoints one by one
             </Button>
           )}

@@ -1,3 +1,4 @@
+import { Button } from "@gatehouse/react/ui";
 /**
  * The OAuth providers card of the Auth methods page. It reads and writes the project config itself
  * (`auth.oauth.providers.<id>`), one provider entry at a time, because the legacy project settings have no words for
@@ -8,7 +9,7 @@ import { useState } from "react";
 import { useProjectContext } from "../../project-context.tsx";
 import { CUSTOM, providerName } from "../../shared/oauth-provider-names.ts";
 import { AsyncCard } from "../../ui/async.tsx";
-import { Badge, Button, Field, Table } from "../../ui/components.tsx";
+import { Badge, Field, Table } from "../../ui/components.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import { useToast } from "../../ui/toast.tsx";
 import { type Editing, PROVIDERS, type ProviderEntry, ProviderModal } from "./oauth-provider-modal.tsx";
@@ -43,7 +44,8 @@ export function OAuthProviders() {
       description="Sign-in with other accounts. Shared keys are for development only."
       actions={
         <Button
-          size="sm"
+          variant="secondary"
+          small
           onClick={() =>
             setEditing({ key: "", entry: { type: CUSTOM, isShared: false }, enabled: false, isNew: true })
           }
@@ -63,7 +65,8 @@ export function OAuthProviders() {
             <td>{status(entry)}</td>
             <td style={{ textAlign: "right" }}>
               <Button
-                size="sm"
+                variant="secondary"
+                small
                 onClick={() =>
                   setEditing({
                     key,

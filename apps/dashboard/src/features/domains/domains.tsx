@@ -1,7 +1,9 @@
+import { Button } from "@gatehouse/react/ui";
 import { validateTrustedDomainBaseUrl } from "@gatehouse/shared";
 import { type FormEvent, useState } from "react";
 import { useProjectContext } from "../../project-context.tsx";
-import { Button, Card, Empty, Field, PageHead, Table, Toggle } from "../../ui/components.tsx";
+import { Card, Empty, Field, PageHead, Table, Toggle } from "../../ui/components.tsx";
+import { TextField } from "../../ui/fields.tsx";
 import { errorMessage } from "../../ui/hooks.ts";
 import { Icon } from "../../ui/icons.tsx";
 import { ConfirmButton } from "../../ui/modal.tsx";
@@ -78,7 +80,7 @@ export function DomainsPage() {
                   <td className="mono muted">{item.handlerPath}</td>
                   <td style={{ textAlign: "right" }}>
                     <ConfirmButton
-                      size="sm"
+                      small
                       label="Remove"
                       title={`Remove ${item.domain}?`}
                       description="Sign-ins from this site stop working."
@@ -114,17 +116,15 @@ export function DomainsPage() {
               </Field>
             </div>
             <div style={{ flex: 1 }}>
-              <Field label="Handler path">
-                <input
-                  type="text"
-                  name="handlerPath"
-                  value={handlerPath}
-                  onChange={(e) => setHandlerPath(e.target.value)}
-                />
-              </Field>
+              <TextField
+                label="Handler path"
+                name="handlerPath"
+                value={handlerPath}
+                onChange={setHandlerPath}
+              />
             </div>
             <div style={{ paddingTop: 27 }}>
-              <Button type="submit" variant="primary" loading={busy}>
+              <Button type="submit" loading={busy}>
                 Add domain
               </Button>
             </div>

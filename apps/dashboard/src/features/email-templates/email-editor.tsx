@@ -6,6 +6,7 @@ import { DetailPage } from "../../ui/async.tsx";
 import { CodeEditor } from "../../ui/code-editor.tsx";
 import { ActionButton, Badge, Card, Field, PageHead } from "../../ui/components.tsx";
 import { looksLikeEmail } from "../../ui/errors.ts";
+import { Select, TextAreaField, TextField } from "../../ui/fields.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import { parseJson } from "../../ui/json-editor.tsx";
 import { ConfirmButton } from "../../ui/modal.tsx";
@@ -127,7 +128,6 @@ function Editor({ kind, item }: { kind: EmailKind; item: Editable }) {
               <DeleteButton item={item} kind={kind} onDeleted={backToList} />
             )}
             <ActionButton
-              variant="primary"
               disabled={!dirty || locked}
               success={`${item.displayName} saved`}
               onClick={async () => {
@@ -179,17 +179,17 @@ function Editor({ kind, item }: { kind: EmailKind; item: Editable }) {
               title="Preview variables"
               description="A JSON object laid over the template's PreviewVariables, for the preview only."
             >
-              <Field label="Variables (JSON object)" error={variables.error}>
-                <textarea
-                  name="previewVariables"
-                  rows={4}
-                  spellCheck={false}
-                  className={variables.error ? "invalid" : ""}
-                  placeholder='{ "teamDisplayName": "Design Team" }'
-                  value={variablesText}
-                  onChange={(event) => setVariablesText(event.target.value)}
-                />
-              </Field>
+              <TextAreaField
+                label="Variables (JSON object)"
+                error={variables.error}
+                name="previewVariables"
+                rows={4}
+                spellCheck={false}
+                className={variables.error ? "invalid" : ""}
+                placeholder='{ "teamDisplayName": "Design Team" }'
+                value={variablesText}
+                onChange={setVariablesText}
+              />
             </Card>
           ) : null}
           {isTemplate && !locked ? (
@@ -253,11 +253,7 @@ function PreviewThemePicker(props: {
 }) {
   return (
     <Field label="Preview in">
-      <select
-        name="previewTheme"
-        value={props.value}
-        onChange={(event) => props.onChange(event.target.value)}
-      >
+      <Select name="previewTheme" value={props.value} onChange={props.onChange}>
         <option value="own">{props.ownLabel}</option>
         {(props.themes ?? []).map((theme) => (
           <option key={theme.id} value={theme.id}>
@@ -265,7 +261,7 @@ function PreviewThemePicker(props: {
           </option>
         ))}
         <option value="none">No theme</option>
-      </select>
+      </Select>
     </Field>
   );
 }
@@ -307,6 +303,7 @@ function SendTestCard({ send }: { send: (recipientEmail: string) => Promise<unkn
       description="The email as the preview shows it, unsaved changes included, marked [Test] in its subject."
       footer={
         <ActionButton
+          variant="secondary"
           disabled={!looksLikeAddress}
           success={`Test sent to ${recipient.trim()}`}
           onClick={() => send(recipient.trim())}
@@ -315,16 +312,15 @@ function SendTestCard({ send }: { send: (recipientEmail: string) => Promise<unkn
         </ActionButton>
       }
     >
-      <Field label="Recipient">
-        <input
-          name="testRecipient"
-          type="email"
-          autoComplete="email"
-          placeholder="you@example.com"
-          value={recipient}
-          onChange={(event) => setRecipient(event.target.value)}
-        />
-      </Field>
+      <TextField
+        label="Recipient"
+        name="testRecipient"
+        type="email"
+        autoComplete="email"
+        placeholder="you@example.com"
+        value={recipient}
+        onChange={setRecipient}
+      />
     </Card>
   );
 }

@@ -1,9 +1,10 @@
 import type { AdminEmailTemplate, AdminEmailTheme } from "@gatehouse/js";
+import { Button, buttonClass } from "@gatehouse/react/ui";
 import { useState } from "react";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link, navigate } from "../../router.tsx";
 import { AsyncCard } from "../../ui/async.tsx";
-import { ActionButton, Badge, Button, Field, PageHead, Table } from "../../ui/components.tsx";
+import { ActionButton, Badge, PageHead, Table } from "../../ui/components.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import { Icon } from "../../ui/icons.tsx";
 import { Modal } from "../../ui/modal.tsx";
@@ -16,6 +17,7 @@ import {
 } from "./email-common.ts";
 import { EmailEditorPage, SharedServerNotice } from "./email-editor.tsx";
 import "./email-templates.css";
+import { TextField } from "../../ui/fields.tsx";
 import { usePageTitle } from "../../ui/page-title.ts";
 
 /** `email-templates`, `email-templates/templates/<id>`, `email-templates/themes/<id>`. */
@@ -61,7 +63,7 @@ function EmailTemplatesPage() {
         state={templates}
         rows={5}
         actions={
-          <Button size="sm" disabled={shared} onClick={() => setCreating("templates")}>
+          <Button variant="secondary" small disabled={shared} onClick={() => setCreating("templates")}>
             <Icon name="plus" /> New template
           </Button>
         }
@@ -84,7 +86,10 @@ function EmailTemplatesPage() {
                   </td>
                   <td className="muted">{themeLabel(template, themes.data)}</td>
                   <td style={{ textAlign: "right" }}>
-                    <Link className="btn sm" to={editorPath(project.id, "templates", template.id)}>
+                    <Link
+                      className={buttonClass({ variant: "secondary", small: true })}
+                      to={editorPath(project.id, "templates", template.id)}
+                    >
                       {shared ? "Preview" : "Edit"}
                     </Link>
                   </td>
@@ -102,7 +107,7 @@ function EmailTemplatesPage() {
         state={themes}
         rows={3}
         actions={
-          <Button size="sm" onClick={() => setCreating("themes")}>
+          <Button variant="secondary" small onClick={() => setCreating("themes")}>
             <Icon name="plus" /> New theme
           </Button>
         }
@@ -128,7 +133,7 @@ function EmailTemplatesPage() {
                       <Badge tone="success">✓ Selected</Badge>
                     ) : (
                       <ActionButton
-                        size="sm"
+                        small
                         variant="ghost"
                         aria-label={`Use as default: ${theme.displayName}`}
                         success={`${theme.displayName} is now the default theme`}
@@ -146,7 +151,10 @@ function EmailTemplatesPage() {
                     )}
                   </td>
                   <td style={{ textAlign: "right" }}>
-                    <Link className="btn sm" to={editorPath(project.id, "themes", theme.id)}>
+                    <Link
+                      className={buttonClass({ variant: "secondary", small: true })}
+                      to={editorPath(project.id, "themes", theme.id)}
+                    >
                       Edit
                     </Link>
                   </td>
@@ -205,10 +213,10 @@ function CreateModal(props: {
       onClose={() => !busy && props.onClose()}
       footer={
         <>
-          <Button onClick={props.onClose} disabled={busy}>
+          <Button variant="secondary" onClick={props.onClose} disabled={busy}>
             Cancel
           </Button>
-          <Button variant="primary" loading={busy} disabled={!name.trim()} onClick={submit}>
+          <Button loading={busy} disabled={!name.trim()} onClick={submit}>
             Create {noun}
           </Button>
         </>
@@ -220,9 +228,7 @@ function CreateModal(props: {
           void submit();
         }}
       >
-        <Field label="Name">
-          <input type="text" name="emailItemName" value={name} onChange={(e) => setName(e.target.value)} />
-        </Field>
+        <TextField label="Name" name="emailItemName" value={name} onChange={setName} />
       </form>
     </Modal>
   );

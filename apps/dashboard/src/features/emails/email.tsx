@@ -1,17 +1,10 @@
+import { buttonClass, formatDate } from "@gatehouse/react/ui";
 import { useState } from "react";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link } from "../../router.tsx";
 import { AsyncCard } from "../../ui/async.tsx";
-import {
-  ActionButton,
-  Card,
-  Empty,
-  Field,
-  formatDate,
-  PageHead,
-  rowClick,
-  Table,
-} from "../../ui/components.tsx";
+import { ActionButton, Card, Empty, Field, PageHead, rowClick, Table } from "../../ui/components.tsx";
+import { Select, TextField } from "../../ui/fields.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import { Icon } from "../../ui/icons.tsx";
 import { usePageTitle } from "../../ui/page-title.ts";
@@ -46,7 +39,6 @@ export function EmailPage() {
           title="Email server"
           footer={
             <ActionButton
-              variant="primary"
               success="Email server saved"
               disabled={type === "standard" && smtpIncomplete}
               onClick={async () => {
@@ -63,71 +55,37 @@ export function EmailPage() {
           }
         >
           <Field label="Server">
-            <select
-              name="emailType"
-              value={type}
-              onChange={(e) => setType(e.target.value as "shared" | "standard")}
-            >
+            <Select name="emailType" value={type} onChange={setType}>
               <option value="shared">Shared Gatehouse server (development)</option>
               <option value="standard">My own SMTP server</option>
-            </select>
+            </Select>
           </Field>
           {type === "standard" ? (
             <>
               <div className="row">
                 <div style={{ flex: 3 }}>
-                  <Field label="Host">
-                    <input
-                      type="text"
-                      name="smtpHost"
-                      value={host}
-                      onChange={(e) => setHost(e.target.value)}
-                    />
-                  </Field>
+                  <TextField label="Host" name="smtpHost" value={host} onChange={setHost} />
                 </div>
                 <div style={{ flex: 1 }}>
-                  <Field label="Port">
-                    <input
-                      type="number"
-                      name="smtpPort"
-                      value={port}
-                      onChange={(e) => setPort(e.target.value)}
-                    />
-                  </Field>
+                  <TextField label="Port" type="number" name="smtpPort" value={port} onChange={setPort} />
                 </div>
               </div>
-              <Field label="Username">
-                <input
-                  type="text"
-                  name="smtpUsername"
-                  value={username}
-                  onChange={(e) => setUsername(e.target.value)}
-                />
-              </Field>
-              <Field label="Password">
-                <input
-                  type="password"
-                  name="smtpPassword"
-                  value={password}
-                  onChange={(e) => setPassword(e.target.value)}
-                />
-              </Field>
-              <Field label="Sender email">
-                <input
-                  type="email"
-                  name="senderEmail"
-                  value={senderEmail}
-                  onChange={(e) => setSenderEmail(e.target.value)}
-                />
-              </Field>
-              <Field label="Sender name">
-                <input
-                  type="text"
-                  name="senderName"
-                  value={senderName}
-                  onChange={(e) => setSenderName(e.target.value)}
-                />
-              </Field>
+              <TextField label="Username" name="smtpUsername" value={username} onChange={setUsername} />
+              <TextField
+                label="Password"
+                type="password"
+                name="smtpPassword"
+                value={password}
+                onChange={setPassword}
+              />
+              <TextField
+                label="Sender email"
+                type="email"
+                name="senderEmail"
+                value={senderEmail}
+                onChange={setSenderEmail}
+              />
+              <TextField label="Sender name" name="senderName" value={senderName} onChange={setSenderName} />
             </>
           ) : (
             <div className="alert info">
@@ -139,16 +97,16 @@ export function EmailPage() {
           title="Send a test email"
           description="Tries the SMTP settings on the left, before or after saving."
         >
-          <Field label="Recipient">
-            <input
-              type="email"
-              name="testRecipient"
-              value={recipient}
-              onChange={(e) => setRecipient(e.target.value)}
-            />
-          </Field>
+          <TextField
+            label="Recipient"
+            type="email"
+            name="testRecipient"
+            value={recipient}
+            onChange={setRecipient}
+          />
           <div className="row end">
             <ActionButton
+              variant="secondary"
               disabled={!recipient.trim() || type !== "standard" || smtpIncomplete}
               onClick={async () => {
                 const result = await app.sendTestEmail({
@@ -180,7 +138,10 @@ export function EmailPage() {
         title="Sent emails"
         description="The project's outbox, newest first."
         actions={
-          <Link className="btn sm" to={projectPath(project.id, "sent-emails")}>
+          <Link
+            className={buttonClass({ variant: "secondary", small: true })}
+            to={projectPath(project.id, "sent-emails")}
+          >
             All sent emails
           </Link>
         }

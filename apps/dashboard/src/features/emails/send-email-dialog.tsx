@@ -1,8 +1,10 @@
 import type { AdminEmailTemplate, EmailPreview, GatehouseAdminApp, ServerUser } from "@gatehouse/js";
+import { Avatar, avatarColor, Button, buttonClass } from "@gatehouse/react/ui";
 import { isKnownError } from "@gatehouse/shared";
 import { useMemo, useState } from "react";
 import { useProjectContext } from "../../project-context.tsx";
-import { Avatar, Button, Field } from "../../ui/components.tsx";
+import { Field } from "../../ui/components.tsx";
+import { Select, TextAreaField, TextField } from "../../ui/fields.tsx";
 import { errorMessage, useAsync } from "../../ui/hooks.ts";
 import { Modal } from "../../ui/modal.tsx";
 import { useToast } from "../../ui/toast.tsx";
@@ -167,10 +169,10 @@ export function SendEmailDialog(props: { onClose: () => void; onSent: () => Prom
         onClose={() => !busy && props.onClose()}
         footer={
           <>
-            <Button onClick={() => setStep("compose")} disabled={busy}>
+            <Button variant="secondary" onClick={() => setStep("compose")} disabled={busy}>
               Back
             </Button>
-            <Button variant="primary" loading={busy} disabled={recipientCount === 0} onClick={send}>
+            <Button loading={busy} disabled={recipientCount === 0} onClick={send}>
               Send to {countWords}
             </Button>
           </>
@@ -210,10 +212,10 @@ export function SendEmailDialog(props: { onClose: () => void; onSent: () => Prom
       onClose={() => !busy && props.onClose()}
       footer={
         <>
-          <Button onClick={props.onClose} disabled={busy}>
+          <Button variant="secondary" onClick={props.onClose} disabled={busy}>
             Cancel
           </Button>
-          <Button variant="primary" loading={busy} disabled={!ready} onClick={review}>
+          <Button loading={busy} disabled={!ready} onClick={review}>
             Review
           </Button>
         </>
@@ -222,14 +224,10 @@ export function SendEmailDialog(props: { onClose: () => void; onSent: () => Prom
       {shared ? <SendErrorNotice projectId={project.id} /> : null}
       {errorAlert}
       <Field label="Recipients">
-        <select
-          name="audience"
-          value={audience}
-          onChange={(e) => setAudience(e.target.value as "some" | "all")}
-        >
+        <Select name="audience" value={audience} onChange={setAudience}>
           <option value="some">Chosen users</option>
           <option value="all">All users</option>
-        </select>
+        </Select>
       </Field>
       {audience === "some" ? (
         <div className="stack" style={{ marginBottom: 14 }}>
@@ -237,11 +235,11 @@ export function SendEmailDialog(props: { onClose: () => void; onSent: () => Prom
           <div className="row" data-testid="chosen-recipients" style={{ flexWrap: "wrap" }}>
             {users.map((user) => (
               <span key={user.id} className="badge" style={{ gap: 6 }}>
-                <Avatar name={user.displayName ?? user.primaryEmail} seed={user.id} />
+                <Avatar name={user.displayName ?? user.primaryEmail} color={avatarColor(user.id)} />
                 {user.primaryEmail ?? user.displayName ?? user.id}
                 <button
                   type="button"
-                  className="btn ghost sm"
+                  className={buttonClass({ variant: "ghost", small: true })}
                   aria-label={`Remove ${user.primaryEmail ?? user.id}`}
                   onClick={() => setUsers(users.filter((u) => u.id !== user.id))}
                 >
@@ -253,12 +251,13 @@ export function SendEmailDialog(props: { onClose: () => void; onSent: () => Prom
           </div>
         </div>
       ) : null}
-      <Field
+      <TextField
         label="Subject"
         hint={content.kind === "template" ? "Leave empty to use the template's subject." : undefined}
-      >
-        <input type="text" name="subject" value={subject} onChange={(e) => setSubject(e.target.value)} />
-      </Field>
+        name="subject"
+        value={subject}
+        onChange={setSubject}
+      />
       <Field label="Content">
         <select
           name="content"
@@ -277,32 +276,24 @@ export function SendEmailDialog(props: { onClose: () => void; onSent: () => Prom
         </select>
       </Field>
       {content.kind === "html" ? (
-        <Field label="HTML">
-          <textarea
-            name="html"
-            rows={6}
-            className="mono"
-            value={html}
-            onChange={(e) => setHtml(e.target.value)}
-          />
-        </Field>
+        <TextAreaField label="HTML" name="html" rows={6} className="mono" value={html} onChange={setHtml} />
       ) : (
-        <Field label="Variables (JSON)" error={variablesError}>
-          <textarea
-            name="variables"
-            rows={4}
-            className="mono"
-            value={variablesText}
-            onChange={(e) => setVariablesText(e.target.value)}
-          />
-        </Field>
+        <TextAreaField
+          label="Variables (JSON)"
+          error={variablesError}
+          name="variables"
+          rows={4}
+          className="mono"
+          value={variablesText}
+          onChange={setVariablesText}
+        />
       )}
       <Field label="Category" hint="Users can turn marketing email off; transactional email always goes out.">
-        <select name="category" value={category} onChange={(e) => setCategory(e.target.value as Category)}>
+        <Select name="category" value={category} onChange={setCategory}>
           {content.kind === "template" ? <option value="">As the template says</option> : null}
           <option value="Transactional">Transactional</option>
           <option value="Marketing">Marketing</option>
-        </select>
+        </Select>
       </Field>
     </Modal>
   );

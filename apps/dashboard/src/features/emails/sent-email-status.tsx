@@ -1,8 +1,9 @@
 import type { AdminEmailOutbox, AdminEmailOutboxStatus, AdminSentEmail } from "@gatehouse/js";
+import { formatDate } from "@gatehouse/react/ui";
 import { isKnownError } from "@gatehouse/shared";
 import { projectPath } from "../../project-context.tsx";
 import { Link } from "../../router.tsx";
-import { Badge, formatDate } from "../../ui/components.tsx";
+import { Badge } from "../../ui/components.tsx";
 import { errorMessage } from "../../ui/hooks.ts";
 
 type Tone = "accent" | "success" | "danger" | "warning" | undefined;

@@ -1,8 +1,9 @@
 import type { AdminEmailOutbox } from "@gatehouse/js";
+import { formatDate, LabelValues } from "@gatehouse/react/ui";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link } from "../../router.tsx";
 import { DetailPage } from "../../ui/async.tsx";
-import { ActionButton, Card, formatDate, PageHead, Table } from "../../ui/components.tsx";
+import { ActionButton, Card, PageHead, Table } from "../../ui/components.tsx";
 import { ConfirmButton } from "../../ui/modal.tsx";
 import { PageTitle, usePageTitle } from "../../ui/page-title.ts";
 import { OutboxStatusBadge, problemOf, recipientText, skipReasonWords } from "./sent-email-status.tsx";
@@ -110,6 +111,7 @@ export function SentEmailPage({ emailId }: { emailId: string }) {
                   <OutboxStatusBadge email={email} />
                   {editable && email.status !== "paused" ? (
                     <ActionButton
+                      variant="secondary"
                       success="Email paused"
                       onClick={async () => {
                         await app.pauseOutboxEmail(email.id);
@@ -121,6 +123,7 @@ export function SentEmailPage({ emailId }: { emailId: string }) {
                   ) : null}
                   {email.status === "paused" ? (
                     <ActionButton
+                      variant="secondary"
                       success="Email resumed"
                       onClick={async () => {
                         await app.unpauseOutboxEmail(email.id);
@@ -153,28 +156,33 @@ export function SentEmailPage({ emailId }: { emailId: string }) {
             ) : null}
             <div className="grid2">
               <Card title="Details">
-                <dl className="kv">
-                  <dt>Recipient</dt>
-                  <dd data-testid="email-recipient">
-                    {recipientText(email)}
-                    {email.to.type !== "custom-emails" ? (
-                      <>
-                        {" "}
-                        <Link to={projectPath(project.id, `users/${email.to.userId}`)}>View user</Link>
-                      </>
-                    ) : null}
-                  </dd>
-                  <dt>Subject</dt>
-                  <dd>{rendered.subject || "—"}</dd>
-                  <dt>Category</dt>
-                  <dd>{category}</dd>
-                  <dt>Made by</dt>
-                  <dd>{kindWords(email.kind)}</dd>
-                  <dt>Created</dt>
-                  <dd>{formatDate(email.createdAt)}</dd>
-                  <dt>Attempts</dt>
-                  <dd>{(email.sendAttemptErrors?.length ?? 0) + (email.status === "sent" ? 1 : 0)}</dd>
-                </dl>
+                <LabelValues
+                  rows={[
+                    {
+                      label: "Recipient",
+                      value: (
+                        <>
+                          {recipientText(email)}
+                          {email.to.type !== "custom-emails" ? (
+                            <>
+                              {" "}
+                              <Link to={projectPath(project.id, `users/${email.to.userId}`)}>View user</Link>
+                            </>
+                          ) : null}
+                        </>
+                      ),
+                      testId: "email-recipient",
+                    },
+                    { label: "Subject", value: rendered.subject || "—" },
+                    { label: "Category", value: category },
+                    { label: "Made by", value: kindWords(email.kind) },
+                    { label: "Created", value: formatDate(email.createdAt) },
+                    {
+                      label: "Attempts",
+                      value: (email.sendAttemptErrors?.length ?? 0) + (email.status === "sent" ? 1 : 0),
+                    },
+                  ]}
+                />
               </Card>
               <Card title="Timeline" flush>
                 <Table testId="email-timeline">

@@ -1,9 +1,11 @@
 import type { AdminEmailOutboxSimpleStatus, AdminEmailOutboxStatus } from "@gatehouse/js";
-import { useEffect, useState } from "react";
+import { Button, formatDate, Pager, useCursorPages } from "@gatehouse/react/ui";
+import { useState } from "react";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link } from "../../router.tsx";
 import { AsyncCard } from "../../ui/async.tsx";
-import { Button, Empty, formatDate, PageHead, rowClick, Table } from "../../ui/components.tsx";
+import { Empty, PageHead, rowClick, Table } from "../../ui/components.tsx";
+import { Select } from "../../ui/fields.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import { Icon } from "../../ui/icons.tsx";
 import { usePageTitle } from "../../ui/page-title.ts";
@@ -23,13 +25,11 @@ export function SentEmailsPage() {
   const { app, project } = useProjectContext();
   const [status, setStatus] = useState<AdminEmailOutboxStatus | "">("");
   const [simpleStatus, setSimpleStatus] = useState<AdminEmailOutboxSimpleStatus | "">("");
-  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
   const [sending, setSending] = useState(false);
   usePageTitle("Sent emails");
-  // biome-ignore lint/correctness/useExhaustiveDependencies: a new filter starts again at the first page
-  useEffect(() => setCursors([undefined]), [status, simpleStatus]);
-
-  const cursor = cursors[cursors.length - 1];
+  // A new filter starts again at the first page.
+  const pages = useCursorPages([status, simpleStatus]);
+  const { cursor } = pages;
   const emails = useAsync(
     () =>
       app.listOutboxEmails({
@@ -50,8 +50,10 @@ export function SentEmailsPage() {
         description="Every email the project sends, newest first: sign-in codes, invitations and your own."
         actions={
           <>
-            <Button onClick={() => void emails.reload()}>Refresh</Button>
-            <Button variant="primary" onClick={() => setSending(true)}>
+            <Button variant="secondary" onClick={() => void emails.reload()}>
+              Refresh
+            </Button>
+            <Button onClick={() => setSending(true)}>
               <Icon name="mail" /> Send email to users
             </Button>
           </>
@@ -65,34 +67,24 @@ export function SentEmailsPage() {
         isEmpty={(page) => page.items.length === 0}
         toolbar={
           <div className="row" style={{ flex: 1 }}>
-            <select
+            <Select
               name="statusFilter"
               aria-label="Status"
               value={status}
-              onChange={(e) => setStatus(e.target.value as AdminEmailOutboxStatus | "")}
+              onChange={setStatus}
               style={{ maxWidth: 240 }}
-            >
-              <option value="">Any status</option>
-              {STATUS_FILTERS.map((option) => (
-                <option key={option.value} value={option.value}>
-                  {option.label}
-                </option>
-              ))}
-            </select>
-            <select
+              placeholder="Any status"
+              options={STATUS_FILTERS.map((option) => [option.value, option.label] as const)}
+            />
+            <Select
               name="simpleStatusFilter"
               aria-label="Outcome"
               value={simpleStatus}
-              onChange={(e) => setSimpleStatus(e.target.value as AdminEmailOutboxSimpleStatus | "")}
+              onChange={setSimpleStatus}
               style={{ maxWidth: 200 }}
-            >
-              <option value="">Any outcome</option>
-              {SIMPLE_FILTERS.map((option) => (
-                <option key={option.value} value={option.value}>
-                  {option.label}
-                </option>
-              ))}
-            </select>
+              placeholder="Any outcome"
+              options={SIMPLE_FILTERS.map((option) => [option.value, option.label] as const)}
+            />
           </div>
         }
         empty={
@@ -103,19 +95,7 @@ export function SentEmailsPage() {
           </Empty>
         }
         footer={
-          <>
-            <span className="muted small pager-label">Page {cursors.length}</span>
-            <Button size="sm" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>
-              Previous
-            </Button>
-            <Button
-              size="sm"
-              disabled={!emails.data?.nextCursor}
-              onClick={() => setCursors([...cursors, emails.data!.nextCursor!])}
-            >
-              Next
-            </Button>
-          </>
+          <Pager page={pages.page} onPrevious={pages.previous} onNext={pages.next(emails.data?.nextCursor)} />
         }
       >
         {(page) => (

@@ -1,18 +1,11 @@
 import type { InternalApiKey, InternalApiKeyFirstView } from "@gatehouse/js";
+import { Button, formatDay } from "@gatehouse/react/ui";
 import { useState } from "react";
 import { useProjectContext } from "../../project-context.tsx";
 import { KeysOnce } from "../../shared/keys-once.tsx";
 import { AsyncCard } from "../../ui/async.tsx";
-import {
-  ActionButton,
-  Badge,
-  Button,
-  Empty,
-  Field,
-  formatDay,
-  PageHead,
-  Table,
-} from "../../ui/components.tsx";
+import { ActionButton, Badge, Empty, Field, PageHead, Table } from "../../ui/components.tsx";
+import { Checkbox, TextField } from "../../ui/fields.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import { Icon } from "../../ui/icons.tsx";
 import { ConfirmButton, Modal } from "../../ui/modal.tsx";
@@ -47,7 +40,7 @@ export function KeysPage() {
         title="API keys"
         description="Key sets your apps use to talk to Gatehouse. The secret values are shown once, at creation."
         actions={
-          <Button variant="primary" onClick={() => setCreating(true)}>
+          <Button onClick={() => setCreating(true)}>
             <Icon name="plus" /> Create key set
           </Button>
         }
@@ -92,7 +85,7 @@ export function KeysPage() {
                   <td style={{ textAlign: "right" }}>
                     {key.isValid() ? (
                       <ConfirmButton
-                        size="sm"
+                        small
                         label="Revoke"
                         title="Revoke this key set?"
                         description="Apps using these keys stop working immediately. This cannot be undone."
@@ -126,11 +119,7 @@ export function KeysPage() {
           wide
           title="Your new keys"
           onClose={() => setCreated(null)}
-          footer={
-            <Button variant="primary" onClick={() => setCreated(null)}>
-              I have copied them
-            </Button>
-          }
+          footer={<Button onClick={() => setCreated(null)}>I have copied them</Button>}
         >
           <KeysOnce projectId={project.id} keys={created} />
         </Modal>
@@ -155,9 +144,10 @@ function CreateKeysModal(props: {
       onClose={props.onClose}
       footer={
         <>
-          <Button onClick={props.onClose}>Cancel</Button>
+          <Button variant="secondary" onClick={props.onClose}>
+            Cancel
+          </Button>
           <ActionButton
-            variant="primary"
             disabled={!description.trim() || !(client || server || admin)}
             onClick={async () =>
               props.onCreated(
@@ -176,15 +166,13 @@ function CreateKeysModal(props: {
         </>
       }
     >
-      <Field label="Description">
-        <input
-          type="text"
-          name="keyDescription"
-          placeholder="Production web app"
-          value={description}
-          onChange={(e) => setDescription(e.target.value)}
-        />
-      </Field>
+      <TextField
+        label="Description"
+        name="keyDescription"
+        placeholder="Production web app"
+        value={description}
+        onChange={setDescription}
+      />
       <Field label="Expires in">
         <select name="expiry" value={days} onChange={(e) => setDays(Number(e.target.value))}>
           {EXPIRY_CHOICES.map(([label, value]) => (
@@ -195,23 +183,16 @@ function CreateKeysModal(props: {
         </select>
       </Field>
       <div className="stack">
-        <label className="checkbox">
-          <input type="checkbox" checked={client} onChange={(e) => setClient(e.target.checked)} /> Publishable
-          client key
-        </label>
-        <label className="checkbox">
-          <input type="checkbox" checked={server} onChange={(e) => setServer(e.target.checked)} /> Secret
-          server key
-        </label>
-        <label className="checkbox">
-          <input
-            type="checkbox"
-            name="adminKey"
-            checked={admin}
-            onChange={(e) => setAdmin(e.target.checked)}
-          />{" "}
+        <Checkbox checked={client} onChange={setClient}>
+          Publishable client key
+        </Checkbox>
+        <Checkbox checked={server} onChange={setServer}>
+          Secret server key
+        </Checkbox>
+        <Checkbox name="adminKey" checked={admin} onChange={setAdmin}>
+          {" "}
           Super secret admin key (full control of the project)
-        </label>
+        </Checkbox>
       </div>
     </Modal>
   );

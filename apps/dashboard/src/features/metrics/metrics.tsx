@@ -5,13 +5,14 @@
  * each chart has its figures in a table for screen readers too.
  */
 import type { MetricsDataPoint, MetricsRecentUser, MetricsResponse } from "@gatehouse/js";
+import { formatDate } from "@gatehouse/react/ui";
 import { lazy, type ReactNode, Suspense, useState } from "react";
-import { projectPath, useProjectContext } from "../../project-context.tsx";
-import { Link } from "../../router.tsx";
+import { useProjectContext } from "../../project-context.tsx";
 import { AsyncBody } from "../../ui/async.tsx";
-import { Avatar, Card, Loading, PageHead, Toggle } from "../../ui/components.tsx";
+import { Card, Loading, PageHead, Toggle } from "../../ui/components.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import "./metrics.css";
+import { UserLink } from "../../shared/user-link.tsx";
 import { usePageTitle } from "../../ui/page-title.ts";
 
 const DailyChart = lazy(() =>
@@ -93,28 +94,23 @@ function UserList(props: {
   return (
     <div className="stack" data-testid={props.testId}>
       {props.users.map((user) => (
-        <Link
+        <UserLink
           key={user.id}
-          to={projectPath(project.id, `users/${user.id}`)}
-          className="user-cell"
-          data-user-id={user.id}
-        >
-          <Avatar
-            name={user.display_name ?? user.primary_email}
-            seed={user.id}
-            image={user.profile_image_url}
-          />
-          <span>
-            <div className="name">{user.display_name ?? user.primary_email ?? "Anonymous user"}</div>
-            <div className="muted small">{props.when(user)}</div>
-          </span>
-        </Link>
+          projectId={project.id}
+          user={{
+            id: user.id,
+            name: user.display_name,
+            email: user.primary_email,
+            imageUrl: user.profile_image_url,
+          }}
+          detail={props.when(user)}
+        />
       ))}
     </div>
   );
 }
 
-const when = (millis: number | null) => (millis === null ? "—" : new Date(millis).toLocaleString("en"));
+const when = (millis: number | null) => formatDate(millis === null ? null : new Date(millis));
 
 function MetricsBody({ metrics }: { metrics: MetricsResponse }) {
   const auth = metrics.auth_overview;

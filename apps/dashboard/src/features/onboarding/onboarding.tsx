@@ -1,10 +1,12 @@
 import type { CurrentUser, InternalApiKeyFirstView } from "@gatehouse/js";
+import { Button } from "@gatehouse/react/ui";
 import { type FormEvent, useState } from "react";
 import { ownerMethods } from "../../gatehouse.ts";
 import { projectPath } from "../../project-context.tsx";
 import { Link, navigate } from "../../router.tsx";
 import { KeysOnce } from "../../shared/keys-once.tsx";
-import { Button, Card, Field } from "../../ui/components.tsx";
+import { Card } from "../../ui/components.tsx";
+import { TextField } from "../../ui/fields.tsx";
 import { errorMessage } from "../../ui/hooks.ts";
 import { BrandMark } from "../../ui/icons.tsx";
 
@@ -83,11 +85,7 @@ export function CreateProjectPage(props: {
           <Card
             title={`${created.name} is ready`}
             description="Put these values in your app's environment to connect it to Gatehouse."
-            footer={
-              <Button variant="primary" onClick={() => navigate(projectPath(created.id))}>
-                Go to the project
-              </Button>
-            }
+            footer={<Button onClick={() => navigate(projectPath(created.id))}>Go to the project</Button>}
           >
             <KeysOnce projectId={created.id} keys={created.keys} />
           </Card>
@@ -97,28 +95,26 @@ export function CreateProjectPage(props: {
               title={props.firstRun ? "Welcome! Let's create your first project" : "Create a project"}
               description="A project holds one app's users, teams, settings and keys."
               footer={
-                <Button type="submit" variant="primary" loading={busy}>
+                <Button type="submit" loading={busy}>
                   Create project
                 </Button>
               }
             >
-              <Field label="Project name" error={error}>
-                <input
-                  type="text"
-                  name="displayName"
-                  value={name}
-                  onChange={(e) => setName(e.target.value)}
-                  placeholder="Acme web app"
-                />
-              </Field>
-              <Field label="Description" hint="Optional; only you and your team see it.">
-                <input
-                  type="text"
-                  name="description"
-                  value={description}
-                  onChange={(e) => setDescription(e.target.value)}
-                />
-              </Field>
+              <TextField
+                label="Project name"
+                error={error}
+                name="displayName"
+                value={name}
+                onChange={setName}
+                placeholder="Acme web app"
+              />
+              <TextField
+                label="Description"
+                hint="Optional; only you and your team see it."
+                name="description"
+                value={description}
+                onChange={setDescription}
+              />
             </Card>
           </form>
         )}

@@ -1,9 +1,11 @@
+import { formatDate, formatDay, LabelValues } from "@gatehouse/react/ui";
 import { productionModeChecks } from "@gatehouse/shared";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link } from "../../router.tsx";
 import { providerName } from "../../shared/oauth-provider-names.ts";
+import { UserLink } from "../../shared/user-link.tsx";
 import { AsyncCard } from "../../ui/async.tsx";
-import { Avatar, Badge, Card, CopyField, formatDate, formatDay, PageHead } from "../../ui/components.tsx";
+import { Badge, Card, CopyField, PageHead } from "../../ui/components.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import { usePageTitle } from "../../ui/page-title.ts";
 import { GettingStarted } from "./overview-checklist.tsx";
@@ -88,16 +90,12 @@ export function OverviewPage() {
           title="Connect your app"
           description="Your app needs these values and a publishable client key (from API keys; the .env shown when you create a key set uses the same names)."
         >
-          <dl className="kv">
-            <dt>Project ID</dt>
-            <dd>
-              <CopyField value={project.id} label="project-id" />
-            </dd>
-            <dt>API URL</dt>
-            <dd>
-              <CopyField value={baseUrl} label="api-url" />
-            </dd>
-          </dl>
+          <LabelValues
+            rows={[
+              { label: "Project ID", value: <CopyField value={project.id} label="project-id" /> },
+              { label: "API URL", value: <CopyField value={baseUrl} label="api-url" /> },
+            ]}
+          />
           {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard */}
           <pre className="snippet" data-testid="setup-snippet" tabIndex={0}>
             {setupSnippet(project.id, baseUrl)}
@@ -113,17 +111,17 @@ export function OverviewPage() {
           {(users) => (
             <div className="stack" data-testid="recent-users">
               {users.map((user) => (
-                <Link key={user.id} to={projectPath(project.id, `users/${user.id}`)} className="user-cell">
-                  <Avatar
-                    name={user.displayName ?? user.primaryEmail}
-                    seed={user.id}
-                    image={user.profileImageUrl}
-                  />
-                  <span>
-                    <div className="name">{user.displayName ?? user.primaryEmail ?? "Anonymous user"}</div>
-                    <div className="muted small">{formatDate(user.signedUpAt)}</div>
-                  </span>
-                </Link>
+                <UserLink
+                  key={user.id}
+                  projectId={project.id}
+                  user={{
+                    id: user.id,
+                    name: user.displayName,
+                    email: user.primaryEmail,
+                    imageUrl: user.profileImageUrl,
+                  }}
+                  detail={formatDate(user.signedUpAt)}
+                />
               ))}
               <Link to={projectPath(project.id, "users")}>All users →</Link>
             </div>

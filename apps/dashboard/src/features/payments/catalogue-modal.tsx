@@ -1,5 +1,6 @@
+import { Button } from "@gatehouse/react/ui";
 import { type ReactNode, useState } from "react";
-import { Button } from "../../ui/components.tsx";
+import { Select } from "../../ui/fields.tsx";
 import { errorMessage } from "../../ui/hooks.ts";
 import { Modal } from "../../ui/modal.tsx";
 import { CUSTOMER_TYPE_LABELS, CUSTOMER_TYPES, type CustomerType, slug } from "./payments-api.ts";
@@ -42,10 +43,10 @@ export function CatalogueModal(props: {
       onClose={() => !busy && props.onClose()}
       footer={
         <>
-          <Button onClick={props.onClose} disabled={busy}>
+          <Button variant="secondary" onClick={props.onClose} disabled={busy}>
             Cancel
           </Button>
-          <Button variant="primary" loading={busy} disabled={props.invalid} onClick={submit}>
+          <Button loading={busy} disabled={props.invalid} onClick={submit}>
             {props.saveLabel}
           </Button>
         </>
@@ -80,17 +81,12 @@ export function CustomerTypeSelect(props: {
   onChange: (value: CustomerType) => void;
 }) {
   return (
-    <select
+    <Select
       name={props.name}
       value={props.value}
-      onChange={(e) => props.onChange(e.target.value as CustomerType)}
-    >
-      {CUSTOMER_TYPES.map((type) => (
-        <option key={type} value={type}>
-          {CUSTOMER_TYPE_LABELS[type]}
-        </option>
-      ))}
-    </select>
+      onChange={props.onChange}
+      options={CUSTOMER_TYPES.map((type) => [type, CUSTOMER_TYPE_LABELS[type]] as const)}
+    />
   );
 }
 

@@ -1,8 +1,10 @@
 import { isKnownError } from "@gatehouse/js";
+import { Button } from "@gatehouse/react/ui";
 import { useMemo, useState } from "react";
 import { useProjectContext } from "../../project-context.tsx";
 import { AsyncCard } from "../../ui/async.tsx";
-import { Button, Empty, Field, Table } from "../../ui/components.tsx";
+import { Empty, Field, Table } from "../../ui/components.tsx";
+import { Checkbox, Select, TextField } from "../../ui/fields.tsx";
 import { errorMessage, useAsync } from "../../ui/hooks.ts";
 import { Icon } from "../../ui/icons.tsx";
 import { useToast } from "../../ui/toast.tsx";
@@ -80,49 +82,44 @@ export function ItemsCard(props: { customer: Customer; config: PaymentsConfig; v
           >
             <div className="row payments-adjust-row">
               <Field label="Item">
-                <select name="adjustItem" value={itemId} onChange={(e) => setItemId(e.target.value)}>
+                <Select name="adjustItem" value={itemId} onChange={setItemId}>
                   {items.map(([id, item]) => (
                     <option key={id} value={id}>
                       {item.displayName}
                     </option>
                   ))}
-                </select>
+                </Select>
               </Field>
-              <Field label="Quantity">
-                <input
-                  type="number"
-                  min={1}
-                  name="adjustAmount"
-                  className="payments-count"
-                  value={amount}
-                  onChange={(e) => setAmount(e.target.value)}
-                />
-              </Field>
-              <Field label="Note (optional)">
-                <input
-                  type="text"
-                  name="adjustDescription"
-                  placeholder="Goodwill credit"
-                  value={description}
-                  onChange={(e) => setDescription(e.target.value)}
-                />
-              </Field>
+              <TextField
+                label="Quantity"
+                type="number"
+                min={1}
+                name="adjustAmount"
+                className="payments-count"
+                value={amount}
+                onChange={setAmount}
+              />
+              <TextField
+                label="Note (optional)"
+                name="adjustDescription"
+                placeholder="Goodwill credit"
+                value={description}
+                onChange={setDescription}
+              />
             </div>
             <div className="row">
-              <label className="checkbox">
-                <input
-                  type="checkbox"
-                  name="adjustAllowNegative"
-                  checked={allowNegative}
-                  onChange={(e) => setAllowNegative(e.target.checked)}
-                />
+              <Checkbox name="adjustAllowNegative" checked={allowNegative} onChange={setAllowNegative}>
                 Allow below zero when revoking
-              </label>
+              </Checkbox>
               <span style={{ flex: 1 }} />
-              <Button type="submit" variant="primary" loading={busy} disabled={!amountOk || !itemId}>
+              <Button type="submit" loading={busy} disabled={!amountOk || !itemId}>
                 <Icon name="plus" /> Grant
               </Button>
-              <Button variant="danger" disabled={!amountOk || !itemId || busy} onClick={() => change(-1)}>
+              <Button
+                variant="danger-outline"
+                disabled={!amountOk || !itemId || busy}
+                onClick={() => change(-1)}
+              >
                 Revoke
               </Button>
             </div>

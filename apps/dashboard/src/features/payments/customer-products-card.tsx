@@ -1,8 +1,10 @@
 import { isKnownError } from "@gatehouse/js";
+import { Button, buttonClass, formatDate } from "@gatehouse/react/ui";
 import { useMemo, useState } from "react";
 import { useProjectContext } from "../../project-context.tsx";
 import { AsyncCard } from "../../ui/async.tsx";
-import { Badge, Button, Card, CopyField, Field, formatDate, Table } from "../../ui/components.tsx";
+import { Badge, Card, CopyField, Field, Table } from "../../ui/components.tsx";
+import { Select, TextField } from "../../ui/fields.tsx";
 import { errorMessage, useAsync } from "../../ui/hooks.ts";
 import { ConfirmButton } from "../../ui/modal.tsx";
 import { useToast } from "../../ui/toast.tsx";
@@ -57,27 +59,26 @@ export function ProductsCard(props: { customer: Customer; config: PaymentsConfig
           >
             <div className="row payments-adjust-row">
               <Field label="Grant a product">
-                <select name="grantProduct" value={productId} onChange={(e) => setProductId(e.target.value)}>
+                <Select name="grantProduct" value={productId} onChange={setProductId}>
                   {products.map(([id, product]) => (
                     <option key={id} value={id}>
                       {product.displayName}
                     </option>
                   ))}
-                </select>
+                </Select>
               </Field>
               {stackable ? (
-                <Field label="Quantity">
-                  <input
-                    type="number"
-                    min={1}
-                    name="grantQuantity"
-                    className="payments-count"
-                    value={quantity}
-                    onChange={(e) => setQuantity(e.target.value)}
-                  />
-                </Field>
+                <TextField
+                  label="Quantity"
+                  type="number"
+                  min={1}
+                  name="grantQuantity"
+                  className="payments-count"
+                  value={quantity}
+                  onChange={setQuantity}
+                />
               ) : null}
-              <Button type="submit" variant="primary" loading={busy} disabled={!productId || !quantityOk}>
+              <Button type="submit" loading={busy} disabled={!productId || !quantityOk}>
                 Grant product
               </Button>
             </div>
@@ -121,7 +122,7 @@ export function ProductsCard(props: { customer: Customer; config: PaymentsConfig
                   <td className="payments-actions">
                     {entry.id && subscription?.isCancelable ? (
                       <ConfirmButton
-                        size="sm"
+                        small
                         label="Cancel subscription"
                         title={`Cancel ${name}?`}
                         description="It stays until the end of the current period, then ends along with the items that expire with it."
@@ -204,7 +205,7 @@ export function TestPurchaseCard({ customer, config }: { customer: Customer; con
           ) : null}
           <div className="row payments-adjust-row">
             <Field label="Product">
-              <select name="purchaseProduct" value={productId} onChange={(e) => setProductId(e.target.value)}>
+              <Select name="purchaseProduct" value={productId} onChange={setProductId}>
                 {sellable.map(([id, product]) => {
                   const prices = product.prices === "include-by-default" ? [] : Object.values(product.prices);
                   return (
@@ -213,18 +214,17 @@ export function TestPurchaseCard({ customer, config }: { customer: Customer; con
                     </option>
                   );
                 })}
-              </select>
+              </Select>
             </Field>
-            <Field label="Return URL (optional)">
-              <input
-                type="url"
-                name="purchaseReturnUrl"
-                placeholder="https://your-app.example/billing"
-                value={returnUrl}
-                onChange={(e) => setReturnUrl(e.target.value)}
-              />
-            </Field>
-            <Button type="submit" variant="primary" loading={busy} disabled={!productId}>
+            <TextField
+              label="Return URL (optional)"
+              type="url"
+              name="purchaseReturnUrl"
+              placeholder="https://your-app.example/billing"
+              value={returnUrl}
+              onChange={setReturnUrl}
+            />
+            <Button type="submit" loading={busy} disabled={!productId}>
               Create test purchase link
             </Button>
           </div>
@@ -241,7 +241,7 @@ export function TestPurchaseCard({ customer, config }: { customer: Customer; con
             <div className="stack" data-testid="payments-purchase-link">
               <CopyField value={url} label="purchase-link" />
               <div className="row">
-                <a className="btn primary sm" href={url} target="_blank" rel="noreferrer">
+                <a className={buttonClass({ small: true })} href={url} target="_blank" rel="noreferrer">
                   Open purchase page
                 </a>
                 <span className="small muted">Works once, for 24 hours.</span>

@@ -10,13 +10,13 @@ import type {
   ListTransactionsOptions,
   TransactionType,
 } from "@gatehouse/js";
+import { amountsLine, type Currency } from "@gatehouse/react/ui";
 import type { AsyncState } from "../../ui/hooks.ts";
 
 export const CUSTOMER_TYPES = ["user", "team", "custom"] as const;
 export type CustomerType = (typeof CUSTOMER_TYPES)[number];
 
-export const CURRENCIES = ["USD", "EUR", "GBP", "JPY", "INR", "AUD", "CAD"] as const;
-export type Currency = (typeof CURRENCIES)[number];
+export { CURRENCIES, type Currency, formatAmount } from "@gatehouse/react/ui";
 
 export const INTERVAL_UNITS = ["day", "week", "month", "year"] as const;
 export type IntervalUnit = (typeof INTERVAL_UNITS)[number];
@@ -138,33 +138,15 @@ export function readPayments(config: Record<string, unknown>): PaymentsConfig {
 // Words for amounts and intervals
 // ---------------------------------------------------------------------------------------------------------------
 
-export function formatAmount(currency: string, amount: string): string {
-  const value = Number(amount);
-  if (!Number.isFinite(value)) return `${amount} ${currency}`;
-  try {
-    return new Intl.NumberFormat(undefined, { style: "currency", currency }).format(value);
-  } catch {
-    return `${amount} ${currency}`;
-  }
-}
-
 export function intervalWords(interval: readonly [number, string] | undefined | null): string {
   if (!interval) return "one-time";
   const [count, unit] = interval;
   return count === 1 ? `every ${unit}` : `every ${count} ${unit}s`;
 }
 
-export function priceAmounts(price: Record<string, unknown>): Array<[string, string]> {
-  return CURRENCIES.flatMap((currency) =>
-    typeof price[currency] === "string" ? [[currency, price[currency] as string] as [string, string]] : [],
-  );
-}
-
 /** "$9.00 every month", "€5.00 / $5.50 one-time". */
 export function priceWords(price: Record<string, unknown>): string {
-  const amounts = priceAmounts(price)
-    .map(([currency, amount]) => formatAmount(currency, amount))
-    .join(" / ");
+  const amounts = amountsLine(price);
   return `${amounts || "no amount"} ${intervalWords(price.interval as Interval | undefined)}`;
 }
 

@@ -1,8 +1,10 @@
+import { Avatar, avatarColor, Button, buttonClass } from "@gatehouse/react/ui";
 import { useState } from "react";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link, navigate, useLocation } from "../../router.tsx";
 import { AsyncBody } from "../../ui/async.tsx";
-import { Avatar, Badge, Button, Card, Empty } from "../../ui/components.tsx";
+import { Badge, Card, Empty } from "../../ui/components.tsx";
+import { Select, TextInput } from "../../ui/fields.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import { Icon } from "../../ui/icons.tsx";
 import { UserPicker } from "../../ui/user-picker.tsx";
@@ -69,19 +71,14 @@ function CustomerFinder(props: { current: Customer | null; onPick: (customer: Cu
   return (
     <Card title="Find a customer" testId="payments-customer-finder">
       <div className="row payments-finder">
-        <select
+        <Select
           name="customerType"
           aria-label="Customer type"
           value={type}
-          onChange={(e) => setType(e.target.value as CustomerType)}
+          onChange={setType}
           className="payments-type-select"
-        >
-          {CUSTOMER_TYPES.map((choice) => (
-            <option key={choice} value={choice}>
-              {CUSTOMER_TYPE_LABELS[choice]}
-            </option>
-          ))}
-        </select>
+          options={CUSTOMER_TYPES.map((choice) => [choice, CUSTOMER_TYPE_LABELS[choice]] as const)}
+        />
         <div className="payments-finder-input">
           {type === "user" ? (
             <UserPicker name="customerUser" onPick={(user) => props.onPick({ type: "user", id: user.id })} />
@@ -107,15 +104,14 @@ function CustomerFinder(props: { current: Customer | null; onPick: (customer: Cu
                 if (customId.trim()) props.onPick({ type: "custom", id: customId.trim() });
               }}
             >
-              <input
-                type="text"
+              <TextInput
                 name="customerId"
                 aria-label="Custom customer id"
                 placeholder="The id your app uses, e.g. an organisation id"
                 value={customId}
-                onChange={(e) => setCustomId(e.target.value)}
+                onChange={setCustomId}
               />
-              <Button type="submit" disabled={!customId.trim()}>
+              <Button variant="secondary" type="submit" disabled={!customId.trim()}>
                 Open
               </Button>
             </form>
@@ -153,7 +149,12 @@ function CustomerHeading({ customer }: { customer: Customer }) {
         : null;
   return (
     <div className="payments-customer-head" data-testid="payments-customer">
-      <Avatar name={who.data?.name ?? customer.id} seed={customer.id} image={who.data?.image} large />
+      <Avatar
+        name={who.data?.name ?? customer.id}
+        color={avatarColor(customer.id)}
+        imageUrl={who.data?.image}
+        large
+      />
       <div style={{ flex: 1, minWidth: 0 }}>
         <h2>
           {who.data === null ? `Unknown ${customer.type}` : (who.data?.name ?? "…")}{" "}
@@ -166,13 +167,13 @@ function CustomerHeading({ customer }: { customer: Customer }) {
       </div>
       <div className="row">
         {profile ? (
-          <Link to={profile} className="btn sm">
+          <Link to={profile} className={buttonClass({ variant: "secondary", small: true })}>
             Open {customer.type}
           </Link>
         ) : null}
         <Link
           to={`${projectPath(project.id, "payments/transactions")}?customer_type=${customer.type}&customer_id=${encodeURIComponent(customer.id)}`}
-          className="btn sm"
+          className={buttonClass({ variant: "secondary", small: true })}
         >
           Transactions
         </Link>

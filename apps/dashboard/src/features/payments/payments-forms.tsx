@@ -1,5 +1,6 @@
 import { useState } from "react";
 import { Field } from "../../ui/components.tsx";
+import { TextField } from "../../ui/fields.tsx";
 import { CatalogueModal, CustomerTypeSelect, type Save, useNewId } from "./catalogue-modal.tsx";
 import { type CustomerType, idProblem, type PaymentsConfig } from "./payments-api.ts";
 
@@ -32,29 +33,23 @@ export function ItemFormModal(props: {
         })
       }
     >
-      <Field label="Display name">
-        <input
-          type="text"
-          name="itemDisplayName"
-          value={displayName}
-          onChange={(e) => setDisplayName(e.target.value)}
-          placeholder="Credits"
-        />
-      </Field>
-      <Field
+      <TextField
+        label="Display name"
+        name="itemDisplayName"
+        value={displayName}
+        onChange={setDisplayName}
+        placeholder="Credits"
+      />
+      <TextField
         label="Item id"
         error={displayName || !props.itemId ? problem : null}
         hint="What your code names it: getItem(id). It cannot change later."
-      >
-        <input
-          type="text"
-          name="itemId"
-          className={problem && displayName ? "invalid" : undefined}
-          value={itemId}
-          disabled={Boolean(props.itemId)}
-          onChange={(e) => id.set(e.target.value)}
-        />
-      </Field>
+        name="itemId"
+        className={problem && displayName ? "invalid" : undefined}
+        value={itemId}
+        disabled={Boolean(props.itemId)}
+        onChange={id.set}
+      />
       <Field label="Customer type" hint="Users, teams, or customers your app names itself.">
         <CustomerTypeSelect name="itemCustomerType" value={customerType} onChange={setCustomerType} />
       </Field>
@@ -89,24 +84,21 @@ export function ProductLineFormModal(props: {
         })
       }
     >
-      <Field label="Display name">
-        <input
-          type="text"
-          name="lineDisplayName"
-          value={displayName}
-          onChange={(e) => setDisplayName(e.target.value)}
-          placeholder="Plans"
-        />
-      </Field>
-      <Field label="Product line id" error={displayName || !props.lineId ? problem : null}>
-        <input
-          type="text"
-          name="lineId"
-          value={lineId}
-          disabled={Boolean(props.lineId)}
-          onChange={(e) => id.set(e.target.value)}
-        />
-      </Field>
+      <TextField
+        label="Display name"
+        name="lineDisplayName"
+        value={displayName}
+        onChange={setDisplayName}
+        placeholder="Plans"
+      />
+      <TextField
+        label="Product line id"
+        error={displayName || !props.lineId ? problem : null}
+        name="lineId"
+        value={lineId}
+        disabled={Boolean(props.lineId)}
+        onChange={id.set}
+      />
       <Field label="Customer type" hint="Every product of the line must be for this customer type.">
         <CustomerTypeSelect name="lineCustomerType" value={customerType} onChange={setCustomerType} />
       </Field>

@@ -5,22 +5,22 @@ import type {
   TransactionEntry,
   TransactionType,
 } from "@gatehouse/js";
+import { amountsLine, buttonClass, formatDate, Pager, useCursorPages } from "@gatehouse/react/ui";
 import { useMemo, useState } from "react";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link, useLocation } from "../../router.tsx";
 import { AsyncCard } from "../../ui/async.tsx";
-import { Badge, Button, Empty, formatDate, Table } from "../../ui/components.tsx";
+import { Badge, Empty, Table } from "../../ui/components.tsx";
+import { Select } from "../../ui/fields.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import { Icon } from "../../ui/icons.tsx";
 import {
   CUSTOMER_TYPE_LABELS,
   CUSTOMER_TYPES,
   type CustomerType,
-  formatAmount,
   type Item,
   intervalWords,
   paymentsApi,
-  priceAmounts,
   TRANSACTION_TYPES,
 } from "./payments-api.ts";
 
@@ -51,9 +51,8 @@ export function PaymentsTransactionsPage({ items }: { items: Record<string, Item
       ? (urlCustomerType as CustomerType)
       : "",
   );
-  // The cursors of the pages shown so far; the last is the current page's.
-  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
-  const cursor = cursors[cursors.length - 1];
+  const pages = useCursorPages();
+  const { cursor } = pages;
   const page = useAsync(
     () =>
       api.listTransactions({
@@ -70,7 +69,7 @@ export function PaymentsTransactionsPage({ items }: { items: Record<string, Item
     <T,>(set: (value: T) => void) =>
     (value: T) => {
       set(value);
-      setCursors([undefined]);
+      pages.reset();
     };
   const base = projectPath(project.id, "payments/transactions");
 
@@ -84,34 +83,24 @@ export function PaymentsTransactionsPage({ items }: { items: Record<string, Item
       testId="payments-transactions"
       toolbar={
         <div className="row" style={{ flex: 1 }}>
-          <select
+          <Select
             name="transactionType"
             aria-label="Transaction type"
             value={type}
-            onChange={(e) => filter(setType)(e.target.value as TransactionType | "")}
+            onChange={filter(setType)}
             style={{ maxWidth: 260 }}
-          >
-            <option value="">All types</option>
-            {TRANSACTION_TYPES.map((choice) => (
-              <option key={choice} value={choice}>
-                {TYPE_LABELS[choice]}
-              </option>
-            ))}
-          </select>
-          <select
+            placeholder="All types"
+            options={TRANSACTION_TYPES.map((choice) => [choice, TYPE_LABELS[choice]] as const)}
+          />
+          <Select
             name="transactionCustomerType"
             aria-label="Customer type"
             value={customerType}
-            onChange={(e) => filter(setCustomerType)(e.target.value as CustomerType | "")}
+            onChange={filter(setCustomerType)}
             style={{ maxWidth: 200 }}
-          >
-            <option value="">All customers</option>
-            {CUSTOMER_TYPES.map((choice) => (
-              <option key={choice} value={choice}>
-                {CUSTOMER_TYPE_LABELS[choice]}s
-              </option>
-            ))}
-          </select>
+            placeholder="All customers"
+            options={CUSTOMER_TYPES.map((choice) => [choice, `${CUSTOMER_TYPE_LABELS[choice]}s`] as const)}
+          />
           {customerId ? (
             <span className="row payments-nowrap" data-testid="transactions-customer-filter">
               <Badge tone="accent">
@@ -119,7 +108,7 @@ export function PaymentsTransactionsPage({ items }: { items: Record<string, Item
               </Badge>
               <Link
                 to={customerType ? `${base}?customer_type=${customerType}` : base}
-                className="btn ghost sm"
+                className={buttonClass({ variant: "ghost", small: true })}
               >
                 <Icon name="x" /> All customers
               </Link>
@@ -136,19 +125,7 @@ export function PaymentsTransactionsPage({ items }: { items: Record<string, Item
       }
       isEmpty={(data) => data.transactions.length === 0}
       footer={
-        <>
-          <span className="muted small pager-label">Page {cursors.length}</span>
-          <Button size="sm" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>
-            Previous
-          </Button>
-          <Button
-            size="sm"
-            disabled={!page.data?.nextCursor}
-            onClick={() => setCursors([...cursors, page.data!.nextCursor!])}
-          >
-            Next
-          </Button>
-        </>
+        <Pager page={pages.page} onPrevious={pages.previous} onNext={pages.next(page.data?.nextCursor)} />
       }
     >
       {(data) => (
@@ -273,9 +250,7 @@ function entryWords(entry: TransactionEntry, items: Record<string, Item>): strin
     const name = product?.display_name ?? textOf(entry.product_id) ?? "inline product";
     const price = priceId ? product?.prices?.[priceId] : undefined;
     const amount = price
-      ? ` at ${priceAmounts(price)
-          .map(([currency, value]) => formatAmount(currency, value))
-          .join(" / ")} ${intervalWords(price.interval)}`
+      ? ` at ${amountsLine(price)} ${intervalWords(price.interval)}`
       : entry.price_id === null
         ? " (granted without payment)"
         : "";

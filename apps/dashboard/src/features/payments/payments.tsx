@@ -1,8 +1,9 @@
+import { Button } from "@gatehouse/react/ui";
 import { useState } from "react";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link, useLocation } from "../../router.tsx";
 import { AsyncBody } from "../../ui/async.tsx";
-import { Badge, Button, Card, PageHead, Toggle } from "../../ui/components.tsx";
+import { Badge, Card, PageHead, Toggle } from "../../ui/components.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import { useToast } from "../../ui/toast.tsx";
 import { type Editing, ItemsCard, ProductLinesCard, ProductsCard } from "./catalogue-cards.tsx";
@@ -188,7 +189,12 @@ function StripeCard() {
       title="Stripe"
       testId="payments-stripe"
       actions={
-        <Button onClick={connect} loading={connecting} {...(info ? {} : { variant: "primary" as const })}>
+        <Button
+          variant="secondary"
+          onClick={connect}
+          loading={connecting}
+          {...(info ? {} : { variant: "primary" as const })}
+        >
           {info
             ? info.detailsSubmitted
               ? "Open Stripe onboarding again"

@@ -1,4 +1,5 @@
-import { Button, Field } from "../../ui/components.tsx";
+import { Button } from "@gatehouse/react/ui";
+import { Field } from "../../ui/components.tsx";
 import { Icon } from "../../ui/icons.tsx";
 import {
   CURRENCIES,
@@ -80,7 +81,7 @@ export function PricesFieldset({ form }: { form: ProductForm }) {
               Server only
             </label>
             <Button
-              size="sm"
+              small
               variant="ghost"
               aria-label={`Remove price ${price.id || index + 1}`}
               onClick={() => setPrices((all) => all.filter((other) => other.key !== price.key))}
@@ -126,7 +127,7 @@ export function PricesFieldset({ form }: { form: ProductForm }) {
                 />
                 {price.amounts.length > 1 ? (
                   <Button
-                    size="sm"
+                    small
                     variant="ghost"
                     aria-label={`Remove ${amount.currency} amount`}
                     onClick={() =>
@@ -140,7 +141,7 @@ export function PricesFieldset({ form }: { form: ProductForm }) {
             ))}
             {price.amounts.length < CURRENCIES.length ? (
               <Button
-                size="sm"
+                small
                 variant="ghost"
                 onClick={() =>
                   updatePrice(price.key, {
@@ -167,7 +168,8 @@ export function PricesFieldset({ form }: { form: ProductForm }) {
       ))}
       <div>
         <Button
-          size="sm"
+          variant="secondary"
+          small
           onClick={() =>
             setPrices((all) => [...all, newPrice(nextKey, all.length === 0 ? "" : `price-${all.length + 1}`)])
           }
@@ -262,7 +264,7 @@ export function IncludedItemsFieldset({ form }: { form: ProductForm }) {
               </select>
             </Field>
             <Button
-              size="sm"
+              small
               variant="ghost"
               aria-label={`Remove included item ${entry.itemId || index + 1}`}
               onClick={() => setIncluded((all) => all.filter((other) => other.key !== entry.key))}
@@ -278,7 +280,8 @@ export function IncludedItemsFieldset({ form }: { form: ProductForm }) {
       {itemChoices.length > 0 ? (
         <div>
           <Button
-            size="sm"
+            variant="secondary"
+            small
             onClick={() =>
               setIncluded((all) => [
                 ...all,

@@ -1,4 +1,5 @@
 import { Field } from "../../ui/components.tsx";
+import { Checkbox, Select, TextField } from "../../ui/fields.tsx";
 import { CatalogueModal, CustomerTypeSelect, type Save } from "./catalogue-modal.tsx";
 import { CUSTOMER_TYPE_LABELS, type PaymentsConfig } from "./payments-api.ts";
 import { IncludedItemsFieldset, PricesFieldset } from "./product-form-sections.tsx";
@@ -42,61 +43,43 @@ export function ProductFormModal(props: {
       onSave={() => props.save({ [`payments.products.${productId}`]: entry() })}
     >
       <div className="grid2 payments-form-grid">
-        <Field label="Display name">
-          <input
-            type="text"
-            name="productDisplayName"
-            value={displayName}
-            onChange={(e) => setDisplayName(e.target.value)}
-            placeholder="Pro"
-          />
-        </Field>
-        <Field
+        <TextField
+          label="Display name"
+          name="productDisplayName"
+          value={displayName}
+          onChange={setDisplayName}
+          placeholder="Pro"
+        />
+        <TextField
           label="Product id"
           error={displayName || props.productId ? problems.id : null}
           hint="Your app names it when it creates a purchase link."
-        >
-          <input
-            type="text"
-            name="productId"
-            value={productId}
-            disabled={Boolean(props.productId)}
-            onChange={(e) => id.set(e.target.value)}
-          />
-        </Field>
+          name="productId"
+          value={productId}
+          disabled={Boolean(props.productId)}
+          onChange={id.set}
+        />
         <Field label="Customer type">
           <CustomerTypeSelect name="productCustomerType" value={customerType} onChange={setCustomerType} />
         </Field>
         <Field label="Product line" hint="Optional. A customer holds one product of a line at a time.">
-          <select name="productLine" value={lineId} onChange={(e) => setLineId(e.target.value)}>
+          <Select name="productLine" value={lineId} onChange={setLineId}>
             <option value="">None</option>
             {Object.entries(config.productLines).map(([id, line]) => (
               <option key={id} value={id}>
                 {line.displayName ?? id} ({CUSTOMER_TYPE_LABELS[line.customerType].toLowerCase()})
               </option>
             ))}
-          </select>
+          </Select>
         </Field>
       </div>
       <div className="row">
-        <label className="checkbox">
-          <input
-            type="checkbox"
-            name="productStackable"
-            checked={stackable}
-            onChange={(e) => setStackable(e.target.checked)}
-          />
+        <Checkbox name="productStackable" checked={stackable} onChange={setStackable}>
           Stackable: can be bought several times, in any quantity
-        </label>
-        <label className="checkbox">
-          <input
-            type="checkbox"
-            name="productServerOnly"
-            checked={serverOnly}
-            onChange={(e) => setServerOnly(e.target.checked)}
-          />
+        </Checkbox>
+        <Checkbox name="productServerOnly" checked={serverOnly} onChange={setServerOnly}>
           Server only: clients cannot see or buy it
-        </label>
+        </Checkbox>
       </div>
 
       <PricesFieldset form={form} />

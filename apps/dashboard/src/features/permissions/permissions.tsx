@@ -1,7 +1,9 @@
+import { Button } from "@gatehouse/react/ui";
 import { type FormEvent, useState } from "react";
 import { useProjectContext } from "../../project-context.tsx";
 import { AsyncCard } from "../../ui/async.tsx";
-import { ActionButton, Button, Card, Empty, Field, PageHead, Table } from "../../ui/components.tsx";
+import { ActionButton, Card, Empty, Field, PageHead, Table } from "../../ui/components.tsx";
+import { TextField } from "../../ui/fields.tsx";
 import { errorMessage, useAsync } from "../../ui/hooks.ts";
 import { Icon } from "../../ui/icons.tsx";
 import { ConfirmButton, Modal } from "../../ui/modal.tsx";
@@ -83,7 +85,7 @@ function Definitions({ kind, onChanged }: { kind: Kind; onChanged: () => void })
       <AsyncCard
         title={kind === "team" ? "Team permission definitions" : "Project permission definitions"}
         actions={
-          <Button variant="primary" size="sm" onClick={() => setEditing("new")}>
+          <Button small onClick={() => setEditing("new")}>
             <Icon name="plus" /> Create permission
           </Button>
         }
@@ -117,11 +119,11 @@ function Definitions({ kind, onChanged }: { kind: Kind; onChanged: () => void })
                       <span className="muted small">Built in</span>
                     ) : (
                       <>
-                        <Button size="sm" variant="ghost" onClick={() => setEditing(definition)}>
+                        <Button small variant="ghost" onClick={() => setEditing(definition)}>
                           Edit
                         </Button>
                         <ConfirmButton
-                          size="sm"
+                          small
                           label="Delete"
                           title={`Delete ${definition.id}?`}
                           description="Everyone who holds it loses it, and permissions containing it no longer do."
@@ -212,24 +214,21 @@ function DefinitionModal(props: {
   return (
     <Modal title={props.existing ? `Edit ${props.existing.id}` : "Create permission"} onClose={props.onClose}>
       <form className="stack" onSubmit={submit} style={{ gap: 14 }}>
-        <Field label="Permission ID" error={error}>
-          <input
-            type="text"
-            name="permissionId"
-            value={id}
-            className={error ? "invalid" : ""}
-            onChange={(e) => setId(e.target.value)}
-            placeholder="read_reports"
-          />
-        </Field>
-        <Field label="Description">
-          <input
-            type="text"
-            name="permissionDescription"
-            value={description}
-            onChange={(e) => setDescription(e.target.value)}
-          />
-        </Field>
+        <TextField
+          label="Permission ID"
+          error={error}
+          name="permissionId"
+          value={id}
+          className={error ? "invalid" : ""}
+          onChange={setId}
+          placeholder="read_reports"
+        />
+        <TextField
+          label="Description"
+          name="permissionDescription"
+          value={description}
+          onChange={setDescription}
+        />
         <Field label="Contains">
           <div className="stack" style={{ maxHeight: 180, overflowY: "auto" }}>
             {props.all
@@ -253,8 +252,10 @@ function DefinitionModal(props: {
           </div>
         </Field>
         <div className="row end">
-          <Button onClick={props.onClose}>Cancel</Button>
-          <Button type="submit" variant="primary" loading={busy}>
+          <Button variant="secondary" onClick={props.onClose}>
+            Cancel
+          </Button>
+          <Button type="submit" loading={busy}>
             {props.existing ? "Save" : "Create permission"}
           </Button>
         </div>
@@ -330,7 +331,7 @@ function DefaultPermissions() {
         })}
       </div>
       <div className="row end">
-        <ActionButton size="sm" variant="ghost" onClick={refresh}>
+        <ActionButton small variant="ghost" onClick={refresh}>
           Refresh
         </ActionButton>
       </div>

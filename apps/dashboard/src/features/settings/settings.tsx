@@ -1,9 +1,11 @@
+import { Button } from "@gatehouse/react/ui";
 import { productionModeChecks } from "@gatehouse/shared";
 import { useEffect, useState } from "react";
 import { ownerMethods } from "../../gatehouse.ts";
 import { useProjectContext } from "../../project-context.tsx";
 import { navigate } from "../../router.tsx";
-import { ActionButton, Badge, Button, Card, Field, PageHead } from "../../ui/components.tsx";
+import { ActionButton, Badge, Card, Field, PageHead } from "../../ui/components.tsx";
+import { Select, TextField } from "../../ui/fields.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import { JsonEditor } from "../../ui/json-editor.tsx";
 import { ConfirmButton, Modal } from "../../ui/modal.tsx";
@@ -27,7 +29,6 @@ export function SettingsPage() {
         title="General"
         footer={
           <ActionButton
-            variant="primary"
             success="Settings saved"
             disabled={!name.trim()}
             onClick={async () => {
@@ -45,17 +46,13 @@ export function SettingsPage() {
         }
       >
         <div className="grid2">
-          <Field label="Name">
-            <input type="text" name="projectName" value={name} onChange={(e) => setName(e.target.value)} />
-          </Field>
-          <Field label="Description">
-            <input
-              type="text"
-              name="projectDescription"
-              value={description}
-              onChange={(e) => setDescription(e.target.value)}
-            />
-          </Field>
+          <TextField label="Name" name="projectName" value={name} onChange={setName} />
+          <TextField
+            label="Description"
+            name="projectDescription"
+            value={description}
+            onChange={setDescription}
+          />
           <LogoField
             label="Logo"
             name="logoUrl"
@@ -96,6 +93,7 @@ function ProductionMode() {
       <div className="row">
         {project.isProductionMode ? (
           <ActionButton
+            variant="secondary"
             success="Production mode turned off"
             onClick={async () => {
               await project.update({ isProductionMode: false });
@@ -105,9 +103,7 @@ function ProductionMode() {
             Turn off production mode
           </ActionButton>
         ) : (
-          <Button variant="primary" onClick={() => setOpen(true)}>
-            Go to production…
-          </Button>
+          <Button onClick={() => setOpen(true)}>Go to production…</Button>
         )}
       </div>
       {open ? (
@@ -117,9 +113,10 @@ function ProductionMode() {
           onClose={() => setOpen(false)}
           footer={
             <>
-              <Button onClick={() => setOpen(false)}>Cancel</Button>
+              <Button variant="secondary" onClick={() => setOpen(false)}>
+                Cancel
+              </Button>
               <ActionButton
-                variant="primary"
                 disabled={problems.length > 0}
                 success="Production mode on"
                 onClick={async () => {
@@ -201,14 +198,13 @@ function DangerZone() {
       <div className="row" style={{ alignItems: "flex-end" }}>
         <div style={{ flex: 1 }}>
           <Field label="Transfer to another of your teams">
-            <select name="transferTeam" value={teamId} onChange={(e) => setTeamId(e.target.value)}>
-              <option value="">{others.length ? "Choose a team…" : "You have no other team"}</option>
-              {others.map((team) => (
-                <option key={team.id} value={team.id}>
-                  {team.displayName}
-                </option>
-              ))}
-            </select>
+            <Select
+              name="transferTeam"
+              value={teamId}
+              onChange={setTeamId}
+              placeholder={others.length ? "Choose a team…" : "You have no other team"}
+              options={others.map((team) => [team.id, team.displayName] as const)}
+            />
           </Field>
         </div>
         <ConfirmButton

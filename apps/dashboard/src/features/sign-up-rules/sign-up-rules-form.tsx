@@ -1,7 +1,9 @@
 import type { SignUpRuleActionType } from "@gatehouse/js";
+import { Button } from "@gatehouse/react/ui";
 import { useState } from "react";
 import { useProjectContext } from "../../project-context.tsx";
-import { Button, Field } from "../../ui/components.tsx";
+import { Field } from "../../ui/components.tsx";
+import { Checkbox, Select, TextAreaField, TextField } from "../../ui/fields.tsx";
 import { errorMessage } from "../../ui/hooks.ts";
 import { Modal } from "../../ui/modal.tsx";
 
@@ -146,10 +148,10 @@ export function RuleFormModal(props: {
       onClose={() => !busy && props.onClose()}
       footer={
         <>
-          <Button onClick={props.onClose} disabled={busy}>
+          <Button variant="secondary" onClick={props.onClose} disabled={busy}>
             Cancel
           </Button>
-          <Button variant="primary" loading={busy} disabled={invalid} onClick={save}>
+          <Button loading={busy} disabled={invalid} onClick={save}>
             {editing ? "Save rule" : "Add rule"}
           </Button>
         </>
@@ -163,14 +165,13 @@ export function RuleFormModal(props: {
         }}
       >
         <div className="grid2">
-          <Field label="Name" hint="For you; shown in the user's restriction details.">
-            <input
-              type="text"
-              name="ruleDisplayName"
-              value={displayName}
-              onChange={(event) => setDisplayName(event.target.value)}
-            />
-          </Field>
+          <TextField
+            label="Name"
+            hint="For you; shown in the user's restriction details."
+            name="ruleDisplayName"
+            value={displayName}
+            onChange={setDisplayName}
+          />
           {editing ? (
             <Field label="Rule id">
               <input type="text" name="ruleId" value={editing.id} readOnly />
@@ -187,68 +188,47 @@ export function RuleFormModal(props: {
             </Field>
           )}
         </div>
-        <Field
+        <TextAreaField
           label="Condition (CEL)"
           hint='Variables: email, emailDomain, countryCode, authMethod (password, otp, oauth, passkey), oauthProvider, riskScores.bot, riskScores.free_trial_abuse. E.g. emailDomain == "mailinator.com" || countryCode in ["XX"]'
           error={condition ? null : conditionProblem}
-        >
-          <textarea
-            name="ruleCondition"
-            rows={3}
-            spellCheck={false}
-            value={condition}
-            onChange={(event) => setCondition(event.target.value)}
-          />
-        </Field>
+          name="ruleCondition"
+          rows={3}
+          spellCheck={false}
+          value={condition}
+          onChange={setCondition}
+        />
         <div className="grid2">
           <Field label="Action" hint={ACTIONS.find((a) => a.type === action)?.hint}>
-            <select
+            <Select
               name="ruleAction"
               value={action}
-              onChange={(event) => setAction(event.target.value as SignUpRuleActionType)}
-            >
-              {ACTIONS.map((option) => (
-                <option key={option.type} value={option.type}>
-                  {option.label}
-                </option>
-              ))}
-            </select>
+              onChange={setAction}
+              options={ACTIONS.map((option) => [option.type, option.label] as const)}
+            />
           </Field>
-          <Field
+          <TextField
             label="Priority"
             hint="Higher runs first; equal priorities run by id."
             error={priorityProblem}
-          >
-            <input
-              name="rulePriority"
-              type="number"
-              min={0}
-              step={1}
-              value={priority}
-              onChange={(event) => setPriority(event.target.value)}
-            />
-          </Field>
+            name="rulePriority"
+            type="number"
+            min={0}
+            step={1}
+            value={priority}
+            onChange={setPriority}
+          />
         </div>
-        <Field
+        <TextField
           label="Message"
           hint="A note for you. People who are rejected see a generic message, so the rule cannot be worked around."
-        >
-          <input
-            type="text"
-            name="ruleMessage"
-            value={message}
-            onChange={(event) => setMessage(event.target.value)}
-          />
-        </Field>
-        <label className="row">
-          <input
-            type="checkbox"
-            name="ruleEnabled"
-            checked={enabled}
-            onChange={(event) => setEnabled(event.target.checked)}
-          />
+          name="ruleMessage"
+          value={message}
+          onChange={setMessage}
+        />
+        <Checkbox className="row" name="ruleEnabled" checked={enabled} onChange={setEnabled}>
           Enabled
-        </label>
+        </Checkbox>
         {error ? (
           <div className="alert danger" role="alert">
             {error}

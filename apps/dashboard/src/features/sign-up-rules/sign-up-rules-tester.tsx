@@ -1,7 +1,9 @@
 import type { SignUpAuthMethod, SignUpRuleEvaluationStatus, SignUpRulesTestResult } from "@gatehouse/js";
+import { Button } from "@gatehouse/react/ui";
 import { useState } from "react";
 import { useProjectContext } from "../../project-context.tsx";
-import { Badge, Button, Card, Field, Table } from "../../ui/components.tsx";
+import { Badge, Card, Field, Table } from "../../ui/components.tsx";
+import { Select, TextField } from "../../ui/fields.tsx";
 import { errorMessage } from "../../ui/hooks.ts";
 import { actionLabel, type SignUpRule } from "./sign-up-rules-form.tsx";
 
@@ -94,63 +96,50 @@ export function SignUpRulesTester({ rules }: { rules: SignUpRule[] }) {
         }}
       >
         <div className="grid2">
-          <Field label="Email" hint="Leave empty for a sign-up without an address.">
-            <input
-              type="text"
-              name="testEmail"
-              value={email}
-              onChange={(event) => setEmail(event.target.value)}
-            />
-          </Field>
+          <TextField
+            label="Email"
+            hint="Leave empty for a sign-up without an address."
+            name="testEmail"
+            value={email}
+            onChange={setEmail}
+          />
           <Field label="Sign-up method">
-            <select
+            <Select
               name="testAuthMethod"
               value={authMethod}
-              onChange={(event) => setAuthMethod(event.target.value as SignUpAuthMethod)}
-            >
-              {AUTH_METHODS.map((method) => (
-                <option key={method.value} value={method.value}>
-                  {method.label}
-                </option>
-              ))}
-            </select>
-          </Field>
-          {authMethod === "oauth" ? (
-            <Field label="OAuth provider">
-              <input
-                type="text"
-                name="testOauthProvider"
-                value={oauthProvider}
-                onChange={(event) => setOauthProvider(event.target.value)}
-              />
-            </Field>
-          ) : null}
-          <Field label="Country" hint="Two letters (US, DE…); empty: from your own address.">
-            <input
-              type="text"
-              name="testCountryCode"
-              value={countryCode}
-              maxLength={2}
-              onChange={(event) => setCountryCode(event.target.value)}
+              onChange={setAuthMethod}
+              options={AUTH_METHODS.map((method) => [method.value, method.label] as const)}
             />
           </Field>
+          {authMethod === "oauth" ? (
+            <TextField
+              label="OAuth provider"
+              name="testOauthProvider"
+              value={oauthProvider}
+              onChange={setOauthProvider}
+            />
+          ) : null}
+          <TextField
+            label="Country"
+            hint="Two letters (US, DE…); empty: from your own address."
+            name="testCountryCode"
+            value={countryCode}
+            maxLength={2}
+            onChange={setCountryCode}
+          />
           <Field
             label="Bot challenge"
             hint="Sign-ups on this server run no bot challenge yet; they score as passed."
           >
-            <select
-              name="testTurnstileResult"
-              value={turnstileResult}
-              onChange={(event) => setTurnstileResult(event.target.value as "ok" | "invalid" | "error")}
-            >
+            <Select name="testTurnstileResult" value={turnstileResult} onChange={setTurnstileResult}>
               <option value="ok">Passed</option>
               <option value="invalid">Failed</option>
               <option value="error">Could not be checked</option>
-            </select>
+            </Select>
           </Field>
         </div>
         <div className="row">
-          <Button type="submit" variant="primary" loading={busy}>
+          <Button type="submit" loading={busy}>
             Test
           </Button>
         </div>

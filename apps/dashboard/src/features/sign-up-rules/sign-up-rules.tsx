@@ -1,8 +1,9 @@
 import type { SignUpRulesStats } from "@gatehouse/js";
+import { Button } from "@gatehouse/react/ui";
 import { useState } from "react";
 import { useProjectContext } from "../../project-context.tsx";
 import { AsyncCard } from "../../ui/async.tsx";
-import { Badge, Button, Card, Empty, Field, PageHead, Table } from "../../ui/components.tsx";
+import { Badge, Card, Empty, Field, PageHead, Table } from "../../ui/components.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import { Icon } from "../../ui/icons.tsx";
 import { ConfirmButton } from "../../ui/modal.tsx";
@@ -45,7 +46,7 @@ export function SignUpRulesPage() {
   };
 
   const addButton = (
-    <Button variant="primary" size="sm" onClick={() => setEditing({ kind: "new" })} disabled={!config.data}>
+    <Button small onClick={() => setEditing({ kind: "new" })} disabled={!config.data}>
       <Icon name="plus" /> Add rule
     </Button>
   );
@@ -130,14 +131,15 @@ export function SignUpRulesPage() {
                   </td>
                   <td style={{ textAlign: "right", whiteSpace: "nowrap" }}>
                     <Button
-                      size="sm"
+                      variant="secondary"
+                      small
                       aria-label={`Edit ${rule.displayName || rule.id}`}
                       onClick={() => setEditing({ kind: "edit", rule })}
                     >
                       Edit
                     </Button>{" "}
                     <ConfirmButton
-                      size="sm"
+                      small
                       label="Delete"
                       title={`Delete ${rule.displayName || rule.id}?`}
                       description="New sign-ups stop being checked against it. Its trigger counts stay."

@@ -1,12 +1,14 @@
 import type { PermissionDefinition, ServerTeam } from "@gatehouse/js";
+import { Avatar, avatarColor, formatDate } from "@gatehouse/react/ui";
 import { useMemo, useState } from "react";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link } from "../../router.tsx";
 import { AsyncBody, AsyncCard } from "../../ui/async.tsx";
-import { ActionButton, Avatar, Card, formatDate, Table } from "../../ui/components.tsx";
+import { ActionButton, Card, Table } from "../../ui/components.tsx";
 import { looksLikeEmail } from "../../ui/errors.ts";
+import { TextInput } from "../../ui/fields.tsx";
 import { useAsync } from "../../ui/hooks.ts";
-import { ConfirmButton } from "../../ui/modal.tsx";
+import { ConfirmCell } from "../../ui/modal.tsx";
 import { useToast } from "../../ui/toast.tsx";
 import { UserPicker } from "../../ui/user-picker.tsx";
 
@@ -75,7 +77,7 @@ export function Members({ team }: { team: ServerTeam }) {
                   >
                     <td>
                       <div className="user-cell">
-                        <Avatar name={member.teamProfile.displayName ?? email} seed={member.id} />
+                        <Avatar name={member.teamProfile.displayName ?? email} color={avatarColor(member.id)} />
                         <div>
                           <button
                             type="button"
@@ -94,21 +96,17 @@ export function Members({ team }: { team: ServerTeam }) {
                         </div>
                       </div>
                     </td>
-                    <td style={{ textAlign: "right" }}>
-                      <ConfirmButton
-                        size="sm"
-                        label="Remove"
-                        title="Remove from team?"
-                        description="The user loses the team's permissions."
-                        confirmLabel="Remove"
-                        success="Member removed"
-                        onConfirm={async () => {
-                          await team.removeUser(member.id);
-                          if (selected === member.id) setSelected(null);
-                          await members.reload();
-                        }}
-                      />
-                    </td>
+                    <ConfirmCell
+                      verb="Remove"
+                      title="Remove from team?"
+                      description="The user loses the team's permissions."
+                      success="Member removed"
+                      run={async () => {
+                        await team.removeUser(member.id);
+                        if (selected === member.id) setSelected(null);
+                      }}
+                      reload={members.reload}
+                    />
                   </tr>
                 );
               })}
@@ -202,16 +200,17 @@ export function Invitations({ team }: { team: ServerTeam }) {
       empty={<p className="muted">No pending invitations.</p>}
       after={
         <div className="row">
-          <input
+          <TextInput
             type="email"
             name="inviteEmail"
             aria-label="Email address to invite"
             placeholder="teammate@example.com"
             value={email}
-            onChange={(e) => setEmail(e.target.value)}
+            onChange={setEmail}
             style={{ flex: 1, width: "auto" }}
           />
           <ActionButton
+            variant="secondary"
             disabled={!emailLooksValid}
             success="Invitation sent"
             onClick={async () => {
@@ -235,20 +234,14 @@ export function Invitations({ team }: { team: ServerTeam }) {
               <tr key={invitation.id}>
                 <td>{invitation.recipientEmail}</td>
                 <td className="muted">expires {formatDate(invitation.expiresAt)}</td>
-                <td style={{ textAlign: "right" }}>
-                  <ConfirmButton
-                    size="sm"
-                    label="Revoke"
-                    title="Revoke this invitation?"
-                    description="The link in the email stops working."
-                    confirmLabel="Revoke"
-                    success="Invitation revoked"
-                    onConfirm={async () => {
-                      await invitation.revoke();
-                      await invitations.reload();
-                    }}
-                  />
-                </td>
+                <ConfirmCell
+                  verb="Revoke"
+                  title="Revoke this invitation?"
+                  description="The link in the email stops working."
+                  success="Invitation revoked"
+                  run={() => invitation.revoke()}
+                  reload={invitations.reload}
+                />
               </tr>
             ))}
           </tbody>

@@ -1,9 +1,11 @@
 import type { ServerTeam } from "@gatehouse/js";
+import { Avatar, avatarColor, formatDate } from "@gatehouse/react/ui";
 import { useState } from "react";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link, navigate } from "../../router.tsx";
 import { DetailPage } from "../../ui/async.tsx";
-import { ActionButton, Avatar, Card, Field, formatDate, PageHead } from "../../ui/components.tsx";
+import { ActionButton, Card, PageHead } from "../../ui/components.tsx";
+import { TextField } from "../../ui/fields.tsx";
 import { MetadataCard } from "../../ui/metadata-card.tsx";
 import { ConfirmButton } from "../../ui/modal.tsx";
 import { PageTitle, usePageTitle } from "../../ui/page-title.ts";
@@ -22,7 +24,7 @@ export function TeamPage({ teamId }: { teamId: string }) {
             crumb={crumb}
             title={
               <span className="row" style={{ gap: 14 }}>
-                <Avatar large name={t.displayName} seed={t.id} image={t.profileImageUrl} />
+                <Avatar large name={t.displayName} color={avatarColor(t.id)} imageUrl={t.profileImageUrl} />
                 <span>
                   {t.displayName}
                   <div className="muted small mono" style={{ fontWeight: 400 }}>
@@ -70,17 +72,9 @@ function TeamSettings({ team, reload }: { team: ServerTeam; reload: () => Promis
     <Card title="Team">
       <div className="row" style={{ alignItems: "flex-end" }}>
         <div style={{ flex: 1 }}>
-          <Field label="Display name">
-            <input
-              type="text"
-              name="teamDisplayName"
-              value={name}
-              onChange={(e) => setName(e.target.value)}
-            />
-          </Field>
+          <TextField label="Display name" name="teamDisplayName" value={name} onChange={setName} />
         </div>
         <ActionButton
-          variant="primary"
           disabled={!name.trim() || name === team.displayName}
           success="Team renamed"
           onClick={async () => {

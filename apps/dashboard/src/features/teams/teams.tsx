@@ -1,10 +1,12 @@
 import type { ServerTeam } from "@gatehouse/js";
+import { Avatar, avatarColor, Button, formatDate } from "@gatehouse/react/ui";
 import { type FormEvent, useState } from "react";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link, navigate } from "../../router.tsx";
 import { AsyncCard } from "../../ui/async.tsx";
-import { Avatar, Button, Empty, Field, formatDate, PageHead, rowClick, Table } from "../../ui/components.tsx";
+import { Empty, PageHead, rowClick, Table } from "../../ui/components.tsx";
 import { describeError } from "../../ui/errors.ts";
+import { TextField, TextInput } from "../../ui/fields.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import { Icon } from "../../ui/icons.tsx";
 import { Modal } from "../../ui/modal.tsx";
@@ -25,7 +27,7 @@ export function TeamsPage() {
         title="Teams"
         description="Groups of users, with their own members, permissions and invitations."
         actions={
-          <Button variant="primary" onClick={() => setCreating(true)}>
+          <Button onClick={() => setCreating(true)}>
             <Icon name="plus" /> Create team
           </Button>
         }
@@ -35,13 +37,13 @@ export function TeamsPage() {
         state={teams}
         rows={5}
         toolbar={
-          <input
+          <TextInput
             type="search"
             name="filter"
             placeholder="Filter teams"
             aria-label="Filter teams"
             value={filter}
-            onChange={(e) => setFilter(e.target.value)}
+            onChange={setFilter}
             style={{ maxWidth: 320 }}
           />
         }
@@ -70,7 +72,11 @@ export function TeamsPage() {
                 >
                   <td>
                     <div className="user-cell">
-                      <Avatar name={team.displayName} seed={team.id} image={team.profileImageUrl} />
+                      <Avatar
+                        name={team.displayName}
+                        color={avatarColor(team.id)}
+                        imageUrl={team.profileImageUrl}
+                      />
                       <Link to={projectPath(project.id, `teams/${team.id}`)} className="row-link name">
                         {team.displayName}
                       </Link>
@@ -113,12 +119,12 @@ function CreateTeamModal({ onClose }: { onClose: () => void }) {
   return (
     <Modal title="Create team" onClose={onClose}>
       <form className="stack" onSubmit={submit} style={{ gap: 14 }}>
-        <Field label="Team name" error={error}>
-          <input type="text" name="teamName" value={name} onChange={(e) => setName(e.target.value)} />
-        </Field>
+        <TextField label="Team name" error={error} name="teamName" value={name} onChange={setName} />
         <div className="row end">
-          <Button onClick={onClose}>Cancel</Button>
-          <Button type="submit" variant="primary" loading={busy}>
+          <Button variant="secondary" onClick={onClose}>
+            Cancel
+          </Button>
+          <Button type="submit" loading={busy}>
             Create team
           </Button>
         </div>

@@ -1,11 +1,12 @@
+import { Button } from "@gatehouse/react/ui";
 import { type FormEvent, useState } from "react";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { navigate } from "../../router.tsx";
-import { Button, Field } from "../../ui/components.tsx";
 import { describeError, looksLikeEmail } from "../../ui/errors.ts";
 import { Modal } from "../../ui/modal.tsx";
 import { useToast } from "../../ui/toast.tsx";
 import "./users.css";
+import { Checkbox, TextField } from "../../ui/fields.tsx";
 
 export function CreateUserModal(props: { onClose: () => void; onCreated: () => Promise<void> }) {
   const { app, project } = useProjectContext();
@@ -54,37 +55,29 @@ export function CreateUserModal(props: { onClose: () => void; onCreated: () => P
       onClose={props.onClose}
     >
       <form className="stack" onSubmit={submit} style={{ gap: 14 }}>
-        <Field label="Email">
-          <input type="email" name="email" value={email} onChange={(e) => setEmail(e.target.value)} />
-        </Field>
-        <Field label="Display name">
-          <input
-            type="text"
-            name="displayName"
-            value={displayName}
-            onChange={(e) => setDisplayName(e.target.value)}
-          />
-        </Field>
-        <Field label="Password" hint="Optional.">
-          <input
-            type="password"
-            name="password"
-            value={password}
-            onChange={(e) => setPassword(e.target.value)}
-          />
-        </Field>
-        <label className="checkbox">
-          <input type="checkbox" checked={verified} onChange={(e) => setVerified(e.target.checked)} /> Email
-          is verified
-        </label>
+        <TextField label="Email" type="email" name="email" value={email} onChange={setEmail} />
+        <TextField label="Display name" name="displayName" value={displayName} onChange={setDisplayName} />
+        <TextField
+          label="Password"
+          hint="Optional."
+          type="password"
+          name="password"
+          value={password}
+          onChange={setPassword}
+        />
+        <Checkbox checked={verified} onChange={setVerified}>
+          Email is verified
+        </Checkbox>
         {error ? (
           <div className="alert danger" role="alert">
             {error}
           </div>
         ) : null}
         <div className="row end">
-          <Button onClick={props.onClose}>Cancel</Button>
-          <Button type="submit" variant="primary" loading={busy}>
+          <Button variant="secondary" onClick={props.onClose}>
+            Cancel
+          </Button>
+          <Button type="submit" loading={busy}>
             Create user
           </Button>
         </div>

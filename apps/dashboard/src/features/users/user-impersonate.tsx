@@ -1,7 +1,8 @@
 import type { ServerUser } from "@gatehouse/js";
+import { Button, buttonClass } from "@gatehouse/react/ui";
 import { useState } from "react";
 import { useProjectContext } from "../../project-context.tsx";
-import { ActionButton, Button, CopyField, Field } from "../../ui/components.tsx";
+import { ActionButton, CopyField, Field } from "../../ui/components.tsx";
 import { Modal } from "../../ui/modal.tsx";
 
 /** Impersonation sessions are short: long enough to reproduce a problem, short enough to leave nothing behind. */
@@ -39,6 +40,7 @@ export function Impersonate({ user }: { user: ServerUser }) {
   return (
     <>
       <ActionButton
+        variant="secondary"
         onClick={async () => {
           setTokens(
             await app.createSession({
@@ -57,7 +59,11 @@ export function Impersonate({ user }: { user: ServerUser }) {
           title={`Impersonate ${name}`}
           description="A one-hour session marked as impersonation was created. It appears in the user's sessions, where you can revoke it."
           onClose={() => setTokens(null)}
-          footer={<Button onClick={() => setTokens(null)}>Done</Button>}
+          footer={
+            <Button variant="secondary" onClick={() => setTokens(null)}>
+              Done
+            </Button>
+          }
         >
           <Field
             label="Open your app signed in as them"
@@ -72,7 +78,7 @@ export function Impersonate({ user }: { user: ServerUser }) {
                 {domains.map((domain) => (
                   <a
                     key={domain.domain}
-                    className="btn primary"
+                    className={buttonClass()}
                     href={impersonationUrl(domain, tokens)}
                     target="_blank"
                     rel="noreferrer noopener"

@@ -1,13 +1,15 @@
 import type { ServerUser } from "@gatehouse/js";
+import { formatDate } from "@gatehouse/react/ui";
 import { useState } from "react";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link } from "../../router.tsx";
 import { providerName } from "../../shared/oauth-provider-names.ts";
 import { AsyncBody } from "../../ui/async.tsx";
-import { ActionButton, Badge, Card, formatDate, Table } from "../../ui/components.tsx";
+import { ActionButton, Badge, Card, Table } from "../../ui/components.tsx";
 import { looksLikeEmail } from "../../ui/errors.ts";
+import { Select, TextInput } from "../../ui/fields.tsx";
 import { useAsync } from "../../ui/hooks.ts";
-import { ConfirmButton } from "../../ui/modal.tsx";
+import { ConfirmCell } from "../../ui/modal.tsx";
 import { describeDevice } from "./user-agent.ts";
 
 /** The user's contact channels, sign-in connections, sessions, teams and project permissions. */
@@ -42,20 +44,14 @@ export function UserActivity({ user }: { user: ServerUser }) {
                         )}
                         {channel.usedForAuth ? <Badge>Sign-in</Badge> : null}
                       </td>
-                      <td style={{ textAlign: "right" }}>
-                        <ConfirmButton
-                          size="sm"
-                          label="Remove"
-                          title="Remove this email?"
-                          description={channel.value}
-                          confirmLabel="Remove"
-                          success="Email removed"
-                          onConfirm={async () => {
-                            await channel.delete();
-                            await channels.reload();
-                          }}
-                        />
-                      </td>
+                      <ConfirmCell
+                        verb="Remove"
+                        title="Remove this email?"
+                        description={channel.value}
+                        success="Email removed"
+                        run={() => channel.delete()}
+                        reload={channels.reload}
+                      />
                     </tr>
                   ))}
                 </tbody>
@@ -63,16 +59,17 @@ export function UserActivity({ user }: { user: ServerUser }) {
             )}
           </AsyncBody>
           <div className="row">
-            <input
+            <TextInput
               type="email"
               name="newChannel"
               aria-label="Add an email address"
               placeholder="another@example.com"
               value={newChannel}
-              onChange={(e) => setNewChannel(e.target.value)}
+              onChange={setNewChannel}
               style={{ flex: 1, width: "auto" }}
             />
             <ActionButton
+              variant="secondary"
               disabled={!newChannel.trim()}
               success="Email added"
               onClick={async () => {
@@ -131,20 +128,14 @@ export function UserActivity({ user }: { user: ServerUser }) {
                       <td className="muted">{formatDate(session.createdAt)}</td>
                       <td className="muted">{formatDate(session.lastUsedAt)}</td>
                       <td className="muted mono">{session.geoInfo?.ip ?? "—"}</td>
-                      <td style={{ textAlign: "right" }}>
-                        <ConfirmButton
-                          size="sm"
-                          label="Revoke"
-                          title="Revoke this session?"
-                          description="The device using it is signed out at its next refresh."
-                          confirmLabel="Revoke"
-                          success="Session revoked"
-                          onConfirm={async () => {
-                            await user.revokeSession(session.id);
-                            await sessions.reload();
-                          }}
-                        />
-                      </td>
+                      <ConfirmCell
+                        verb="Revoke"
+                        title="Revoke this session?"
+                        description="The device using it is signed out at its next refresh."
+                        success="Session revoked"
+                        run={() => user.revokeSession(session.id)}
+                        reload={sessions.reload}
+                      />
                     </tr>
                   ))}
                 </tbody>
@@ -175,7 +166,7 @@ export function UserActivity({ user }: { user: ServerUser }) {
                   <span key={permission.id} className="perm-node">
                     {permission.id}
                     <ActionButton
-                      size="sm"
+                      small
                       variant="ghost"
                       aria-label={`Revoke ${permission.id}`}
                       onClick={async () => {
@@ -191,21 +182,17 @@ export function UserActivity({ user }: { user: ServerUser }) {
             )}
           </AsyncBody>
           <div className="row">
-            <select
+            <Select
               name="grantPermission"
               aria-label="Permission to grant"
               value={grant}
-              onChange={(e) => setGrant(e.target.value)}
+              onChange={setGrant}
               style={{ flex: 1 }}
-            >
-              <option value="">Choose a permission…</option>
-              {(definitions.data ?? []).map((definition) => (
-                <option key={definition.id} value={definition.id}>
-                  {definition.id}
-                </option>
-              ))}
-            </select>
+              placeholder="Choose a permission…"
+              options={(definitions.data ?? []).map((definition) => [definition.id, definition.id] as const)}
+            />
             <ActionButton
+              variant="secondary"
               disabled={!grant}
               success="Permission granted"
               onClick={async () => {

@@ -1,10 +1,12 @@
 import type { ServerUser } from "@gatehouse/js";
+import { Avatar, avatarColor, formatDate, LabelValues } from "@gatehouse/react/ui";
 import { useState } from "react";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link, navigate } from "../../router.tsx";
 import { providerName } from "../../shared/oauth-provider-names.ts";
 import { DetailPage } from "../../ui/async.tsx";
-import { ActionButton, Avatar, Badge, Card, Field, formatDate, PageHead } from "../../ui/components.tsx";
+import { ActionButton, Badge, Card, PageHead } from "../../ui/components.tsx";
+import { TextField } from "../../ui/fields.tsx";
 import { MetadataCard } from "../../ui/metadata-card.tsx";
 import { ConfirmButton } from "../../ui/modal.tsx";
 import { PageTitle, usePageTitle } from "../../ui/page-title.ts";
@@ -30,7 +32,12 @@ function UserPageContent({ userId }: { userId: string }) {
             crumb={crumb}
             title={
               <span className="row" style={{ gap: 14 }}>
-                <Avatar large name={u.displayName ?? u.primaryEmail} seed={u.id} image={u.profileImageUrl} />
+                <Avatar
+                  large
+                  name={u.displayName ?? u.primaryEmail}
+                  color={avatarColor(u.id)}
+                  imageUrl={u.profileImageUrl}
+                />
                 <span>
                   {u.displayName ?? u.primaryEmail ?? "Anonymous user"}
                   <div className="muted small mono" style={{ fontWeight: 400 }}>
@@ -74,7 +81,6 @@ function ProfileCard({ user, reload }: { user: ServerUser; reload: () => Promise
       title="Profile"
       footer={
         <ActionButton
-          variant="primary"
           disabled={!dirty}
           success="Profile saved"
           onClick={async () => {
@@ -89,43 +95,43 @@ function ProfileCard({ user, reload }: { user: ServerUser; reload: () => Promise
         </ActionButton>
       }
     >
-      <Field label="Display name">
-        <input
-          type="text"
-          name="displayName"
-          value={displayName}
-          onChange={(e) => setDisplayName(e.target.value)}
-        />
-      </Field>
-      <Field label="Primary email">
-        <input type="email" name="primaryEmail" value={email} onChange={(e) => setEmail(e.target.value)} />
-      </Field>
-      <dl className="kv">
-        <dt>Email verified</dt>
-        <dd>
-          {user.primaryEmailVerified ? <Badge tone="success">Verified</Badge> : <Badge>Not verified</Badge>}
-        </dd>
-        <dt>Signed up</dt>
-        <dd>{formatDate(user.signedUpAt)}</dd>
-        <dt>Last active</dt>
-        <dd>{formatDate(user.lastActiveAt)}</dd>
-        <dt>Sign-in methods</dt>
-        <dd className="row">
-          {user.hasPassword ? <Badge>Password</Badge> : null}
-          {user.otpAuthEnabled ? <Badge>Magic link / OTP</Badge> : null}
-          {user.passkeyAuthEnabled ? <Badge>Passkey</Badge> : null}
-          {user.isMultiFactorRequired ? <Badge tone="accent">MFA</Badge> : null}
-          {user.oauthProviders.map((provider) => (
-            <Badge key={provider.id}>{providerName(provider.id)}</Badge>
-          ))}
-          {!user.hasPassword &&
-          !user.otpAuthEnabled &&
-          !user.passkeyAuthEnabled &&
-          !user.oauthProviders.length ? (
-            <span className="muted">None yet</span>
-          ) : null}
-        </dd>
-      </dl>
+      <TextField label="Display name" name="displayName" value={displayName} onChange={setDisplayName} />
+      <TextField label="Primary email" type="email" name="primaryEmail" value={email} onChange={setEmail} />
+      <LabelValues
+        rows={[
+          {
+            label: "Email verified",
+            value: user.primaryEmailVerified ? (
+              <Badge tone="success">Verified</Badge>
+            ) : (
+              <Badge>Not verified</Badge>
+            ),
+          },
+          { label: "Signed up", value: formatDate(user.signedUpAt) },
+          { label: "Last active", value: formatDate(user.lastActiveAt) },
+          {
+            label: "Sign-in methods",
+            value: (
+              <>
+                {user.hasPassword ? <Badge>Password</Badge> : null}
+                {user.otpAuthEnabled ? <Badge>Magic link / OTP</Badge> : null}
+                {user.passkeyAuthEnabled ? <Badge>Passkey</Badge> : null}
+                {user.isMultiFactorRequired ? <Badge tone="accent">MFA</Badge> : null}
+                {user.oauthProviders.map((provider) => (
+                  <Badge key={provider.id}>{providerName(provider.id)}</Badge>
+                ))}
+                {!user.hasPassword &&
+                !user.otpAuthEnabled &&
+                !user.passkeyAuthEnabled &&
+                !user.oauthProviders.length ? (
+                  <span className="muted">None yet</span>
+                ) : null}
+              </>
+            ),
+            className: "row",
+          },
+        ]}
+      />
     </Card>
   );
 }
@@ -140,12 +146,17 @@ function DangerCard({ user, reload }: { user: ServerUser; reload: () => Promise<
           Restricted{user.restrictedByAdminReason ? `: ${user.restrictedByAdminReason}` : ""}
         </div>
       ) : null}
-      <Field label="Reason shown to the user" hint="Optional.">
-        <input type="text" name="restrictReason" value={reason} onChange={(e) => setReason(e.target.value)} />
-      </Field>
+      <TextField
+        label="Reason shown to the user"
+        hint="Optional."
+        name="restrictReason"
+        value={reason}
+        onChange={setReason}
+      />
       <div className="row">
         {user.restrictedByAdmin ? (
           <ActionButton
+            variant="secondary"
             success="User unrestricted"
             onClick={async () => {
               await user.update({ restrictedByAdmin: false, restrictedByAdminReason: null });

@@ -1,7 +1,7 @@
 import type { ServerUser } from "@gatehouse/js";
+import { Button } from "@gatehouse/react/ui";
 import { useState } from "react";
 import { useProjectContext } from "../../project-context.tsx";
-import { Button } from "../../ui/components.tsx";
 import { errorMessage } from "../../ui/hooks.ts";
 import { ConfirmButton } from "../../ui/modal.tsx";
 import { useToast } from "../../ui/toast.tsx";
@@ -49,7 +49,7 @@ export function BulkActions({ users, onDone }: { users: ServerUser[]; onDone: ()
     <div className="row bulk-actions" data-testid="bulk-actions">
       <span className="small">{count} selected</span>
       <ConfirmButton
-        size="sm"
+        small
         variant="primary"
         label="Restrict"
         title={`Restrict ${count}?`}
@@ -59,7 +59,7 @@ export function BulkActions({ users, onDone }: { users: ServerUser[]; onDone: ()
         onConfirm={() => runAll((user) => user.update({ restrictedByAdmin: true }))}
       />
       <ConfirmButton
-        size="sm"
+        small
         label="Delete"
         title={`Delete ${count}?`}
         description="Their accounts, sessions and team memberships are deleted for good."
@@ -96,7 +96,7 @@ export function ExportButton({ view }: { view: UsersView }) {
     }
   };
   return (
-    <Button onClick={exportCsv} loading={progress !== null}>
+    <Button variant="secondary" onClick={exportCsv} loading={progress !== null}>
       {progress === null ? "Export CSV" : `Exporting… ${progress}`}
     </Button>
   );

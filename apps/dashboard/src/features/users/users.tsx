@@ -1,25 +1,17 @@
+import { Avatar, avatarColor, Button, formatDate, Pager } from "@gatehouse/react/ui";
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link, navigate, useLocation } from "../../router.tsx";
 import { providerName } from "../../shared/oauth-provider-names.ts";
 import { AsyncCard } from "../../ui/async.tsx";
-import {
-  Avatar,
-  Badge,
-  Button,
-  Empty,
-  formatDate,
-  PageHead,
-  rowClick,
-  SortHeader,
-  Table,
-} from "../../ui/components.tsx";
+import { Badge, Empty, PageHead, rowClick, SortHeader, Table } from "../../ui/components.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import { Icon } from "../../ui/icons.tsx";
 import { usePageTitle } from "../../ui/page-title.ts";
 import { CreateUserModal } from "./create-user-modal.tsx";
 import { BulkActions, ExportButton, FilterSelect } from "./users-toolbar.tsx";
 import "./users.css";
+import { TextInput } from "../../ui/fields.tsx";
 import { UserStatus } from "./user-status.tsx";
 import {
   AUTH_METHOD_LABELS,
@@ -91,7 +83,7 @@ export function UsersPage() {
         actions={
           <>
             <ExportButton view={view} />
-            <Button variant="primary" onClick={() => setCreating(true)}>
+            <Button onClick={() => setCreating(true)}>
               <Icon name="plus" /> Create user
             </Button>
           </>
@@ -105,13 +97,13 @@ export function UsersPage() {
         toolbar={
           <div className="stack users-toolbar">
             <div className="row users-filters" data-testid="user-filters">
-              <input
+              <TextInput
                 type="search"
                 name="search"
                 aria-label="Search users"
                 placeholder="Search by name, email or user ID"
                 value={query}
-                onChange={(e) => setQuery(e.target.value)}
+                onChange={setQuery}
                 className="users-search"
               />
               <FilterSelect
@@ -172,7 +164,7 @@ export function UsersPage() {
               </span>
               {hasFilters(view) ? (
                 <Button
-                  size="sm"
+                  small
                   variant="ghost"
                   onClick={() => {
                     setQuery("");
@@ -212,26 +204,18 @@ export function UsersPage() {
           </Empty>
         }
         footer={
-          <>
-            <span className="muted small pager-label">
-              Page {view.cursors.length + 1}
-              {pageCount === null ? "" : ` of ${pageCount}`}
-            </span>
-            <Button
-              size="sm"
-              disabled={view.cursors.length === 0}
-              onClick={() => setView({ cursors: view.cursors.slice(0, -1) })}
-            >
-              Previous
-            </Button>
-            <Button
-              size="sm"
-              disabled={!users.data?.nextCursor}
-              onClick={() => setView({ cursors: [...view.cursors, users.data!.nextCursor!] })}
-            >
-              Next
-            </Button>
-          </>
+          <Pager
+            page={view.cursors.length + 1}
+            pageCount={pageCount}
+            onPrevious={
+              view.cursors.length > 0 ? () => setView({ cursors: view.cursors.slice(0, -1) }) : null
+            }
+            onNext={
+              users.data?.nextCursor
+                ? () => setView({ cursors: [...view.cursors, users.data!.nextCursor!] })
+                : null
+            }
+          />
         }
       >
         {(data) => (
@@ -285,8 +269,8 @@ export function UsersPage() {
                       <div className="user-cell">
                         <Avatar
                           name={user.displayName ?? user.primaryEmail}
-                          seed={user.id}
-                          image={user.profileImageUrl}
+                          color={avatarColor(user.id)}
+                          imageUrl={user.profileImageUrl}
                         />
                         <div>
                           <Link to={to} className="name row-link">

@@ -1,7 +1,8 @@
 import type { WebhookDelivery, WebhookDeliveryAttempt } from "@gatehouse/js";
+import { Button, formatDate } from "@gatehouse/react/ui";
 import { Fragment, type ReactNode, useEffect, useState } from "react";
 import { AsyncCard } from "../../ui/async.tsx";
-import { ActionButton, Badge, Button, Empty, formatDate, Table } from "../../ui/components.tsx";
+import { ActionButton, Badge, Empty, Table } from "../../ui/components.tsx";
 import type { AsyncState } from "../../ui/hooks.ts";
 import { Icon } from "../../ui/icons.tsx";
 
@@ -68,12 +69,7 @@ export function DeliveriesCard(props: {
       actions={
         <div className="row">
           {props.actions}
-          <Button
-            size="sm"
-            variant="ghost"
-            onClick={() => void state.reload()}
-            aria-label="Refresh deliveries"
-          >
+          <Button small variant="ghost" onClick={() => void state.reload()} aria-label="Refresh deliveries">
             Refresh
           </Button>
         </div>
@@ -119,7 +115,7 @@ export function DeliveriesCard(props: {
                     <td>
                       <div className="row end">
                         <Button
-                          size="sm"
+                          small
                           variant="ghost"
                           aria-expanded={expanded}
                           onClick={() => setOpen(expanded ? null : delivery.id)}
@@ -128,7 +124,8 @@ export function DeliveriesCard(props: {
                         </Button>
                         {isOnItsWay(delivery) ? null : (
                           <ActionButton
-                            size="sm"
+                            variant="secondary"
+                            small
                             onClick={() => props.onResend(delivery)}
                             success="Delivery queued again"
                           >

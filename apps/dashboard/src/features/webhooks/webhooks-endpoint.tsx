@@ -1,5 +1,6 @@
 import type { WebhookEndpoint, WebhookPortal } from "@gatehouse/js";
-import { ActionButton, Badge, Button, Card, formatDate } from "../../ui/components.tsx";
+import { Button, formatDate, LabelValues } from "@gatehouse/react/ui";
+import { ActionButton, Badge, Card } from "../../ui/components.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import { ConfirmButton } from "../../ui/modal.tsx";
 import { DeliveriesCard } from "./webhooks-deliveries.tsx";
@@ -33,11 +34,12 @@ export function EndpointPanel(props: {
         description={endpoint.description || "No description"}
         actions={
           <div className="row">
-            <Button size="sm" onClick={props.onEdit}>
+            <Button variant="secondary" small onClick={props.onEdit}>
               Edit
             </Button>
             <ActionButton
-              size="sm"
+              variant="secondary"
+              small
               onClick={async () => {
                 await portal.updateEndpoint(endpoint.id, { enabled: !endpoint.enabled });
                 await props.onChanged();
@@ -47,7 +49,7 @@ export function EndpointPanel(props: {
               {endpoint.enabled ? "Disable" : "Enable"}
             </ActionButton>
             <ConfirmButton
-              size="sm"
+              small
               variant="primary"
               label="Rotate secret"
               title="Rotate the signing secret?"
@@ -59,7 +61,7 @@ export function EndpointPanel(props: {
               }}
             />
             <ConfirmButton
-              size="sm"
+              small
               label="Delete"
               title="Delete this endpoint?"
               description={
@@ -78,25 +80,24 @@ export function EndpointPanel(props: {
           </div>
         }
       >
-        <dl className="kv">
-          <dt>Events</dt>
-          <dd data-testid="endpoint-events">{eventFilterWords(endpoint)}</dd>
-          <dt>Status</dt>
-          <dd>
-            <EnabledBadge enabled={endpoint.enabled} />
-          </dd>
-          <dt>Added</dt>
-          <dd>{formatDate(endpoint.createdAt)}</dd>
-          <dt>Signing secret</dt>
-          <dd className="muted">Shown once when it was made. Rotate it to get a new one.</dd>
-        </dl>
+        <LabelValues
+          rows={[
+            { label: "Events", value: eventFilterWords(endpoint), testId: "endpoint-events" },
+            { label: "Status", value: <EnabledBadge enabled={endpoint.enabled} /> },
+            { label: "Added", value: formatDate(endpoint.createdAt) },
+            {
+              label: "Signing secret",
+              value: <>Shown once when it was made. Rotate it to get a new one.</>,
+              className: "muted",
+            },
+          ]}
+        />
       </Card>
       <DeliveriesCard
         state={deliveries}
         actions={
           <ActionButton
-            size="sm"
-            variant="primary"
+            small
             success="Test event queued"
             onClick={async () => {
               await portal.sendTestEvent(endpoint.id);

@@ -1,6 +1,8 @@
 import type { WebhookEndpoint, WebhookEndpointCreateOptions, WebhookEventTypeInfo } from "@gatehouse/js";
+import { Button } from "@gatehouse/react/ui";
 import { type FormEvent, useState } from "react";
-import { Button, CopyField, Field, Toggle } from "../../ui/components.tsx";
+import { CopyField, Toggle } from "../../ui/components.tsx";
+import { TextField } from "../../ui/fields.tsx";
 import { errorMessage } from "../../ui/hooks.ts";
 import { Modal } from "../../ui/modal.tsx";
 
@@ -66,11 +68,10 @@ export function EndpointFormModal(props: {
       onClose={() => !busy && props.onClose()}
       footer={
         <>
-          <Button onClick={props.onClose} disabled={busy}>
+          <Button variant="secondary" onClick={props.onClose} disabled={busy}>
             Cancel
           </Button>
           <Button
-            variant="primary"
             type="submit"
             form="webhook-endpoint-form"
             loading={busy}
@@ -87,26 +88,24 @@ export function EndpointFormModal(props: {
             {error}
           </div>
         ) : null}
-        <Field label="Endpoint URL" error={url && urlProblem ? urlProblem : null}>
-          <input
-            type="url"
-            name="endpointUrl"
-            placeholder="https://example.com/webhooks/gatehouse"
-            value={url}
-            onChange={(e) => setUrl(e.target.value)}
-            // biome-ignore lint/a11y/noAutofocus: the dialog opens to fill in this field
-            autoFocus
-          />
-        </Field>
-        <Field label="Description" hint="Optional, for you: what receives these events.">
-          <input
-            type="text"
-            name="endpointDescription"
-            placeholder="Billing service"
-            value={description}
-            onChange={(e) => setDescription(e.target.value)}
-          />
-        </Field>
+        <TextField
+          label="Endpoint URL"
+          error={url && urlProblem ? urlProblem : null}
+          type="url"
+          name="endpointUrl"
+          placeholder="https://example.com/webhooks/gatehouse"
+          value={url}
+          onChange={setUrl}
+          autoFocus
+        />
+        <TextField
+          label="Description"
+          hint="Optional, for you: what receives these events."
+          name="endpointDescription"
+          placeholder="Billing service"
+          value={description}
+          onChange={setDescription}
+        />
         <fieldset className="webhook-events" aria-label="Events to send">
           <legend>Events to send</legend>
           <label className="checkbox">
@@ -159,11 +158,7 @@ export function SecretModal(props: { title: string; secret: string; onClose: () 
       title={props.title}
       description="Copy it now: it is not shown again. Your receiver checks each request's signature with it."
       onClose={props.onClose}
-      footer={
-        <Button variant="primary" onClick={props.onClose}>
-          I have copied it
-        </Button>
-      }
+      footer={<Button onClick={props.onClose}>I have copied it</Button>}
     >
       <div className="stack" data-testid="webhook-secret">
         <CopyField value={props.secret} label="signing-secret" />

@@ -1,6 +1,7 @@
 import { openWebhookPortal, readWebhookPortalToken } from "@gatehouse/js";
+import { formatDate } from "@gatehouse/react/ui";
 import { useMemo, useSyncExternalStore } from "react";
-import { Empty, formatDate, PageHead } from "../../ui/components.tsx";
+import { Empty, PageHead } from "../../ui/components.tsx";
 import { BrandMark, Icon } from "../../ui/icons.tsx";
 import { ThemeToggle } from "../../ui/theme.tsx";
 import { WebhookPortalView } from "./webhooks.tsx";

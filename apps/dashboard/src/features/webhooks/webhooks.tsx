@@ -1,8 +1,9 @@
 import type { WebhookEndpoint, WebhookPortal, WebhookPortalToken } from "@gatehouse/js";
+import { Button } from "@gatehouse/react/ui";
 import { useState } from "react";
 import { useProjectContext } from "../../project-context.tsx";
 import { AsyncCard } from "../../ui/async.tsx";
-import { ActionButton, Button, CopyField, Empty, ErrorAlert, PageHead, Table } from "../../ui/components.tsx";
+import { ActionButton, CopyField, Empty, ErrorAlert, PageHead, Table } from "../../ui/components.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import { Icon } from "../../ui/icons.tsx";
 import { Modal } from "../../ui/modal.tsx";
@@ -23,7 +24,7 @@ export function WebhooksPage() {
         title="Webhooks"
         description="Gatehouse sends your endpoints a signed POST when users, teams and permissions change."
         actions={
-          <ActionButton onClick={async () => setShared(await app.getSvixToken())}>
+          <ActionButton variant="secondary" onClick={async () => setShared(await app.getSvixToken())}>
             Share portal link
           </ActionButton>
         }
@@ -35,11 +36,7 @@ export function WebhooksPage() {
           title="Webhook portal link"
           description="Anyone with this link can manage this project's webhook endpoints for 24 hours, without a dashboard account. Share it only with people you trust."
           onClose={() => setShared(null)}
-          footer={
-            <Button variant="primary" onClick={() => setShared(null)}>
-              Done
-            </Button>
-          }
+          footer={<Button onClick={() => setShared(null)}>Done</Button>}
         >
           <CopyField value={shared.url} label="portal-link" />
         </Modal>
@@ -66,12 +63,7 @@ export function WebhookPortalView({ portal }: { portal: WebhookPortal }) {
     (endpoints.data?.length === 1 ? endpoints.data[0] : undefined);
 
   const addButton = (
-    <Button
-      variant="primary"
-      size="sm"
-      onClick={() => setEditing({ kind: "new" })}
-      disabled={!eventTypes.data}
-    >
+    <Button small onClick={() => setEditing({ kind: "new" })} disabled={!eventTypes.data}>
       <Icon name="plus" /> Add endpoint
     </Button>
   );
@@ -118,7 +110,8 @@ export function WebhookPortalView({ portal }: { portal: WebhookPortal }) {
                   </td>
                   <td style={{ textAlign: "right" }}>
                     <Button
-                      size="sm"
+                      variant="secondary"
+                      small
                       aria-pressed={endpoint.id === selected?.id}
                       aria-label={`Open ${endpoint.url}`}
                       onClick={() => setSelectedId(endpoint.id)}

@@ -8,6 +8,7 @@ import { TextField } from "../../internal/fields.tsx";
 import { Alert, Button, formatDate, Loading, Section } from "../../internal/ui.tsx";
 import { useAction, useFormAction } from "../../internal/use-action.ts";
 import { required } from "../../internal/validation.ts";
+import { List, ListRow } from "../../ui/list.tsx";
 
 const EXPIRY_CHOICES = [7, 30, 90, 365, 0] as const;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -124,37 +125,42 @@ function ApiKeyList() {
   const [run, pending] = useAction();
   if (keys.length === 0) return <p className="gh-empty">{s.noApiKeys}</p>;
   return (
-    <ul className="gh-list" aria-label={s.sectionApiKeys}>
+    <List label={s.sectionApiKeys}>
       {keys.map((key) => (
-        <li className="gh-list-item" key={key.id}>
-          <div className="gh-list-main">
-            <span className="gh-list-title">
+        <ListRow
+          key={key.id}
+          title={
+            <>
               {key.description}
               {keyState(key, s)}
-            </span>
-            <span className="gh-list-meta">
+            </>
+          }
+          meta={
+            <>
               {typeof key.value === "string" ? "" : s.apiKeyEndsWith(key.value.lastFour)} ·{" "}
               {formatDate(key.createdAt)}
               {key.expiresAt ? ` · ${s.apiKeyExpires} ${formatDate(key.expiresAt)}` : ""}
-            </span>
-          </div>
-          {key.isValid() ? (
-            <Button
-              small
-              variant="danger-outline"
-              disabled={pending}
-              onClick={() =>
-                run(async () => {
-                  await key.revoke();
-                  invalidateLists(app, "apiKeys");
-                })
-              }
-            >
-              {s.apiKeyRevoke}
-            </Button>
-          ) : null}
-        </li>
+            </>
+          }
+          actions={
+            key.isValid() ? (
+              <Button
+                small
+                variant="danger-outline"
+                disabled={pending}
+                onClick={() =>
+                  run(async () => {
+                    await key.revoke();
+                    invalidateLists(app, "apiKeys");
+                  })
+                }
+              >
+                {s.apiKeyRevoke}
+              </Button>
+            ) : null
+          }
+        />
       ))}
-    </ul>
+    </List>
   );
 }

@@ -6,6 +6,7 @@ import { TextField } from "../../internal/fields.tsx";
 import { Alert, Button, Section } from "../../internal/ui.tsx";
 import { useFormAction } from "../../internal/use-action.ts";
 import { validateEmail } from "../../internal/validation.ts";
+import { List, ListRow } from "../../ui/list.tsx";
 
 export function EmailsSection() {
   const s = useStrings();
@@ -33,11 +34,11 @@ function EmailList() {
     <div className="gh-stack-sm">
       {action.error ? <Alert>{action.error}</Alert> : null}
       {info ? <Alert tone="success">{info}</Alert> : null}
-      <ul className="gh-list" aria-label={s.sectionEmails}>
+      <List label={s.sectionEmails}>
         {channels.map((channel) => (
           <EmailRow key={channel.id} channel={channel} pending={action.pending} act={act} />
         ))}
-      </ul>
+      </List>
     </div>
   );
 }
@@ -53,9 +54,9 @@ function EmailRow({
 }) {
   const s = useStrings();
   return (
-    <li className="gh-list-item">
-      <div className="gh-list-main">
-        <span className="gh-list-title">
+    <ListRow
+      title={
+        <>
           {channel.value}
           {channel.isPrimary ? <span className="gh-badge gh-badge-primary">{s.primary}</span> : null}
           {channel.isVerified ? (
@@ -64,51 +65,53 @@ function EmailRow({
             <span className="gh-badge">{s.unverified}</span>
           )}
           {channel.usedForAuth ? <span className="gh-badge">{s.usedForSignIn}</span> : null}
-        </span>
-      </div>
-      <div className="gh-row-actions">
-        {!channel.isVerified ? (
-          <Button
-            small
-            variant="secondary"
-            disabled={pending}
-            onClick={() => act(() => channel.sendVerificationEmail(), s.verificationSent)}
-          >
-            {s.sendVerification}
-          </Button>
-        ) : null}
-        {channel.isVerified && !channel.isPrimary ? (
-          <Button
-            small
-            variant="secondary"
-            disabled={pending}
-            onClick={() => act(() => channel.update({ isPrimary: true }))}
-          >
-            {s.makePrimary}
-          </Button>
-        ) : null}
-        {channel.isVerified ? (
-          <Button
-            small
-            variant="ghost"
-            disabled={pending}
-            onClick={() => act(() => channel.update({ usedForAuth: !channel.usedForAuth }))}
-          >
-            {channel.usedForAuth ? s.stopUsingForSignIn : s.useForSignIn}
-          </Button>
-        ) : null}
-        {!channel.isPrimary ? (
-          <Button
-            small
-            variant="danger-outline"
-            disabled={pending}
-            onClick={() => act(() => channel.delete())}
-          >
-            {s.remove}
-          </Button>
-        ) : null}
-      </div>
-    </li>
+        </>
+      }
+      actions={
+        <div className="gh-row-actions">
+          {!channel.isVerified ? (
+            <Button
+              small
+              variant="secondary"
+              disabled={pending}
+              onClick={() => act(() => channel.sendVerificationEmail(), s.verificationSent)}
+            >
+              {s.sendVerification}
+            </Button>
+          ) : null}
+          {channel.isVerified && !channel.isPrimary ? (
+            <Button
+              small
+              variant="secondary"
+              disabled={pending}
+              onClick={() => act(() => channel.update({ isPrimary: true }))}
+            >
+              {s.makePrimary}
+            </Button>
+          ) : null}
+          {channel.isVerified ? (
+            <Button
+              small
+              variant="ghost"
+              disabled={pending}
+              onClick={() => act(() => channel.update({ usedForAuth: !channel.usedForAuth }))}
+            >
+              {channel.usedForAuth ? s.stopUsingForSignIn : s.useForSignIn}
+            </Button>
+          ) : null}
+          {!channel.isPrimary ? (
+            <Button
+              small
+              variant="danger-outline"
+              disabled={pending}
+              onClick={() => act(() => channel.delete())}
+            >
+              {s.remove}
+            </Button>
+          ) : null}
+        </div>
+      }
+    />
   );
 }
 

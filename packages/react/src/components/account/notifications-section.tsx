@@ -4,6 +4,7 @@ import { SectionBoundary } from "../../internal/boundary.tsx";
 import { invalidateLists } from "../../internal/caches.ts";
 import { Loading, Section, Switch } from "../../internal/ui.tsx";
 import { useAction } from "../../internal/use-action.ts";
+import { List, ListRow } from "../../ui/list.tsx";
 
 export function NotificationsSection() {
   const s = useStrings();
@@ -22,26 +23,27 @@ function Categories() {
   const categories = useNotificationCategories();
   const [run, pending] = useAction();
   return (
-    <ul className="gh-list">
+    <List>
       {categories.map((category) => (
-        <li className="gh-list-item" key={category.id}>
-          <div className="gh-list-main">
-            <span className="gh-list-title">{category.name}</span>
-            {category.canDisable ? null : <span className="gh-list-meta">{s.notificationRequired}</span>}
-          </div>
-          <Switch
-            label={category.name}
-            checked={category.enabled}
-            disabled={!category.canDisable || pending}
-            onChange={(enabled) =>
-              run(async () => {
-                await category.setEnabled(enabled);
-                invalidateLists(app, "notificationCategories");
-              })
-            }
-          />
-        </li>
+        <ListRow
+          key={category.id}
+          title={category.name}
+          meta={category.canDisable ? null : s.notificationRequired}
+          actions={
+            <Switch
+              label={category.name}
+              checked={category.enabled}
+              disabled={!category.canDisable || pending}
+              onChange={(enabled) =>
+                run(async () => {
+                  await category.setEnabled(enabled);
+                  invalidateLists(app, "notificationCategories");
+                })
+              }
+            />
+          }
+        />
       ))}
-    </ul>
+    </List>
   );
 }

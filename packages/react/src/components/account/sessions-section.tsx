@@ -4,6 +4,7 @@ import { SectionBoundary } from "../../internal/boundary.tsx";
 import { MonitorIcon } from "../../internal/icons.tsx";
 import { Alert, Button, formatDate, Loading, Section } from "../../internal/ui.tsx";
 import { useFormAction } from "../../internal/use-action.ts";
+import { List, ListRow } from "../../ui/list.tsx";
 
 export function SessionsSection() {
   const s = useStrings();
@@ -33,39 +34,47 @@ function SessionList() {
   return (
     <div className="gh-stack-sm">
       {action.error ? <Alert>{action.error}</Alert> : null}
-      <ul className="gh-list" aria-label={s.sectionSessions}>
+      <List label={s.sectionSessions}>
         {sessions.map((session) => (
-          <li className="gh-list-item" key={session.id} data-session-id={session.id}>
-            <span className="gh-avatar gh-avatar-team" aria-hidden="true">
-              <MonitorIcon />
-            </span>
-            <div className="gh-list-main">
-              <span className="gh-list-title">
+          <ListRow
+            key={session.id}
+            data-session-id={session.id}
+            leading={
+              <span className="gh-avatar gh-avatar-team" aria-hidden="true">
+                <MonitorIcon />
+              </span>
+            }
+            title={
+              <>
                 {place(session.geoInfo, s.sessionUnknownPlace)}
                 {session.isCurrentSession ? (
                   <span className="gh-badge gh-badge-primary">{s.currentSession}</span>
                 ) : null}
                 {session.isImpersonation ? <span className="gh-badge">{s.impersonation}</span> : null}
-              </span>
-              <span className="gh-list-meta">
+              </>
+            }
+            meta={
+              <>
                 {s.sessionCreated(formatDate(session.createdAt))}
                 {session.lastUsedAt ? ` · ${s.sessionLastUsed(formatDate(session.lastUsedAt))}` : ""}
-              </span>
-            </div>
-            {session.isCurrentSession ? null : (
-              <Button
-                small
-                variant="secondary"
-                disabled={action.pending}
-                aria-label={s.revokeSession}
-                onClick={() => action.run(() => user.revokeSession(session.id))}
-              >
-                {s.revoke}
-              </Button>
-            )}
-          </li>
+              </>
+            }
+            actions={
+              session.isCurrentSession ? null : (
+                <Button
+                  small
+                  variant="secondary"
+                  disabled={action.pending}
+                  aria-label={s.revokeSession}
+                  onClick={() => action.run(() => user.revokeSession(session.id))}
+                >
+                  {s.revoke}
+                </Button>
+              )
+            }
+          />
         ))}
-      </ul>
+      </List>
     </div>
   );
 }

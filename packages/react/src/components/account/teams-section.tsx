@@ -5,6 +5,7 @@ import { SectionBoundary } from "../../internal/boundary.tsx";
 import { PlusIcon } from "../../internal/icons.tsx";
 import { appNavigate } from "../../internal/router.ts";
 import { Avatar, Button, Loading, Section } from "../../internal/ui.tsx";
+import { List, ListRow } from "../../ui/list.tsx";
 import { CreateTeamForm } from "../teams/create-team.tsx";
 
 /** The address of one team's settings inside account settings. */
@@ -44,27 +45,30 @@ function TeamList() {
   const teams = useTeams();
   if (teams.length === 0) return <p className="gh-empty">{s.noTeams}</p>;
   return (
-    <ul className="gh-list" aria-label={s.sectionTeams}>
+    <List label={s.sectionTeams}>
       {teams.map((team) => (
-        <li className="gh-list-item" key={team.id}>
-          <Avatar name={team.displayName} imageUrl={team.profileImageUrl} team />
-          <div className="gh-list-main">
-            <span className="gh-list-title">
+        <ListRow
+          key={team.id}
+          leading={<Avatar name={team.displayName} imageUrl={team.profileImageUrl} team />}
+          title={
+            <>
               {team.displayName}
               {team.id === user.selectedTeamId ? (
                 <span className="gh-badge gh-badge-primary">{s.selectedTeam}</span>
               ) : null}
-            </span>
-          </div>
-          <Button
-            small
-            variant="secondary"
-            onClick={() => appNavigate(app, teamSettingsHref(app.urls.accountSettings, team.id))}
-          >
-            {s.openTeamSettings}
-          </Button>
-        </li>
+            </>
+          }
+          actions={
+            <Button
+              small
+              variant="secondary"
+              onClick={() => appNavigate(app, teamSettingsHref(app.urls.accountSettings, team.id))}
+            >
+              {s.openTeamSettings}
+            </Button>
+          }
+        />
       ))}
-    </ul>
+    </List>
   );
 }

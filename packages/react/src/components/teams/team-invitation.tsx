@@ -3,10 +3,10 @@ import { useStrings } from "../../context.ts";
 import { useGatehouseApp, useUser } from "../../hooks.ts";
 import { PageBoundary } from "../../internal/boundary.tsx";
 import { describeError } from "../../internal/errors.ts";
-import { CheckCircleIcon, UsersIcon } from "../../internal/icons.tsx";
+import { UsersIcon } from "../../internal/icons.tsx";
 import { useOnce, useQueryParam } from "../../internal/once.ts";
 import { appNavigate } from "../../internal/router.ts";
-import { Alert, Button, CardHeader, CardPage } from "../../internal/ui.tsx";
+import { Alert, Button, CardHeader, CardPage, DoneCard } from "../../internal/ui.tsx";
 import { useFormAction } from "../../internal/use-action.ts";
 import { BadLinkCard } from "../password-pages.tsx";
 
@@ -59,17 +59,11 @@ function AcceptInvitation({ code, userId }: { code: string; userId: string }) {
   const teamName = details.value.status === "ok" ? details.value.data.teamDisplayName : "";
   if (joined) {
     return (
-      <CardPage>
-        <CardHeader
-          title={s.teamInvitationTitle}
-          subtitle={s.joinedTeam(teamName)}
-          icon={<CheckCircleIcon />}
-          tone="success"
-        />
+      <DoneCard title={s.teamInvitationTitle} subtitle={s.joinedTeam(teamName)}>
         <Button block onClick={() => appNavigate(app, app.urls.home)}>
           {s.continue}
         </Button>
-      </CardPage>
+      </DoneCard>
     );
   }
   return (

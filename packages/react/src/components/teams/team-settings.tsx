@@ -16,6 +16,7 @@ import { appNavigate } from "../../internal/router.ts";
 import { Alert, Avatar, Button, formatDate, Loading, Root, Section } from "../../internal/ui.tsx";
 import { useAction, useFormAction } from "../../internal/use-action.ts";
 import { required, validateEmail } from "../../internal/validation.ts";
+import { List, ListRow } from "../../ui/list.tsx";
 
 export type TeamSettingsProps = {
   /** The team to manage; the user's selected team by default. */
@@ -160,19 +161,22 @@ function MembersList({ team }: { team: Team }) {
   const user = useUser({ or: "throw", includeRestricted: true });
   const members = useTeamMembers(team);
   return (
-    <ul className="gh-list" aria-label={s.teamMembers}>
+    <List label={s.teamMembers}>
       {members.map((member) => (
-        <li className="gh-list-item" key={member.id}>
-          <Avatar name={member.teamProfile.displayName} imageUrl={member.teamProfile.profileImageUrl} />
-          <div className="gh-list-main">
-            <span className="gh-list-title">
+        <ListRow
+          key={member.id}
+          leading={
+            <Avatar name={member.teamProfile.displayName} imageUrl={member.teamProfile.profileImageUrl} />
+          }
+          title={
+            <>
               {member.teamProfile.displayName ?? s.unnamedMember}
               {member.id === user.id ? <span className="gh-badge">{s.you}</span> : null}
-            </span>
-          </div>
-        </li>
+            </>
+          }
+        />
       ))}
-    </ul>
+    </List>
   );
 }
 
@@ -228,29 +232,30 @@ function InvitationsList({ team }: { team: Team }) {
       {invitations.length === 0 ? (
         <p className="gh-empty">{s.noInvitations}</p>
       ) : (
-        <ul className="gh-list">
+        <List>
           {invitations.map((invitation) => (
-            <li className="gh-list-item" key={invitation.id}>
-              <div className="gh-list-main">
-                <span className="gh-list-title">{invitation.recipientEmail}</span>
-                <span className="gh-list-meta">{s.invitationExpires(formatDate(invitation.expiresAt))}</span>
-              </div>
-              <Button
-                small
-                variant="secondary"
-                disabled={pending}
-                onClick={() =>
-                  run(async () => {
-                    await invitation.revoke();
-                    invalidateLists(app, "teamInvitations");
-                  })
-                }
-              >
-                {s.revokeInvitation}
-              </Button>
-            </li>
+            <ListRow
+              key={invitation.id}
+              title={invitation.recipientEmail}
+              meta={s.invitationExpires(formatDate(invitation.expiresAt))}
+              actions={
+                <Button
+                  small
+                  variant="secondary"
+                  disabled={pending}
+                  onClick={() =>
+                    run(async () => {
+                      await invitation.revoke();
+                      invalidateLists(app, "teamInvitations");
+                    })
+                  }
+                >
+                  {s.revokeInvitation}
+                </Button>
+              }
+            />
           ))}
-        </ul>
+        </List>
       )}
     </div>
   );
