@@ -9,6 +9,7 @@ import { passkeyRoutes } from "./auth-passkey/routes.ts";
 import { passwordRoutes } from "./auth-password/routes.ts";
 import { cliAuthRoutes } from "./cli-auth/routes.ts";
 import { contactChannelRoutes } from "./contact-channels/routes.ts";
+import { dataVaultRoutes } from "./data-vault/routes.ts";
 import { emailDraftRoutes } from "./email-drafts/routes.ts";
 import { emailTemplateRoutes } from "./email-templates/routes.ts";
 import { emailRoutes } from "./emails/routes.ts";
@@ -88,6 +89,7 @@ export const features: readonly Feature[] = [
     ],
   },
   { id: "ai", routes: aiRoutes },
+  { id: "data-vault", routes: dataVaultRoutes },
 ];
 
 /** Every API route of the server. */
