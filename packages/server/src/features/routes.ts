@@ -21,6 +21,7 @@ import { attachRequestedProviderAccounts } from "./oauth/accounts.ts";
 import { oauthRoutes } from "./oauth/routes.ts";
 import { tokenRoutes } from "./oauth/token-route.ts";
 import { paymentAdminRoutes } from "./payments/admin-routes.ts";
+import { cardRoutes } from "./payments/card-routes.ts";
 import { purchaseRoutes } from "./payments/purchase-routes.ts";
 import { paymentCustomerRoutes } from "./payments/routes.ts";
 import { answeringStripeFailures } from "./payments/stripe.ts";
@@ -81,9 +82,13 @@ export const features: readonly Feature[] = [
   {
     id: "payments",
     routes: [
-      ...[...paymentCustomerRoutes, ...purchaseRoutes, ...paymentAdminRoutes, ...stripeRoutes].map(
-        answeringStripeFailures,
-      ),
+      ...[
+        ...paymentCustomerRoutes,
+        ...cardRoutes,
+        ...purchaseRoutes,
+        ...paymentAdminRoutes,
+        ...stripeRoutes,
+      ].map(answeringStripeFailures),
       // A failed webhook must stay a 5xx of ours, logged as such: Stripe retries it.
       ...stripeWebhookRoutes,
     ],

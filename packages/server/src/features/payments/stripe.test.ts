@@ -5,41 +5,23 @@
  * refunds, billing and invoices.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
+import type { TestProject, TestServer } from "../../testing/harness.ts";
 import { emailsTo } from "../../testing/outbox.ts";
-import { type StripeStandIn, startStripeStandIn } from "../../testing/stripe-stand-in.ts";
+import type { StripeStandIn } from "../../testing/stripe-stand-in.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 import { accountChargesEnabled } from "./charges-enabled.ts";
-import { paymentsApi, TEST_CATALOGUE } from "./test-support.ts";
+import { paymentsApi, startStripeTestServer, TEST_CATALOGUE } from "./test-support.ts";
 
 let stripe: StripeStandIn;
 let server: TestServer;
 let project: TestProject;
 let api: ReturnType<typeof paymentsApi>;
 let accountId: string;
-
+let close: () => Promise<void>;
 beforeAll(async () => {
-  stripe = await startStripeStandIn({
-    deliver: async (body, signature) =>
-      (
-        await server.request("/api/v1/integrations/stripe/webhooks", {
-          method: "POST",
-          headers: { "content-type": "application/json", "stripe-signature": signature },
-          body,
-        })
-      ).status,
-  });
-  server = await createTestServer({
-    stripe: { secretKey: stripe.secretKey, webhookSecret: stripe.webhookSecret, apiUrl: stripe.url },
-  });
-  project = await server.createProject("Stripe Co");
-  await project.configure(TEST_CATALOGUE);
-  api = paymentsApi(server, project);
+  ({ stripe, server, project, api, close } = await startStripeTestServer("Stripe Co"));
 });
-afterAll(async () => {
-  await server?.close();
-  await stripe?.close();
-});
+afterAll(() => close?.());
 
 /** A purchase code for a product, sold to the user. */
 async function purchaseCode(userId: string, productId: string): Promise<string> {

@@ -1,5 +1,6 @@
 /** Test support for the payments tests: a project with a small catalogue, and requests on its customer routes. */
-import type { TestProject, TestServer } from "../../testing/harness.ts";
+import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
+import { type StripeStandIn, startStripeStandIn } from "../../testing/stripe-stand-in.ts";
 
 /** Credits for users, seats for teams, and products that include them. */
 export const TEST_CATALOGUE = {
@@ -76,5 +77,38 @@ export function paymentsApi(server: TestServer, project: TestProject) {
         method: "POST",
         body: { full_code: fullCode, price_id: priceId, quantity },
       }),
+  };
+}
+
+/**
+ * A test server talking to a fresh Stripe stand-in, whose events go to the server's webhook route, and a project
+ * with the test catalogue. `close` stops both.
+ */
+export async function startStripeTestServer(projectName: string) {
+  let server: TestServer | undefined;
+  const stripe: StripeStandIn = await startStripeStandIn({
+    deliver: async (body, signature) =>
+      (
+        await server!.request("/api/v1/integrations/stripe/webhooks", {
+          method: "POST",
+          headers: { "content-type": "application/json", "stripe-signature": signature },
+          body,
+        })
+      ).status,
+  });
+  server = await createTestServer({
+    stripe: { secretKey: stripe.secretKey, webhookSecret: stripe.webhookSecret, apiUrl: stripe.url },
+  });
+  const project = await server.createProject(projectName);
+  await project.configure(TEST_CATALOGUE);
+  return {
+    stripe,
+    server,
+    project,
+    api: paymentsApi(server, project),
+    close: async () => {
+      await server.close();
+      await stripe.close();
+    },
   };
 }
