@@ -22,6 +22,7 @@ import { oauthRoutes } from "./oauth/routes.ts";
 import { tokenRoutes } from "./oauth/token-route.ts";
 import { paymentAdminRoutes } from "./payments/admin-routes.ts";
 import { cardRoutes } from "./payments/card-routes.ts";
+import { methodConfigRoutes } from "./payments/method-configs.ts";
 import { purchaseRoutes } from "./payments/purchase-routes.ts";
 import { paymentCustomerRoutes } from "./payments/routes.ts";
 import { answeringStripeFailures } from "./payments/stripe.ts";
@@ -88,6 +89,7 @@ export const features: readonly Feature[] = [
         ...purchaseRoutes,
         ...paymentAdminRoutes,
         ...stripeRoutes,
+        ...methodConfigRoutes,
       ].map(answeringStripeFailures),
       // A failed webhook must stay a 5xx of ours, logged as such: Stripe retries it.
       ...stripeWebhookRoutes,

@@ -256,3 +256,56 @@ describe("switching plans", () => {
     expect(held.body.items.map((item: { id: string }) => item.id)).toEqual(["pro"]);
   });
 });
+
+describe("payment method configurations", () => {
+  it("lists the account's methods and turns them on and off", async () => {
+    const read = await api.call("admin", "GET", "/internal/payments/method-configs");
+    expect(read.status, read.text).toBe(200);
+    expect(read.body.config_id).toMatch(/^pmc_/);
+    expect(read.body.methods).toEqual([
+      { id: "card", name: "Cards", enabled: true, available: true, overridable: true },
+      { id: "apple_pay", name: "Apple Pay", enabled: true, available: true, overridable: true },
+      { id: "google_pay", name: "Google Pay", enabled: true, available: true, overridable: true },
+      { id: "link", name: "Link", enabled: false, available: true, overridable: true },
+      { id: "klarna", name: "Klarna", enabled: false, available: false, overridable: true },
+    ]);
+
+    const patched = await api.call("admin", "PATCH", "/internal/payments/method-configs", {
+      config_id: read.body.config_id,
+      updates: { link: "on", apple_pay: "off" },
+    });
+    expect([patched.status, patched.body]).toEqual([200, { success: true }]);
+    const after = await api.call("admin", "GET", "/internal/payments/method-configs");
+    const enabled = Object.fromEntries(
+      after.body.methods.map((method: { id: string; enabled: boolean }) => [method.id, method.enabled]),
+    );
+    expect(enabled).toEqual({ card: true, apple_pay: false, google_pay: true, link: true, klarna: false });
+
+    expectPlainError(
+      await api.call("admin", "PATCH", "/internal/payments/method-configs", {
+        config_id: "pmc_someone_else",
+        updates: { card: "off" },
+      }),
+      400,
+      "This is not the account's payment method configuration.",
+    );
+    expectKnownError(
+      await api.call("admin", "PATCH", "/internal/payments/method-configs", {
+        config_id: read.body.config_id,
+        updates: { card: "maybe" },
+      }),
+      400,
+      "SCHEMA_ERROR",
+    );
+    expectKnownError(
+      await api.call("server", "GET", "/internal/payments/method-configs"),
+      401,
+      "INSUFFICIENT_ACCESS_TYPE",
+    );
+    const unconnected = await server.createProject("No Stripe methods");
+    const answer = await server.request("/api/v1/internal/payments/method-configs", {
+      headers: unconnected.headers("admin"),
+    });
+    expectPlainError(answer, 400, "This project has not connected a Stripe account yet.");
+  });
+});
