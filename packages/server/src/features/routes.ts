@@ -24,6 +24,7 @@ import { paymentAdminRoutes } from "./payments/admin-routes.ts";
 import { cardRoutes } from "./payments/card-routes.ts";
 import { methodConfigRoutes } from "./payments/method-configs.ts";
 import { purchaseRoutes } from "./payments/purchase-routes.ts";
+import { refundRoutes } from "./payments/refunds.ts";
 import { paymentCustomerRoutes } from "./payments/routes.ts";
 import { answeringStripeFailures } from "./payments/stripe.ts";
 import { stripeRoutes } from "./payments/stripe-routes.ts";
@@ -90,6 +91,7 @@ export const features: readonly Feature[] = [
         ...paymentAdminRoutes,
         ...stripeRoutes,
         ...methodConfigRoutes,
+        ...refundRoutes,
       ].map(answeringStripeFailures),
       // A failed webhook must stay a 5xx of ours, logged as such: Stripe retries it.
       ...stripeWebhookRoutes,

@@ -388,8 +388,14 @@ export async function startStripeStandIn(options: StripeStandInOptions = {}): Pr
       return json(res, 200, found);
     }
     if (req.method === "GET" && path === "/v1/invoices") {
+      const subscriptionOf = (invoice: StripeObject) =>
+        (invoice.parent as { subscription_details?: { subscription?: string } } | undefined)
+          ?.subscription_details?.subscription;
       const data = invoices.filter(
-        (invoice) => invoice.customer === body.customer && invoice.account === account,
+        (invoice) =>
+          (body.customer === undefined || invoice.customer === body.customer) &&
+          (body.subscription === undefined || subscriptionOf(invoice) === body.subscription) &&
+          invoice.account === account,
       );
       return json(res, 200, { object: "list", data, has_more: false, url: "/v1/invoices" });
     }

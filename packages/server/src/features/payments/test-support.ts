@@ -1,4 +1,5 @@
 /** Test support for the payments tests: a project with a small catalogue, and requests on its customer routes. */
+import { expect } from "vitest";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
 import { type StripeStandIn, startStripeStandIn } from "../../testing/stripe-stand-in.ts";
 
@@ -111,4 +112,32 @@ export async function startStripeTestServer(projectName: string) {
       await stripe.close();
     },
   };
+}
+
+/** Paying for a product through the purchase page's "Pay with card": purchase codes and Stripe Checkout sessions. */
+export function stripeCheckouts(server: TestServer, api: ReturnType<typeof paymentsApi>) {
+  /** A purchase code for a product, sold to the user. */
+  const purchaseCode = async (userId: string, productId: string): Promise<string> => {
+    const { fullCode } = await api.purchaseUrl({
+      customer_type: "user",
+      customer_id: userId,
+      product_id: productId,
+    });
+    return fullCode;
+  };
+  /** What the purchase page's "Pay with card" sends, whatever the answer. */
+  const startCheckout = (fullCode: string, priceId: string, quantity = 1) =>
+    server.request("/api/v1/payments/purchases/checkout-session", {
+      method: "POST",
+      body: { full_code: fullCode, price_id: priceId, quantity, return_url: "http://localhost:3000/thanks" },
+    });
+  /** A started checkout of the product for the user: its code, the session's id and its page. */
+  const checkout = async (userId: string, productId: string, priceId: string, quantity = 1) => {
+    const fullCode = await purchaseCode(userId, productId);
+    const started = await startCheckout(fullCode, priceId, quantity);
+    expect(started.status, started.text).toBe(200);
+    const sessionId = new URL(started.body.url).pathname.split("/").pop()!;
+    return { fullCode, sessionId, url: started.body.url as string };
+  };
+  return { purchaseCode, startCheckout, checkout };
 }
