@@ -1,6 +1,7 @@
 import { openApiRoutes } from "../http/openapi.ts";
 import type { AnyRoute } from "../http/route.ts";
 import { analyticsRoutes } from "./activity/analytics-routes.ts";
+import { rewriteTemplateRoutes } from "./ai/rewrite-template.ts";
 import { aiRoutes } from "./ai/routes.ts";
 import { anonymousRoutes } from "./auth-anonymous/routes.ts";
 import { mfaRoutes } from "./auth-mfa/routes.ts";
@@ -97,7 +98,7 @@ export const features: readonly Feature[] = [
       ...stripeWebhookRoutes,
     ],
   },
-  { id: "ai", routes: aiRoutes },
+  { id: "ai", routes: [...aiRoutes, ...rewriteTemplateRoutes] },
   { id: "data-vault", routes: dataVaultRoutes },
 ];
 
