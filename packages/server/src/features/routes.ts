@@ -13,6 +13,7 @@ import { contactChannelRoutes } from "./contact-channels/routes.ts";
 import { dataVaultRoutes } from "./data-vault/routes.ts";
 import { emailDraftRoutes } from "./email-drafts/routes.ts";
 import { emailTemplateRoutes } from "./email-templates/routes.ts";
+import { emailCronRoutes } from "./emails/cron-routes.ts";
 import { emailRoutes } from "./emails/routes.ts";
 import type { Feature } from "./feature.ts";
 import type { FeatureHooks } from "./hooks.ts";
@@ -65,7 +66,7 @@ export const features: readonly Feature[] = [
   { id: "auth-mfa", routes: mfaRoutes },
   { id: "auth-passkey", routes: passkeyRoutes },
   { id: "contact-channels", routes: contactChannelRoutes },
-  { id: "emails", routes: emailRoutes },
+  { id: "emails", routes: [...emailRoutes, ...emailCronRoutes] },
   { id: "email-templates", routes: emailTemplateRoutes },
   { id: "email-drafts", routes: emailDraftRoutes },
   { id: "cli-auth", routes: cliAuthRoutes },
