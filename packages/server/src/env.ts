@@ -88,6 +88,16 @@ export type ServerEnv = {
    * operator's own receivers inside the network). Off by default: the SSRF guard (net/address-guard.ts).
    */
   webhooksToPrivateAddresses?: boolean;
+  /**
+   * Who receives what users send through `POST /internal/feedback` (PROTOCOL-EXTRA §6.6), from the reference's
+   * `STACK_INTERNAL_FEEDBACK_RECIPIENTS` (comma-separated addresses). Unset: feedback is accepted and sent nowhere.
+   */
+  internalFeedbackRecipients?: string[];
+  /**
+   * The bearer token of the cron routes (`GET /internal/email-queue-step`, `POST /internal/failed-emails-digest`),
+   * from the reference's `CRON_SECRET`. Unset: those routes refuse every caller.
+   */
+  cronSecret?: string | undefined;
 };
 
 export type ServingSettings = {
@@ -238,6 +248,8 @@ export function readServerEnv(env: NodeJS.ProcessEnv = process.env): ServerEnv {
     serving: readServingSettings(env, isDevelopment),
     observability: readObservabilitySettings(env, isDevelopment),
     webhooksToPrivateAddresses: readPrivateWebhookSetting(env),
+    internalFeedbackRecipients: readAddressList(env.STACK_INTERNAL_FEEDBACK_RECIPIENTS),
+    cronSecret: env.CRON_SECRET || undefined,
   };
 }
 
@@ -280,6 +292,14 @@ function shutdownDuration(env: NodeJS.ProcessEnv, name: string, fallbackMs: numb
   if (!match)
     throw new Error(`Invalid ${name} "${value}": use seconds (e.g. 25 or 25s) or milliseconds (500ms)`);
   return Math.round(Number(match[1]) * (match[2] === "ms" ? 1 : 1000));
+}
+
+/** A comma-separated list of addresses (blanks dropped). */
+function readAddressList(value: string | undefined): string[] {
+  return (value ?? "")
+    .split(",")
+    .map((address) => address.trim())
+    .filter((address) => address !== "");
 }
 
 function readPrivateWebhookSetting(env: NodeJS.ProcessEnv): boolean {

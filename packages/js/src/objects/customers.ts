@@ -145,8 +145,17 @@ export type ServerCustomer = Omit<Customer, "getItem" | "createCheckoutUrl"> & {
   grantProduct(options: ProductChoice & { quantity?: number }): Promise<void>;
 };
 
-/** `{userId}`, `{teamId}` or `{customCustomerId}` as the customer it names. */
+/**
+ * `{userId}`, `{teamId}` or `{customCustomerId}` as the customer it names. Naming several is refused, as the
+ * reference's SDK refuses it, rather than quietly acting on whichever is looked at first.
+ */
 export function customerOf(options: CustomerOptions): CustomerRef {
+  const named = (["userId", "teamId", "customCustomerId"] as const).filter(
+    (key) => (options as Partial<Record<typeof key, unknown>>)[key] !== undefined,
+  );
+  if (named.length > 1) {
+    throw new TypeError(`Name one customer: userId, teamId or customCustomerId, not ${named.join(" and ")}.`);
+  }
   if ("userId" in options) return { type: "user", id: options.userId };
   if ("teamId" in options) return { type: "team", id: options.teamId };
   if ("customCustomerId" in options) return { type: "custom", id: options.customCustomerId };

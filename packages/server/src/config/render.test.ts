@@ -48,6 +48,7 @@ describe("schema defaults", () => {
       project: { requirePublishableClientKey: false },
       apps: { installed: {} },
       payments: { blockNewPurchases: false, testMode: true, productLines: {}, products: {}, items: {} },
+      dataVault: { stores: {} },
       gatehouse: { rateLimits: {}, developmentLoopbackRateLimitFactor: 100, signUpRiskHeuristics: false },
     });
     expect(defaultRenderedConfig()).toEqual(
@@ -166,15 +167,15 @@ describe("renderConfig problems", () => {
       'teams.allowClientTeamCreaton (from the project override): unknown key; did you mean "teams.allowClientTeamCreation"? Known keys under teams: createPersonalTeamOnSignUp, allowClientTeamCreation',
     ]);
     expect(problems(renderConfig({ environment: { allowLocalhost: false } }))).toEqual([
-      'allowLocalhost (from the environment override): unknown key; did you mean "domains.allowLocalhost"? Known keys at the top level: auth, domains, teams, users, onboarding, apiKeys, rbac, emails, project, apps, payments, gatehouse',
+      'allowLocalhost (from the environment override): unknown key; did you mean "domains.allowLocalhost"? Known keys at the top level: auth, domains, teams, users, onboarding, apiKeys, rbac, emails, project, apps, payments, dataVault, gatehouse',
     ]);
     expect(
       problems(renderConfig({ environment: { "auth.oauth.providers.google": { clientID: "x" } } }))[0],
     ).toMatch(
       /^auth\.oauth\.providers\.google\.clientID \(from the environment override\): unknown key; did you mean "auth\.oauth\.providers\.google\.clientId"\?/,
     );
-    expect(problems(renderConfig({ branch: { dataVault: { stores: {} } } }))).toEqual([
-      "dataVault (from the branch override): unknown key. Known keys at the top level: auth, domains, teams, users, onboarding, apiKeys, rbac, emails, project, apps, payments, gatehouse",
+    expect(problems(renderConfig({ branch: { webhooks: { endpoints: {} } } }))).toEqual([
+      "webhooks (from the branch override): unknown key. Known keys at the top level: auth, domains, teams, users, onboarding, apiKeys, rbac, emails, project, apps, payments, dataVault, gatehouse",
     ]);
   });
 

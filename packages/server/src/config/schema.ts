@@ -279,6 +279,10 @@ export const renderedConfigSchema = z.preprocess(
     apps: section({ installed: record(configRecordKey, entry({ enabled: z.boolean().default(false) })) }),
     // Products, prices and items (PROTOCOL-EXTRA §2.1); cross-checks and legacy names live in payments.ts.
     payments: paymentsConfigSchema,
+    // The data vault's stores (PROTOCOL-EXTRA §6.5); their entries live in `data_vault_entries`.
+    dataVault: section({
+      stores: record(configRecordKey, entry({ displayName: z.string().max(200).default("Unnamed Vault") })),
+    }),
     gatehouse: gatehouseSchema,
   }),
 );

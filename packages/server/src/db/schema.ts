@@ -4,6 +4,7 @@ export * from "../features/auth-mfa/schema.ts";
 export * from "../features/auth-passkey/schema.ts";
 export * from "../features/cli-auth/schema.ts";
 export * from "../features/contact-channels/schema.ts";
+export * from "../features/data-vault/schema.ts";
 export * from "../features/email-drafts/schema.ts";
 export * from "../features/emails/schema.ts";
 export * from "../features/events/schema.ts";

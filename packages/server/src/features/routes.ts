@@ -1,6 +1,7 @@
 import { openApiRoutes } from "../http/openapi.ts";
 import type { AnyRoute } from "../http/route.ts";
 import { analyticsRoutes } from "./activity/analytics-routes.ts";
+import { rewriteTemplateRoutes } from "./ai/rewrite-template.ts";
 import { aiRoutes } from "./ai/routes.ts";
 import { anonymousRoutes } from "./auth-anonymous/routes.ts";
 import { mfaRoutes } from "./auth-mfa/routes.ts";
@@ -9,8 +10,10 @@ import { passkeyRoutes } from "./auth-passkey/routes.ts";
 import { passwordRoutes } from "./auth-password/routes.ts";
 import { cliAuthRoutes } from "./cli-auth/routes.ts";
 import { contactChannelRoutes } from "./contact-channels/routes.ts";
+import { dataVaultRoutes } from "./data-vault/routes.ts";
 import { emailDraftRoutes } from "./email-drafts/routes.ts";
 import { emailTemplateRoutes } from "./email-templates/routes.ts";
+import { emailCronRoutes } from "./emails/cron-routes.ts";
 import { emailRoutes } from "./emails/routes.ts";
 import type { Feature } from "./feature.ts";
 import type { FeatureHooks } from "./hooks.ts";
@@ -20,7 +23,10 @@ import { attachRequestedProviderAccounts } from "./oauth/accounts.ts";
 import { oauthRoutes } from "./oauth/routes.ts";
 import { tokenRoutes } from "./oauth/token-route.ts";
 import { paymentAdminRoutes } from "./payments/admin-routes.ts";
+import { cardRoutes } from "./payments/card-routes.ts";
+import { methodConfigRoutes } from "./payments/method-configs.ts";
 import { purchaseRoutes } from "./payments/purchase-routes.ts";
+import { refundRoutes } from "./payments/refunds.ts";
 import { paymentCustomerRoutes } from "./payments/routes.ts";
 import { answeringStripeFailures } from "./payments/stripe.ts";
 import { stripeRoutes } from "./payments/stripe-routes.ts";
@@ -60,7 +66,7 @@ export const features: readonly Feature[] = [
   { id: "auth-mfa", routes: mfaRoutes },
   { id: "auth-passkey", routes: passkeyRoutes },
   { id: "contact-channels", routes: contactChannelRoutes },
-  { id: "emails", routes: emailRoutes },
+  { id: "emails", routes: [...emailRoutes, ...emailCronRoutes] },
   { id: "email-templates", routes: emailTemplateRoutes },
   { id: "email-drafts", routes: emailDraftRoutes },
   { id: "cli-auth", routes: cliAuthRoutes },
@@ -80,14 +86,21 @@ export const features: readonly Feature[] = [
   {
     id: "payments",
     routes: [
-      ...[...paymentCustomerRoutes, ...purchaseRoutes, ...paymentAdminRoutes, ...stripeRoutes].map(
-        answeringStripeFailures,
-      ),
+      ...[
+        ...paymentCustomerRoutes,
+        ...cardRoutes,
+        ...purchaseRoutes,
+        ...paymentAdminRoutes,
+        ...stripeRoutes,
+        ...methodConfigRoutes,
+        ...refundRoutes,
+      ].map(answeringStripeFailures),
       // A failed webhook must stay a 5xx of ours, logged as such: Stripe retries it.
       ...stripeWebhookRoutes,
     ],
   },
-  { id: "ai", routes: aiRoutes },
+  { id: "ai", routes: [...aiRoutes, ...rewriteTemplateRoutes] },
+  { id: "data-vault", routes: dataVaultRoutes },
 ];
 
 /** Every API route of the server. */

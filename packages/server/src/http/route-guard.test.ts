@@ -20,6 +20,11 @@ const PUBLIC_ROUTES = new Set([
   "POST /auth/oauth/callback/:provider_id", // the same, for providers that call back with a form POST
   "POST /check-feature-support", // says a feature is unsupported; reads no credentials and nothing of the project
   "POST /check-version", // compares an SDK version with the server's; no project involved
+  "GET /internal/component-versions", // fixed versions of the page components; no project involved
+  "GET /internal/backend-urls", // this API's own addresses
+  "POST /internal/feedback", // credentials optional (none: the internal project); rate-limited per IP
+  "GET /internal/email-queue-step", // the cron's bearer CRON_SECRET is the credential
+  "POST /internal/failed-emails-digest", // the same
   "GET /emails/unsubscribe-link", // the link in an email: its one-time code is the credential
   "POST /emails/unsubscribe-link", // a mail client's one-click unsubscribe (RFC 8058) with the same link
   // The purchase page's calls: the one-time purchase code (only its hash is stored) is the credential.

@@ -11,8 +11,15 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-
-type StripeObject = Record<string, unknown> & { id: string };
+import {
+  billingStandIn,
+  newId,
+  now,
+  paidInvoice,
+  type StripeObject,
+  succeededPayment,
+  UNIT_SECONDS,
+} from "./stripe-stand-in-billing.ts";
 
 export type StripeEvent = {
   id: string;
@@ -33,10 +40,14 @@ export type StripeStandIn = {
   accounts: Map<string, StripeObject>;
   sessions: Map<string, StripeObject>;
   subscriptions: Map<string, StripeObject>;
+  /** SetupIntents and saved cards, refunds, payment method configurations (stripe-stand-in-billing.ts). */
+  billing: ReturnType<typeof billingStandIn>;
   /** Every event sent, in order, with the HTTP status the webhook answered. */
   events: Array<{ event: StripeEvent; status: number }>;
   /** Every API request the stand-in answered, in order (`GET /v1/accounts/acct_…`). */
   apiRequests: string[];
+  /** Resolves once every event sent so far was answered (those Stripe sends after answering a request too). */
+  settled: () => Promise<void>;
   /** While a message is set, every API request is refused with it (a 400 Stripe does not retry); null ends that. */
   refuseRequests: (message: string | null) => void;
   /** Pays a checkout session as the checkout page's button does; resolves once its events were delivered. */
@@ -63,12 +74,6 @@ export type StripeStandInOptions = {
 };
 
 const DAY_SECONDS = 24 * 3600;
-const UNIT_SECONDS: Record<string, number> = {
-  day: DAY_SECONDS,
-  week: 7 * DAY_SECONDS,
-  month: 30 * DAY_SECONDS,
-  year: 365 * DAY_SECONDS,
-};
 
 /** `a[b][0][c]=v` form fields as nested objects; objects whose keys are all indexes become arrays. */
 export function parseStripeForm(text: string): Record<string, unknown> {
@@ -95,9 +100,6 @@ export function parseStripeForm(text: string): Record<string, unknown> {
   };
   return arrays(root) as Record<string, unknown>;
 }
-
-const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString("hex")}`;
-const now = () => Math.floor(Date.now() / 1000);
 
 export async function startStripeStandIn(options: StripeStandInOptions = {}): Promise<StripeStandIn> {
   const secretKey = `sk_test_${randomBytes(16).toString("hex")}`;
@@ -131,11 +133,16 @@ export async function startStripeStandIn(options: StripeStandInOptions = {}): Pr
       return response.status;
     });
 
-  const post = async (event: StripeEvent) => {
+  /** Deliveries not yet answered: Stripe sends some events after answering the request that caused them. */
+  const inFlight = new Set<Promise<number>>();
+  const post = (event: StripeEvent) => {
     const body = JSON.stringify(event);
-    const status = await deliver(body, sign(body));
-    events.push({ event, status });
-    return status;
+    const delivery = deliver(body, sign(body)).then((status) => {
+      events.push({ event, status });
+      return status;
+    });
+    inFlight.add(delivery);
+    return delivery.finally(() => inFlight.delete(delivery));
   };
 
   const send = (type: string, account: string, object: Record<string, unknown>) =>
@@ -149,6 +156,8 @@ export async function startStripeStandIn(options: StripeStandInOptions = {}): Pr
       api_version: "2025-01-01",
       data: { object: structuredClone(object) },
     });
+
+  const billing = billingStandIn({ customers, subscriptions, paymentIntents, invoices, send });
 
   const pay = async (sessionId: string) => {
     const session = sessions.get(sessionId);
@@ -178,30 +187,25 @@ export async function startStripeStandIn(options: StripeStandInOptions = {}): Pr
         account,
       };
       subscriptions.set(subscription.id, subscription);
-      invoices.unshift({
-        id: newId("in"),
-        object: "invoice",
-        customer: session.customer,
-        status: "paid",
-        total: amount,
-        amount_paid: amount,
-        created: now(),
-        hosted_invoice_url: `${baseUrl}/invoices/${subscription.id}`,
-        parent: { subscription_details: { subscription: subscription.id } },
-        account,
-      });
+      const payment = succeededPayment({ customer: session.customer, amount, account });
+      paymentIntents.set(payment.id, payment);
+      invoices.unshift(
+        paidInvoice({
+          customer: session.customer,
+          payment,
+          subscriptionId: subscription.id,
+          hostedUrl: `${baseUrl}/invoices/${subscription.id}`,
+          account,
+        }),
+      );
       session.subscription = subscription.id;
     } else {
-      const intent: StripeObject = {
-        id: newId("pi"),
-        object: "payment_intent",
-        amount,
-        currency: "usd",
-        status: "succeeded",
+      const intent = succeededPayment({
         customer: session.customer,
-        metadata: (session.payment_intent_data as { metadata?: unknown } | undefined)?.metadata ?? {},
+        amount,
+        metadata: (session.payment_intent_data as { metadata?: unknown } | undefined)?.metadata,
         account,
-      };
+      });
       paymentIntents.set(intent.id, intent);
       session.payment_intent = intent.id;
     }
@@ -349,7 +353,7 @@ export async function startStripeStandIn(options: StripeStandInOptions = {}): Pr
     }
     if (req.method === "GET" && customerPath) {
       const found = onAccount(customers, customerPath, account);
-      return found ? json(res, 200, found) : notFound(res, "customer");
+      return found ? json(res, 200, billing.expandCustomer(found, body.expand)) : notFound(res, "customer");
     }
     if (req.method === "POST" && path === "/v1/checkout/sessions") {
       if (!account || !accounts.has(account)) return notFound(res, "account");
@@ -375,6 +379,7 @@ export async function startStripeStandIn(options: StripeStandInOptions = {}): Pr
       if (req.method === "POST") {
         if (body.cancel_at_period_end !== undefined)
           found.cancel_at_period_end = body.cancel_at_period_end === "true";
+        billing.updateSubscriptionItems(found, body);
         json(res, 200, found);
         // Stripe tells the webhook about the change too, after answering.
         await send("customer.subscription.updated", account!, found);
@@ -383,10 +388,22 @@ export async function startStripeStandIn(options: StripeStandInOptions = {}): Pr
       return json(res, 200, found);
     }
     if (req.method === "GET" && path === "/v1/invoices") {
+      const subscriptionOf = (invoice: StripeObject) =>
+        (invoice.parent as { subscription_details?: { subscription?: string } } | undefined)
+          ?.subscription_details?.subscription;
       const data = invoices.filter(
-        (invoice) => invoice.customer === body.customer && invoice.account === account,
+        (invoice) =>
+          (body.customer === undefined || invoice.customer === body.customer) &&
+          (body.subscription === undefined || subscriptionOf(invoice) === body.subscription) &&
+          invoice.account === account,
       );
       return json(res, 200, { object: "list", data, has_more: false, url: "/v1/invoices" });
+    }
+    const billed = await billing.handle(req.method ?? "GET", path, body, account);
+    if (billed) {
+      json(res, billed.status, billed.body);
+      await billed.after?.();
+      return;
     }
     return notFound(res, `route ${req.method} ${path}`);
   }
@@ -441,8 +458,12 @@ export async function startStripeStandIn(options: StripeStandInOptions = {}): Pr
     accounts,
     sessions,
     subscriptions,
+    billing,
     events,
     apiRequests,
+    settled: async () => {
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+    },
     refuseRequests: (message) => {
       refusal = message;
     },

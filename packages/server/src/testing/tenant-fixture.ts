@@ -91,6 +91,11 @@ export const NOT_TENANT_IDS: Record<string, string> = {
   price_id: "a price of the product a purchase code holds",
   subscription_id:
     "picks among the subscriptions of the customer in the path, whose project is checked first",
+  from_product_id: "a product of the caller's own payments config",
+  to_product_id: "a product of the caller's own payments config",
+  setup_intent_id:
+    "a SetupIntent at Stripe, read on the caller's own connected account and checked to be the customer's",
+  config_id: "Stripe's payment method configuration, checked to be the caller's own connected account's",
 };
 
 export async function callAs(

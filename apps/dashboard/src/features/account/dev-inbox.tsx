@@ -1,8 +1,9 @@
 import type { DevInboxEmail } from "@gatehouse/js";
 import { useUser } from "@gatehouse/react";
+import { Button } from "@gatehouse/react/ui";
 import { useEffect } from "react";
 import { ownerMethods } from "../../gatehouse.ts";
-import { Button, Card } from "../../ui/components.tsx";
+import { Card } from "../../ui/components.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import "./dev-inbox.css";
 
@@ -34,7 +35,7 @@ export function DevInbox() {
         title="Your development inbox"
         description="This server has no email server (GATEHOUSE_SMTP_URL), so the dashboard's mail to you is kept here and printed in the server's log."
         actions={
-          <Button size="sm" onClick={() => void inbox.reload()}>
+          <Button small variant="secondary" onClick={() => void inbox.reload()}>
             Refresh
           </Button>
         }

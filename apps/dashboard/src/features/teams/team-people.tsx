@@ -77,7 +77,10 @@ export function Members({ team }: { team: ServerTeam }) {
                   >
                     <td>
                       <div className="user-cell">
-                        <Avatar name={member.teamProfile.displayName ?? email} color={avatarColor(member.id)} />
+                        <Avatar
+                          name={member.teamProfile.displayName ?? email}
+                          color={avatarColor(member.id)}
+                        />
                         <div>
                           <button
                             type="button"

@@ -37,7 +37,9 @@ const TASKS: Record<SystemPromptName, string> = {
   "run-query": "Answer the owner's questions about their project.",
   "build-analytics-query": "Answer the owner's questions about their project.",
   "rewrite-template-source":
-    "Rewrite the email source the owner gives you as asked and return the whole new source.",
+    "The owner gives you an email template's TSX source (React Email). Rewrite it into a standalone email draft: " +
+    "keep its look and wording, put fitting fixed content where it uses the template's variables, drop the " +
+    "variables schema and PreviewVariables, and keep the default export. Answer with the whole new source only.",
 };
 
 export function systemPrompt(name: SystemPromptName, project: { id: string; displayName: string }): string {

@@ -150,7 +150,7 @@ export async function buildTools(ctx: ToolContext, names: readonly RequestToolNa
       description:
         "Read the project's current rendered config (secrets are never included; email TSX sources are summarized " +
         "unless one section is asked for). Optionally give a top-level section: auth, domains, teams, users, " +
-        "onboarding, apiKeys, rbac, emails, project, apps, payments, gatehouse.",
+        "onboarding, apiKeys, rbac, emails, project, apps, payments, dataVault, gatehouse.",
       inputSchema: z.object({ section: z.string().max(50).optional() }),
       execute: async ({ section }: { section?: string | undefined }) => {
         const config = ctx.config as unknown as Record<string, unknown>;

@@ -177,10 +177,14 @@ export async function recordPurchase(
     const replaces = input.paid
       ? productsInLine(config, held, choice).filter((row) => row.kind === "subscription")
       : checkPurchase(config, held, input);
+    const carriedOn = input.paid?.stripeSubscriptionId ?? null;
     for (const replaced of replaces) {
+      // A plan switch carries the Stripe subscription on to the new row: Stripe's later news about it (renewed,
+      // cancelled) is about the new product, and must not bring the replaced row back to life.
+      const movesOn = carriedOn !== null && replaced.stripeSubscriptionId === carriedOn;
       await tx
         .update(productPurchases)
-        .set({ endsAt: now, cancelledAt: now })
+        .set({ endsAt: now, cancelledAt: now, ...(movesOn ? { stripeSubscriptionId: null } : {}) })
         .where(and(eq(productPurchases.projectId, projectId), eq(productPurchases.id, replaced.id)));
     }
     const [row] = await tx

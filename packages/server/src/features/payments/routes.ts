@@ -26,12 +26,12 @@ const customerParams = {
 /** Billing and invoices exist only for users and teams. */
 const userOrTeamParams = { customer_type: z.enum(["user", "team"]), customer_id: customerIdField };
 
-const customerOf = (params: { customer_type: Customer["type"]; customer_id: string }): Customer => ({
+export const customerOf = (params: { customer_type: Customer["type"]; customer_id: string }): Customer => ({
   type: params.customer_type,
   id: params.customer_id,
 });
 
-const FORBIDDEN = "Clients may only act on their own user, or on teams where they hold team_admin.";
+export const FORBIDDEN = "Clients may only act on their own user, or on teams where they hold team_admin.";
 
 const pageQuery = z.strictObject({
   cursor: z.string().max(200).optional(),

@@ -82,6 +82,15 @@ export const productPurchases = pgTable(
     /** The Stripe subscription or payment behind a purchase paid through Stripe (on the project's account). */
     stripeSubscriptionId: text("stripe_subscription_id"),
     stripePaymentIntentId: text("stripe_payment_intent_id"),
+    /**
+     * The owner's refund through `/internal/payments/transactions/refund` (one per purchase): its transaction id, when,
+     * how many dollars went back and how much of the quantity was taken back (all of it or none), and Stripe's refund.
+     */
+    refundId: uuid("refund_id"),
+    refundIssuedAt: timestamp("refund_issued_at", { withTimezone: true, mode: "date" }),
+    refundAmountUsd: text("refund_amount_usd"),
+    refundQuantity: integer("refund_quantity"),
+    stripeRefundId: text("stripe_refund_id"),
     /** Makes a replayed purchase (the same purchase code, a provider's event) a no-op instead of a second grant. */
     idempotencyKey: text("idempotency_key"),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull(),
@@ -91,6 +100,9 @@ export const productPurchases = pgTable(
     index("product_purchases_project_created_idx").on(t.projectId, t.createdAt),
     index("product_purchases_stripe_subscription_idx").on(t.projectId, t.stripeSubscriptionId),
     index("product_purchases_stripe_payment_intent_idx").on(t.projectId, t.stripePaymentIntentId),
+    index("product_purchases_project_refunds_idx")
+      .on(t.projectId, t.refundIssuedAt)
+      .where(sql`${t.refundIssuedAt} is not null`),
     uniqueIndex("product_purchases_idempotency_key_idx")
       .on(t.projectId, t.idempotencyKey)
       .where(sql`${t.idempotencyKey} is not null`),

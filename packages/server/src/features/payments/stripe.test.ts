@@ -5,67 +5,30 @@
  * refunds, billing and invoices.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
+import type { TestProject, TestServer } from "../../testing/harness.ts";
 import { emailsTo } from "../../testing/outbox.ts";
-import { type StripeStandIn, startStripeStandIn } from "../../testing/stripe-stand-in.ts";
+import type { StripeStandIn } from "../../testing/stripe-stand-in.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 import { accountChargesEnabled } from "./charges-enabled.ts";
-import { paymentsApi, TEST_CATALOGUE } from "./test-support.ts";
+import { paymentsApi, startStripeTestServer, stripeCheckouts, TEST_CATALOGUE } from "./test-support.ts";
 
 let stripe: StripeStandIn;
 let server: TestServer;
 let project: TestProject;
 let api: ReturnType<typeof paymentsApi>;
 let accountId: string;
-
+let close: () => Promise<void>;
 beforeAll(async () => {
-  stripe = await startStripeStandIn({
-    deliver: async (body, signature) =>
-      (
-        await server.request("/api/v1/integrations/stripe/webhooks", {
-          method: "POST",
-          headers: { "content-type": "application/json", "stripe-signature": signature },
-          body,
-        })
-      ).status,
-  });
-  server = await createTestServer({
-    stripe: { secretKey: stripe.secretKey, webhookSecret: stripe.webhookSecret, apiUrl: stripe.url },
-  });
-  project = await server.createProject("Stripe Co");
-  await project.configure(TEST_CATALOGUE);
-  api = paymentsApi(server, project);
+  ({ stripe, server, project, api, close } = await startStripeTestServer("Stripe Co"));
 });
-afterAll(async () => {
-  await server?.close();
-  await stripe?.close();
-});
+afterAll(() => close?.());
 
-/** A purchase code for a product, sold to the user. */
-async function purchaseCode(userId: string, productId: string): Promise<string> {
-  const { fullCode } = await api.purchaseUrl({
-    customer_type: "user",
-    customer_id: userId,
-    product_id: productId,
-  });
-  return fullCode;
-}
-
-/** What the purchase page's "Pay with card" sends, whatever the answer. */
-function startCheckout(fullCode: string, priceId: string, quantity = 1) {
-  return server.request("/api/v1/payments/purchases/checkout-session", {
-    method: "POST",
-    body: { full_code: fullCode, price_id: priceId, quantity, return_url: "http://localhost:3000/thanks" },
-  });
-}
-
-async function checkout(userId: string, productId: string, priceId: string, quantity = 1) {
-  const fullCode = await purchaseCode(userId, productId);
-  const started = await startCheckout(fullCode, priceId, quantity);
-  expect(started.status, started.text).toBe(200);
-  const sessionId = new URL(started.body.url).pathname.split("/").pop()!;
-  return { fullCode, sessionId, url: started.body.url as string };
-}
+const checkouts = () => stripeCheckouts(server, api);
+const purchaseCode = (userId: string, productId: string) => checkouts().purchaseCode(userId, productId);
+const startCheckout = (fullCode: string, priceId: string, quantity = 1) =>
+  checkouts().startCheckout(fullCode, priceId, quantity);
+const checkout = (userId: string, productId: string, priceId: string, quantity = 1) =>
+  checkouts().checkout(userId, productId, priceId, quantity);
 
 describe("connecting Stripe", () => {
   it("creates the connected account, onboards it through Stripe's link, and reports its state", async () => {

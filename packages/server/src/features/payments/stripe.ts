@@ -229,15 +229,17 @@ export async function billingOf(
   if (found.deleted) return { has_customer: false, default_payment_method: null };
   const method = found.invoice_settings?.default_payment_method;
   if (!method || typeof method === "string") return { has_customer: true, default_payment_method: null };
+  return { has_customer: true, default_payment_method: cardView(method) };
+}
+
+/** A saved payment method as the billing routes show it. */
+export function cardView(method: Stripe.PaymentMethod): NonNullable<Billing["default_payment_method"]> {
   return {
-    has_customer: true,
-    default_payment_method: {
-      id: method.id,
-      brand: method.card?.brand ?? null,
-      last4: method.card?.last4 ?? null,
-      exp_month: method.card?.exp_month ?? null,
-      exp_year: method.card?.exp_year ?? null,
-    },
+    id: method.id,
+    brand: method.card?.brand ?? null,
+    last4: method.card?.last4 ?? null,
+    exp_month: method.card?.exp_month ?? null,
+    exp_year: method.card?.exp_year ?? null,
   };
 }
 

@@ -1,5 +1,7 @@
 /** Test support for the payments tests: a project with a small catalogue, and requests on its customer routes. */
-import type { TestProject, TestServer } from "../../testing/harness.ts";
+import { expect } from "vitest";
+import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
+import { type StripeStandIn, startStripeStandIn } from "../../testing/stripe-stand-in.ts";
 
 /** Credits for users, seats for teams, and products that include them. */
 export const TEST_CATALOGUE = {
@@ -77,4 +79,65 @@ export function paymentsApi(server: TestServer, project: TestProject) {
         body: { full_code: fullCode, price_id: priceId, quantity },
       }),
   };
+}
+
+/**
+ * A test server talking to a fresh Stripe stand-in, whose events go to the server's webhook route, and a project
+ * with the test catalogue. `close` stops both.
+ */
+export async function startStripeTestServer(projectName: string) {
+  let server: TestServer | undefined;
+  const stripe: StripeStandIn = await startStripeStandIn({
+    deliver: async (body, signature) =>
+      (
+        await server!.request("/api/v1/integrations/stripe/webhooks", {
+          method: "POST",
+          headers: { "content-type": "application/json", "stripe-signature": signature },
+          body,
+        })
+      ).status,
+  });
+  server = await createTestServer({
+    stripe: { secretKey: stripe.secretKey, webhookSecret: stripe.webhookSecret, apiUrl: stripe.url },
+  });
+  const project = await server.createProject(projectName);
+  await project.configure(TEST_CATALOGUE);
+  return {
+    stripe,
+    server,
+    project,
+    api: paymentsApi(server, project),
+    close: async () => {
+      await server.close();
+      await stripe.close();
+    },
+  };
+}
+
+/** Paying for a product through the purchase page's "Pay with card": purchase codes and Stripe Checkout sessions. */
+export function stripeCheckouts(server: TestServer, api: ReturnType<typeof paymentsApi>) {
+  /** A purchase code for a product, sold to the user. */
+  const purchaseCode = async (userId: string, productId: string): Promise<string> => {
+    const { fullCode } = await api.purchaseUrl({
+      customer_type: "user",
+      customer_id: userId,
+      product_id: productId,
+    });
+    return fullCode;
+  };
+  /** What the purchase page's "Pay with card" sends, whatever the answer. */
+  const startCheckout = (fullCode: string, priceId: string, quantity = 1) =>
+    server.request("/api/v1/payments/purchases/checkout-session", {
+      method: "POST",
+      body: { full_code: fullCode, price_id: priceId, quantity, return_url: "http://localhost:3000/thanks" },
+    });
+  /** A started checkout of the product for the user: its code, the session's id and its page. */
+  const checkout = async (userId: string, productId: string, priceId: string, quantity = 1) => {
+    const fullCode = await purchaseCode(userId, productId);
+    const started = await startCheckout(fullCode, priceId, quantity);
+    expect(started.status, started.text).toBe(200);
+    const sessionId = new URL(started.body.url).pathname.split("/").pop()!;
+    return { fullCode, sessionId, url: started.body.url as string };
+  };
+  return { purchaseCode, startCheckout, checkout };
 }

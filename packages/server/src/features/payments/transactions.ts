@@ -3,12 +3,12 @@
  * one list of transactions, newest first, paged by a cursor that is base64url JSON `{createdAtMillis, txnId}`.
  * Each page reads at most `limit + 1` rows from each table, through their `(project_id, created_at)` indexes.
  */
-import { and, desc, eq, lt, or, type SQL } from "drizzle-orm";
+import { and, desc, eq, isNotNull, lt, or, type SQL } from "drizzle-orm";
 import type { CustomerType } from "../../config/payments.ts";
 import type { Database } from "../../db/index.ts";
 import { isUuid } from "../../fields/ids.ts";
 import { StatusError } from "../../http/status-error.ts";
-import { itemQuantityChanges, productPurchases } from "./schema.ts";
+import { itemQuantityChanges, type ProductPurchaseRow, productPurchases } from "./schema.ts";
 
 export const TRANSACTION_TYPES = [
   "purchase",
@@ -74,26 +74,60 @@ function before(
   return or(lt(table.createdAt, at), and(eq(table.createdAt, at), lt(table.id, cursor.txnId)));
 }
 
+/** The project's rows, of the customers the query asks about. */
+function ofCustomers(table: typeof productPurchases | typeof itemQuantityChanges, query: TransactionQuery) {
+  return [
+    eq(table.projectId, query.projectId),
+    query.customerType ? eq(table.customerType, query.customerType) : undefined,
+    query.customerId ? eq(table.customerId, query.customerId) : undefined,
+  ];
+}
+
+/** The same for refunds, which are placed in time by when they were issued. */
+function refundsBefore(cursor: Cursor | undefined): SQL | undefined {
+  if (!cursor) return undefined;
+  const at = new Date(cursor.createdAtMillis);
+  return or(
+    lt(productPurchases.refundIssuedAt, at),
+    and(eq(productPurchases.refundIssuedAt, at), lt(productPurchases.refundId, cursor.txnId)),
+  );
+}
+
+/** The entries of an owner's refund (refunds.ts): the money given back, then the product taken back, if any. */
+function refundEntries(row: ProductPurchaseRow): Array<Record<string, unknown>> {
+  const adjusts = { adjusted_transaction_id: row.id, adjusted_entry_index: 0 };
+  const entries: Array<Record<string, unknown>> = [];
+  const amount = row.refundAmountUsd ?? "0";
+  if (amount !== "0.00" && amount !== "0") {
+    entries.push({
+      type: "money_transfer",
+      customer_type: row.customerType,
+      customer_id: row.customerId,
+      charged_amount: { USD: `-${amount}` },
+      net_amount: { USD: `-${amount}` },
+      ...adjusts,
+    });
+  }
+  if ((row.refundQuantity ?? 0) > 0)
+    entries.push({ type: "product_revocation", quantity: row.refundQuantity, ...adjusts });
+  return entries;
+}
+
 export async function listTransactions(
   db: Database,
   query: TransactionQuery,
 ): Promise<{ transactions: Transaction[]; next_cursor: string | null }> {
   const wantPurchases = query.type === undefined || query.type === "purchase";
   const wantChanges = query.type === undefined || query.type === "manual-item-quantity-change";
+  // Refunds have no type of the protocol's list, so a filter by type leaves them out.
+  const wantRefunds = query.type === undefined;
   const take = query.limit + 1;
-  const [purchases, changes] = await Promise.all([
+  const [purchases, changes, refunds] = await Promise.all([
     wantPurchases
       ? db
           .select()
           .from(productPurchases)
-          .where(
-            and(
-              eq(productPurchases.projectId, query.projectId),
-              query.customerType ? eq(productPurchases.customerType, query.customerType) : undefined,
-              query.customerId ? eq(productPurchases.customerId, query.customerId) : undefined,
-              before(productPurchases, query.cursor),
-            ),
-          )
+          .where(and(...ofCustomers(productPurchases, query), before(productPurchases, query.cursor)))
           .orderBy(desc(productPurchases.createdAt), desc(productPurchases.id))
           .limit(take)
       : [],
@@ -101,15 +135,22 @@ export async function listTransactions(
       ? db
           .select()
           .from(itemQuantityChanges)
+          .where(and(...ofCustomers(itemQuantityChanges, query), before(itemQuantityChanges, query.cursor)))
+          .orderBy(desc(itemQuantityChanges.createdAt), desc(itemQuantityChanges.id))
+          .limit(take)
+      : [],
+    wantRefunds
+      ? db
+          .select()
+          .from(productPurchases)
           .where(
             and(
-              eq(itemQuantityChanges.projectId, query.projectId),
-              query.customerType ? eq(itemQuantityChanges.customerType, query.customerType) : undefined,
-              query.customerId ? eq(itemQuantityChanges.customerId, query.customerId) : undefined,
-              before(itemQuantityChanges, query.cursor),
+              ...ofCustomers(productPurchases, query),
+              isNotNull(productPurchases.refundIssuedAt),
+              refundsBefore(query.cursor),
             ),
           )
-          .orderBy(desc(itemQuantityChanges.createdAt), desc(itemQuantityChanges.id))
+          .orderBy(desc(productPurchases.refundIssuedAt), desc(productPurchases.refundId))
           .limit(take)
       : [],
   ]);
@@ -133,8 +174,19 @@ export async function listTransactions(
           ...noAdjustment,
         },
       ],
-      adjusted_by: [],
+      adjusted_by: row.refundId
+        ? refundEntries(row).map((_, entry_index) => ({ transaction_id: row.refundId!, entry_index }))
+        : [],
       test_mode: row.testMode,
+    })),
+    ...refunds.map((row) => ({
+      id: row.refundId!,
+      created_at_millis: row.refundIssuedAt!.getTime(),
+      effective_at_millis: row.refundIssuedAt!.getTime(),
+      type: null,
+      entries: refundEntries(row),
+      adjusted_by: [],
+      test_mode: false,
     })),
     ...changes.map((row) => ({
       id: row.id,

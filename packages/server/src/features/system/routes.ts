@@ -4,12 +4,16 @@ import { textResponse } from "../../http/responses.ts";
 import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { findProject } from "../projects/service.ts";
+import { feedbackRoutes } from "./feedback.ts";
+import { internalSystemRoutes } from "./internal-routes.ts";
 import { versionRoutes } from "./version-routes.ts";
 
 const tags = ["System"];
 
 export const systemRoutes = [
   ...versionRoutes,
+  ...internalSystemRoutes,
+  ...feedbackRoutes,
   defineRoute({
     method: "GET",
     path: "",
