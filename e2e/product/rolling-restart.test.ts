@@ -9,7 +9,8 @@ import { startTestSmtpServer, type TestSmtpServer } from "../../packages/server/
 import { newSeedKeys, seedKeysEnv } from "./api.ts";
 import { type Balancer, startBalancer } from "./balancer.ts";
 import { createOwnDatabase, type OwnDatabase } from "./postgres-database.ts";
-import { DEPLOY_START, freePort, type ProductProcess, startProduct } from "./product-process.ts";
+import { freePort } from "../../packages/server/src/testing/ports.ts";
+import { DEPLOY_START, type ProductProcess, startProduct } from "./product-process.ts";
 
 /**
  * Upgrades without downtime (README, Deploy: SIGTERM drains). On the PostgreSQL pass two production instances run

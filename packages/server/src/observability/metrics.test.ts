@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { passwordApi } from "../features/auth-password/test-support.ts";
+import { passwordApi } from "../testing/sign-up.ts";
 import { REPOSITORY_ROOT } from "../package-root.ts";
 import { createTestServer, type TestServer } from "../testing/harness.ts";
 import { observePostgresPool } from "./postgres.ts";

@@ -6,7 +6,7 @@ import { createTestServer, type TestProject, type TestServer } from "../../testi
 import { expectKnownError, uniqueEmail } from "../../testing/known-errors.ts";
 import { codeFromEmail, latestEmailTo } from "../../testing/outbox.ts";
 import { expireCode, setClock, useRealClock } from "../../testing/time.ts";
-import type { Reply } from "../auth-password/test-support.ts";
+import type { Reply } from "../../testing/sign-up.ts";
 import { verificationCodes } from "../verification-codes/schema.ts";
 import { createVerificationCode } from "../verification-codes/service.ts";
 import { mfaTotpUsage } from "./schema.ts";

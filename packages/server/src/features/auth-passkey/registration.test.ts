@@ -5,7 +5,7 @@ import { sha256Hex } from "../../crypto/index.ts";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
 import { expectKnownError } from "../../testing/known-errors.ts";
 import { expireCode } from "../../testing/time.ts";
-import type { Reply } from "../auth-password/test-support.ts";
+import type { Reply } from "../../testing/sign-up.ts";
 import { verificationCodes } from "../verification-codes/schema.ts";
 import { failed, ORIGIN, type PasskeyApi, passkeyApi, SoftwareAuthenticator } from "./test-support.ts";
 import { RP_ID_PLACEHOLDER } from "./webauthn.ts";

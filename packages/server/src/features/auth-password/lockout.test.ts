@@ -9,7 +9,7 @@ import { codeFromEmail, emailsTo, latestEmailTo } from "../../testing/outbox.ts"
 import { setClock, useRealClock } from "../../testing/time.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 import { sessions } from "../sessions/schema.ts";
-import { passwordApi } from "./test-support.ts";
+import { passwordApi } from "../../testing/sign-up.ts";
 
 /**
  * Issue 19 item 1: failures from many addresses must not lock the owner out. The server trusts one proxy, so each

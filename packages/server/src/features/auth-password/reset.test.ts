@@ -9,7 +9,7 @@ import { createSignedInUser } from "../../testing/users.ts";
 import { contactChannels } from "../contact-channels/schema.ts";
 import { holdAfterAnswer } from "../emails/after-answer.ts";
 import { verificationCodes } from "../verification-codes/schema.ts";
-import { channelsOf, passwordApi } from "./test-support.ts";
+import { channelsOf, passwordApi } from "../../testing/sign-up.ts";
 
 let server: TestServer;
 let project: TestProject;

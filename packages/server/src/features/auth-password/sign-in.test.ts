@@ -6,7 +6,7 @@ import { createTestServer, type TestProject, type TestServer } from "../../testi
 import { expectKnownError, uniqueEmail } from "../../testing/known-errors.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 import { type PasswordVerifier, verifyEmailAndPassword } from "./credentials.ts";
-import { passwordApi, storedUser } from "./test-support.ts";
+import { passwordApi, storedUser } from "../../testing/sign-up.ts";
 
 let server: TestServer;
 let project: TestProject;

@@ -7,7 +7,7 @@ import { expectKnownError, uniqueEmail } from "../../testing/known-errors.ts";
 import { codeFromEmail, emailsTo, latestEmailTo } from "../../testing/outbox.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 import { verificationCodes } from "../verification-codes/schema.ts";
-import { channelsOf, passwordApi, storedUser } from "./test-support.ts";
+import { channelsOf, passwordApi, storedUser } from "../../testing/sign-up.ts";
 
 let server: TestServer;
 let project: TestProject;

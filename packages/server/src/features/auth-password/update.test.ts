@@ -3,7 +3,7 @@ import { hashPassword } from "../../crypto/index.ts";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
 import { expectKnownError, uniqueEmail } from "../../testing/known-errors.ts";
 import { createSignedInUser } from "../../testing/users.ts";
-import { passwordApi } from "./test-support.ts";
+import { passwordApi } from "../../testing/sign-up.ts";
 
 let server: TestServer;
 let project: TestProject;
