@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BrowserTest, startBrowserTest } from "../../../server/src/testing/browser.ts";
-import { type SdkPage, serveSdkPage } from "../../../server/src/testing/sdk-page.ts";
+import { clientAppConfig, type SdkPage, serveSdkPage } from "../../../server/src/testing/sdk-page.ts";
 import { appsFor, uniqueEmail } from "../testing/apps.ts";
 
 /**
@@ -50,11 +50,7 @@ beforeAll(async () => {
 
   page = await serveSdkPage({
     entry: ENTRY,
-    config: {
-      projectId: project.id,
-      baseUrl: gh.baseUrl,
-      publishableClientKey: project.keys.publishableClientKey,
-    },
+    config: clientAppConfig(gh, project),
   });
 }, 120_000);
 

@@ -1,7 +1,7 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BrowserTest, startBrowserTest } from "../../../server/src/testing/browser.ts";
-import { type SdkPage, serveSdkPage } from "../../../server/src/testing/sdk-page.ts";
+import { clientAppConfig, type SdkPage, serveSdkPage } from "../../../server/src/testing/sdk-page.ts";
 import { uniqueEmail } from "../testing/apps.ts";
 
 /**
@@ -40,11 +40,7 @@ beforeAll(async () => {
   // Every page of the app is the same shell; the script looks at the path.
   site = await serveSdkPage({
     entry: ENTRY,
-    config: {
-      projectId: project.id,
-      baseUrl: gh.baseUrl,
-      publishableClientKey: project.keys.publishableClientKey,
-    },
+    config: clientAppConfig(gh, project),
   });
 }, 120_000);
 

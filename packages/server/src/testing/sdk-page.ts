@@ -2,6 +2,8 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { build } from "esbuild";
 import { REPOSITORY_ROOT } from "../package-root.ts";
+import type { TestProject } from "./harness.ts";
+import type { ListeningServer } from "./listening-server.ts";
 
 type PageConfig = Record<string, unknown>;
 
@@ -10,6 +12,15 @@ export type SdkPage = {
   url: string;
   close(): Promise<void>;
 };
+
+/** The options of a client app of `project` on `server`, the usual `config` of a page. */
+export function clientAppConfig(server: Pick<ListeningServer, "baseUrl">, project: TestProject): PageConfig {
+  return {
+    projectId: project.id,
+    baseUrl: server.baseUrl,
+    publishableClientKey: project.keys.publishableClientKey,
+  };
+}
 
 /**
  * A test page for Chromium that runs `entry`, a module script importing the SDK (`@gatehouse/js` from its sources,

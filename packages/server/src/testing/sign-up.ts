@@ -3,9 +3,9 @@
  * channels): for every test that needs an account made through the API rather than straight through the service.
  */
 import { and, eq } from "drizzle-orm";
-import type { TestProject, TestServer } from "./harness.ts";
 import { contactChannels } from "../features/contact-channels/schema.ts";
 import { users } from "../features/users/schema.ts";
+import type { TestProject, TestServer } from "./harness.ts";
 
 export type Reply = Awaited<ReturnType<TestServer["request"]>>;
 

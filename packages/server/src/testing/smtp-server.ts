@@ -1,4 +1,4 @@
-import net from "node:net";
+import type net from "node:net";
 import { type AddressObject, simpleParser } from "mailparser";
 import { SMTPServer } from "smtp-server";
 import { freePort } from "./ports.ts";
