@@ -3,10 +3,10 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../../packages/server/src/testing/ports.ts";
 import { startTestSmtpServer, type TestSmtpServer } from "../../packages/server/src/testing/smtp-server.ts";
 import { type Caller, callApi, expectOk, newSeedKeys, seedKeysEnv } from "./api.ts";
 import { createOwnDatabase, type OwnDatabase } from "./postgres-database.ts";
-import { freePort } from "../../packages/server/src/testing/ports.ts";
 import { DEPLOY_START, type ProductProcess, startProduct } from "./product-process.ts";
 
 /**

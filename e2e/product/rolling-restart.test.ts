@@ -5,11 +5,11 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { freePort } from "../../packages/server/src/testing/ports.ts";
 import { startTestSmtpServer, type TestSmtpServer } from "../../packages/server/src/testing/smtp-server.ts";
 import { newSeedKeys, seedKeysEnv } from "./api.ts";
 import { type Balancer, startBalancer } from "./balancer.ts";
 import { createOwnDatabase, type OwnDatabase } from "./postgres-database.ts";
-import { freePort } from "../../packages/server/src/testing/ports.ts";
 import { DEPLOY_START, type ProductProcess, startProduct } from "./product-process.ts";
 
 /**

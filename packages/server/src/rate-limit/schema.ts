@@ -1,4 +1,4 @@
-import { index, integer, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { index, integer, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
 import { projectIdColumn } from "../features/projects/schema.ts";
 import { userIdColumn } from "../features/users/schema.ts";
 

@@ -1,4 +1,4 @@
-import { bigint, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { bigint, pgTable, primaryKey, timestamp } from "drizzle-orm/pg-core";
 import { projectIdColumn } from "../projects/schema.ts";
 import { userIdColumn } from "../users/schema.ts";
 

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { boolean, index, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { projectIdColumn } from "../projects/schema.ts";
-import { userIdColumn, users } from "../users/schema.ts";
+import { userIdColumn } from "../users/schema.ts";
 
 /**
  * A way to reach a user (PROTOCOL.md §3.6): today only email. The primary channel is the user's `primary_email`;

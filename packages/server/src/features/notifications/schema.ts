@@ -1,4 +1,4 @@
-import { boolean, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { boolean, pgTable, primaryKey, timestamp, uuid } from "drizzle-orm/pg-core";
 import { projectIdColumn } from "../projects/schema.ts";
 import { userIdColumn } from "../users/schema.ts";
 

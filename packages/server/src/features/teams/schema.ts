@@ -1,5 +1,5 @@
 import { index, jsonb, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
-import { projectIdColumn, projects } from "../projects/schema.ts";
+import { projectIdColumn } from "../projects/schema.ts";
 import { userIdColumn } from "../users/schema.ts";
 import { verificationCodes } from "../verification-codes/schema.ts";
 
