@@ -10,7 +10,7 @@ import { createSignedInUser } from "../../testing/users.ts";
 import { redirectError, runFlow, signInWithDevProvider } from "../oauth/test-support.ts";
 import { findUser } from "../users/service.ts";
 import { SIGN_UP_REJECTED_MESSAGE } from "./apply.ts";
-import { configureRules, NOTHING, projectRowCounts, triggerEvents } from "./test-support.ts";
+import { configureRules, NOTHING, projectRowCounts, triggerData, triggeredRules } from "./test-support.ts";
 
 const CALLBACK = "http://localhost:3000/handler/magic-link-callback";
 let server: TestServer;
@@ -69,14 +69,8 @@ describe("email-code (OTP) sign-up", () => {
       message: SIGN_UP_REJECTED_MESSAGE,
     });
     expect(await projectRowCounts(server, project.id)).toEqual(NOTHING);
-    expect((await triggerEvents(server, project.id)).map((e) => e.data)).toEqual([
-      {
-        rule_id: "no-otp",
-        action: "reject",
-        email: "otp-new@example.com",
-        auth_method: "otp",
-        oauth_provider: "",
-      },
+    expect(await triggeredRules(server, project.id)).toEqual([
+      triggerData("no-otp", "reject", "otp-new@example.com", "otp"),
     ]);
   });
 
@@ -132,14 +126,8 @@ describe("OAuth sign-up", () => {
       details: { message: SIGN_UP_REJECTED_MESSAGE },
     });
     expect(await projectRowCounts(server, project.id)).toEqual(NOTHING);
-    expect((await triggerEvents(server, project.id)).map((e) => e.data)).toEqual([
-      {
-        rule_id: "no-github",
-        action: "reject",
-        email: "octo@example.com",
-        auth_method: "oauth",
-        oauth_provider: "github",
-      },
+    expect(await triggeredRules(server, project.id)).toEqual([
+      triggerData("no-github", "reject", "octo@example.com", "oauth", "github"),
     ]);
   });
 
