@@ -57,10 +57,10 @@
 //   tens of ms each: @marcbachmann/cel-js, @node-rs/argon2 and @node-rs/bcrypt.
 import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { freePort } from "./compare/processes.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const serverDir = join(root, "packages/server");
@@ -70,14 +70,6 @@ const runsArg = process.argv.indexOf("--runs");
 const RUNS = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 5;
 const onPostgres = Boolean(process.env.DATABASE_URL);
 const MiB = 2 ** 20;
-
-async function freePort() {
-  const probe = net.createServer();
-  await new Promise((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address();
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 /** Resident memory of one process, in MiB, read from /proc. */
 function rssMiB(pid) {

@@ -6,6 +6,7 @@ import http from "node:http";
 import net from "node:net";
 import { performance } from "node:perf_hooks";
 
+/** The benches' copy of packages/server/src/testing/ports.ts (plain Node runs these files, and cannot import TypeScript). */
 export async function freePort() {
   const probe = net.createServer();
   await new Promise((resolve) => probe.listen(0, "127.0.0.1", resolve));

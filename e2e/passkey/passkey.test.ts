@@ -1,13 +1,10 @@
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
-import { fileURLToPath } from "node:url";
 import { and, eq } from "drizzle-orm";
-import { build } from "esbuild";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { passkeyCredentials } from "../../packages/server/src/features/auth-passkey/schema.ts";
 import { type BrowserTest, startBrowserTest } from "../../packages/server/src/testing/browser.ts";
 import type { ListeningServer } from "../../packages/server/src/testing/listening-server.ts";
+import { type SdkPage, serveSdkPage } from "../../packages/server/src/testing/sdk-page.ts";
 
 const PASSWORD = "passkey e2e password";
 
@@ -80,7 +77,7 @@ window.passkeyPage = {
 
 let session: BrowserTest | undefined;
 let gatehouse: ListeningServer | undefined;
-let pageServer: { url: string; close: () => Promise<void> } | undefined;
+let pageServer: SdkPage | undefined;
 let project: {
   id: string;
   publishableClientKey: string;
@@ -178,42 +175,13 @@ beforeAll(async () => {
     "auth.passkey.allowSignIn": true,
     "auth.password.allowSignIn": true,
   });
-  const bundle = await build({
-    stdin: { contents: ENTRY, resolveDir: fileURLToPath(new URL("../..", import.meta.url)), loader: "js" },
-    bundle: true,
-    format: "esm",
-    platform: "browser",
-    // The SDK from its sources (its `gatehouse-source` export), as the rest of the workspace reads it.
-    conditions: ["gatehouse-source"],
-    write: false,
-    logLevel: "silent",
-  });
-  const script = bundle.outputFiles[0]!.text;
-  const server = createServer((request, response) => {
-    const url = new URL(request.url ?? "/", "http://localhost");
-    if (url.pathname === "/page.js") {
-      response.writeHead(200, { "content-type": "text/javascript" });
-      response.end(script);
-      return;
-    }
-    const config = JSON.stringify(Object.fromEntries(url.searchParams)).replaceAll("<", "\\u003c");
-    response.writeHead(200, { "content-type": "text/html" });
-    response.end(
-      `<!doctype html><script id="config" type="application/json">${config}</script>` +
-        `<script type="module" src="/page.js"></script>`,
-    );
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  pageServer = {
+  pageServer = await serveSdkPage({
+    entry: ENTRY,
+    // Each page's settings come in its query.
+    config: (url) => Object.fromEntries(url.searchParams),
     // localhost, not 127.0.0.1: an IP address cannot be a WebAuthn RP id.
-    url: `http://localhost:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+    host: "localhost",
+  });
 }, 120_000);
 
 afterAll(async () => {

@@ -3,10 +3,11 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../../packages/server/src/testing/ports.ts";
 import { startTestSmtpServer, type TestSmtpServer } from "../../packages/server/src/testing/smtp-server.ts";
 import { type Caller, callApi, expectOk, newSeedKeys, seedKeysEnv } from "./api.ts";
 import { createOwnDatabase, type OwnDatabase } from "./postgres-database.ts";
-import { DEPLOY_START, freePort, type ProductProcess, startProduct } from "./product-process.ts";
+import { DEPLOY_START, type ProductProcess, startProduct } from "./product-process.ts";
 
 /**
  * Several instances of the built server (README, Deploy: "run as many as you need behind a load balancer").

@@ -1,11 +1,11 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { GatehouseServerApp } from "@gatehouse/js";
 import { SERVER_ERROR_LOG_PREFIX } from "../../packages/server/src/http/server-error-log.ts";
+import { freePort } from "../../packages/server/src/testing/ports.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -35,14 +35,6 @@ export type ProductProcess = {
    */
   kill(): Promise<void>;
 };
-
-export async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", () => resolve()));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 /** The test runner's own variables (NODE_ENV=test, VITEST_*) must not reach the product. */
 function productEnvironment(extra: Record<string, string>): NodeJS.ProcessEnv {

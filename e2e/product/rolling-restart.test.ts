@@ -5,11 +5,12 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { freePort } from "../../packages/server/src/testing/ports.ts";
 import { startTestSmtpServer, type TestSmtpServer } from "../../packages/server/src/testing/smtp-server.ts";
 import { newSeedKeys, seedKeysEnv } from "./api.ts";
 import { type Balancer, startBalancer } from "./balancer.ts";
 import { createOwnDatabase, type OwnDatabase } from "./postgres-database.ts";
-import { DEPLOY_START, freePort, type ProductProcess, startProduct } from "./product-process.ts";
+import { DEPLOY_START, type ProductProcess, startProduct } from "./product-process.ts";
 
 /**
  * Upgrades without downtime (README, Deploy: SIGTERM drains). On the PostgreSQL pass two production instances run

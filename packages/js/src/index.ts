@@ -154,15 +154,7 @@ export {
 import { GatehouseAdminApp } from "./apps/admin-app.ts";
 import { GatehouseClientApp, gatehouseInternals } from "./apps/client-app.ts";
 import { GatehouseServerApp } from "./apps/server-app.ts";
-import {
-  type AdminOwnedProject as OwnedProject,
-  provideOwnedProjectAdminAppLoader,
-} from "./objects/owned-projects.ts";
-
-// The admin apps of owned projects, loaded with import() on first use. Handed in from here, the entry (listed in
-// package.json's "sideEffects" so that bundlers keep this call), because a module the client app imports cannot
-// import the admin app, which extends the client app, without closing an import cycle.
-provideOwnedProjectAdminAppLoader(async () => (await import("./apps/admin-app.ts")).ownedProjectAdminApp);
+import type { AdminOwnedProject as OwnedProject } from "./objects/owned-projects.ts";
 
 /** The reference SDK's names for the same classes. */
 export const StackClientApp = GatehouseClientApp;

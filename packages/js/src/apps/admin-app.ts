@@ -13,7 +13,6 @@ import {
   type InternalApiKeyFirstView,
   internalApiKeyFromJson,
 } from "../objects/api-keys.ts";
-import { provideOwnedProjectAdminApp } from "../objects/owned-projects.ts";
 import { permissionDefinitions } from "../objects/permissions.ts";
 import { type AdminProject, adminProjectFromJson } from "../objects/projects.ts";
 import { call, type Scope } from "../objects/scope.ts";
@@ -259,7 +258,7 @@ export function ownedProjectAdminApp(
   parent: AppContext,
   projectId: string,
   ownerSession: Session,
-): { app: GatehouseAdminApp; scope: Scope } {
+): { app: GatehouseAdminApp; ctx: AppContext } {
   const app = new GatehouseAdminApp({
     projectId,
     baseUrl: parent.baseUrl,
@@ -271,11 +270,8 @@ export function ownedProjectAdminApp(
       : {}),
     ...(parent.options.runtime ? { runtime: parent.options.runtime } : {}),
   });
-  return { app, scope: { ctx: app[gatehouseInternals].context, accessType: "admin", session: null } };
+  return { app, ctx: app[gatehouseInternals].context };
 }
-
-// Whoever loaded this module can list owned projects without the package entry's import() (see owned-projects.ts).
-provideOwnedProjectAdminApp(ownedProjectAdminApp);
 
 declare module "../objects/owned-projects.ts" {
   /** An owned project's `app` is this module's admin app. */

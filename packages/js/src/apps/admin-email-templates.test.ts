@@ -10,6 +10,7 @@ import {
   NEW_THEME_SOURCE,
 } from "../../../server/src/email-rendering/index.ts";
 import { appsFor } from "../testing/apps.ts";
+import { GREETING_TEMPLATE } from "../testing/email-templates.ts";
 import { type RunningGatehouse, startGatehouse } from "../testing/gatehouse-server.ts";
 import type { GatehouseAdminApp } from "./admin-app.ts";
 
@@ -33,19 +34,7 @@ const VERIFICATION = BUILT_IN_TEMPLATE_IDS.email_verification;
 const shippedTemplate = (id: string) => BUILT_IN_TEMPLATES.find((t) => t.id === id)!.tsxSource;
 const shippedTheme = (id: string) => BUILT_IN_THEMES.find((t) => t.id === id)!.tsxSource;
 
-const TEMPLATE = `import { Text } from "@react-email/components";
-import { NotificationCategory, Subject, type Props } from "@stackframe/emails";
-import { type } from "arktype";
-export const variablesSchema = type({ name: "string" });
-export function EmailTemplate({ variables }: Props<typeof variablesSchema.infer>) {
-  return (
-    <>
-      <Subject value={"Hello " + variables.name} />
-      <NotificationCategory value="Transactional" />
-      <Text>Greetings, {variables.name}</Text>
-    </>
-  );
-}
+const TEMPLATE = `${GREETING_TEMPLATE}
 EmailTemplate.PreviewVariables = { name: "Preview person" };`;
 
 const THEME = `import { Body, Html } from "@react-email/components";

@@ -60,6 +60,12 @@ function sharedConfiguration(ctx: AppContext, options: ClientAppOptions) {
 }
 
 /**
+ * The admin app of owned projects (the admin app extends this one, so only a lazy import() can reach it from here):
+ * loaded when the `internal` project's user first lists or creates projects.
+ */
+const loadOwnedProjectAdminApp = async () => (await import("./admin-app.ts")).ownedProjectAdminApp;
+
+/**
  * The SDK for browsers and for servers acting on behalf of one user: sign-in in all its forms, the current user,
  * the project, redirects to the handler pages. `StackClientApp` is the same class.
  */
@@ -74,7 +80,7 @@ export class GatehouseClientApp {
     const inherited = options.inheritsFrom?.options ?? {};
     const merged: AdminAppOptions = { ...inherited, ...options };
     delete merged.inheritsFrom;
-    this.ctx = new AppContext(this.accessKind(), merged);
+    this.ctx = new AppContext(this.accessKind(), merged, loadOwnedProjectAdminApp);
     this.userReader = this.createUserReader() as UserReader<CurrentUser>;
     this.uniqueIdentifier = merged.uniqueIdentifier;
     if (this.uniqueIdentifier !== undefined) {

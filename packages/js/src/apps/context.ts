@@ -45,6 +45,16 @@ function ownerTokenSource(owner: AdminAppOptions["projectOwnerSession"]): TokenS
 }
 
 /**
+ * Makes the admin app of one project the signed-in owner's teams own (PROTOCOL.md §6), acting as that owner, with
+ * the context it runs in: `ownedProjectAdminApp` of apps/admin-app.ts.
+ */
+export type OwnedProjectAdminAppFactory = (
+  parent: AppContext,
+  projectId: string,
+  ownerSession: Session,
+) => { app: unknown; ctx: AppContext };
+
+/**
  * What every app method needs: the resolved options, the request layer, the sessions and the redirects. Apps of
  * all three kinds hold one; feature modules take it instead of the app, which keeps them small and testable.
  */
@@ -63,6 +73,11 @@ export class AppContext {
   constructor(
     readonly kind: AccessType,
     readonly options: AdminAppOptions,
+    /**
+     * The admin app module's factory of owned projects' apps, loaded on first use: a browser app that never lists
+     * owned projects does not carry the admin app (the client app hands in an `import()` of it).
+     */
+    readonly loadOwnedProjectAdminApp: () => Promise<OwnedProjectAdminAppFactory>,
   ) {
     this.projectId = resolveProjectId(options.projectId);
     this.baseUrl = resolveBaseUrl(options.baseUrl);

@@ -8,6 +8,7 @@ import {
   type TestSmtpServer,
 } from "../../../server/src/testing/smtp-server.ts";
 import { appsFor, uniqueEmail } from "../testing/apps.ts";
+import { GREETING_TEMPLATE } from "../testing/email-templates.ts";
 import { type RunningGatehouse, startGatehouse } from "../testing/gatehouse-server.ts";
 import type { GatehouseAdminApp } from "./admin-app.ts";
 import type { AdminEmailOutbox } from "./emails.ts";
@@ -25,19 +26,7 @@ let apps: ReturnType<typeof appsFor>;
 let admin: GatehouseAdminApp;
 
 const TEMPLATE_ID = "3b0c5ac4-52a9-4c47-9d7e-4f7f0a4f7c11";
-const TEMPLATE = `import { Text } from "@react-email/components";
-import { NotificationCategory, Subject, type Props } from "@stackframe/emails";
-import { type } from "arktype";
-export const variablesSchema = type({ name: "string" });
-export function EmailTemplate({ variables }: Props<typeof variablesSchema.infer>) {
-  return (
-    <>
-      <Subject value={"Hello " + variables.name} />
-      <NotificationCategory value="Transactional" />
-      <Text>Greetings, {variables.name}</Text>
-    </>
-  );
-}`;
+const TEMPLATE = GREETING_TEMPLATE;
 
 beforeAll(async () => {
   // Unsubscribe links are built from the server's public URL; here it is the address the test can fetch.

@@ -1,9 +1,7 @@
-import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BrowserTest, startBrowserTest } from "../../../server/src/testing/browser.ts";
+import { clientAppConfig, type SdkPage, serveSdkPage } from "../../../server/src/testing/sdk-page.ts";
 import { appsFor, uniqueEmail } from "../testing/apps.ts";
-import { tinyServer } from "../testing/tiny-server.ts";
 
 /**
  * The cookie token store in a real browser (Debian's Chromium): the API runs on one local server, the page and an
@@ -39,7 +37,7 @@ window.gatehouse = {
 `;
 
 let session: BrowserTest | undefined;
-let page: Awaited<ReturnType<typeof tinyServer>> | undefined;
+let page: SdkPage | undefined;
 let email = "";
 
 beforeAll(async () => {
@@ -50,37 +48,9 @@ beforeAll(async () => {
   email = uniqueEmail("browser");
   await apps.server().createUser({ primaryEmail: email, password: PASSWORD, primaryEmailVerified: true });
 
-  const bundle = await build({
-    stdin: {
-      contents: ENTRY,
-      resolveDir: fileURLToPath(new URL("../../../..", import.meta.url)),
-      loader: "js",
-    },
-    bundle: true,
-    format: "esm",
-    platform: "browser",
-    // The SDK from its sources (its `gatehouse-source` export), as the rest of the workspace reads it.
-    conditions: ["gatehouse-source"],
-    write: false,
-    logLevel: "silent",
-  });
-  const script = bundle.outputFiles[0]!.text;
-  const config = JSON.stringify({
-    projectId: project.id,
-    baseUrl: gh.baseUrl,
-    publishableClientKey: project.keys.publishableClientKey,
-  });
-  page = await tinyServer((request, response) => {
-    if (request.url === "/sdk.js") {
-      response.writeHead(200, { "content-type": "text/javascript" });
-      response.end(script);
-    } else {
-      response.writeHead(200, { "content-type": "text/html" });
-      response.end(
-        `<!doctype html><script id="config" type="application/json">${config}</script>` +
-          `<script type="module" src="/sdk.js"></script>`,
-      );
-    }
+  page = await serveSdkPage({
+    entry: ENTRY,
+    config: clientAppConfig(gh, project),
   });
 }, 120_000);
 

@@ -1,11 +1,9 @@
-import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { devProviderEmail } from "../../../server/src/features/oauth/dev-provider.ts";
 import { type BrowserTest, startBrowserTest } from "../../../server/src/testing/browser.ts";
+import { clientAppConfig, type SdkPage, serveSdkPage } from "../../../server/src/testing/sdk-page.ts";
 import { uniqueEmail } from "../testing/apps.ts";
-import { tinyServer } from "../testing/tiny-server.ts";
 
 /**
  * OAuth sign-in in a real browser (Debian's Chromium): the app's page (an esbuild bundle of the SDK on one local
@@ -30,7 +28,7 @@ window.gatehouse = {
 `;
 
 let session: BrowserTest | undefined;
-let site: Awaited<ReturnType<typeof tinyServer>> | undefined;
+let site: SdkPage | undefined;
 
 beforeAll(async () => {
   // The provider sends the browser to the callback URL the server builds from its public URL: a listening
@@ -40,38 +38,10 @@ beforeAll(async () => {
   const project = await gh.createProject("OAuth in a browser");
   await project.configure({ "auth.oauth.providers.github": { isShared: true } });
 
-  const bundle = await build({
-    stdin: {
-      contents: ENTRY,
-      resolveDir: fileURLToPath(new URL("../../../..", import.meta.url)),
-      loader: "js",
-    },
-    bundle: true,
-    format: "esm",
-    platform: "browser",
-    // The SDK from its sources (its `gatehouse-source` export), as the rest of the workspace reads it.
-    conditions: ["gatehouse-source"],
-    write: false,
-    logLevel: "silent",
-  });
-  const script = bundle.outputFiles[0]!.text;
-  const config = JSON.stringify({
-    projectId: project.id,
-    baseUrl: gh.baseUrl,
-    publishableClientKey: project.keys.publishableClientKey,
-  });
-  site = await tinyServer((request, response) => {
-    if (request.url === "/sdk.js") {
-      response.writeHead(200, { "content-type": "text/javascript" });
-      response.end(script);
-    } else {
-      // Every page of the app is the same shell; the script looks at the path.
-      response.writeHead(200, { "content-type": "text/html" });
-      response.end(
-        `<!doctype html><script id="config" type="application/json">${config}</script>` +
-          `<script type="module" src="/sdk.js"></script>`,
-      );
-    }
+  // Every page of the app is the same shell; the script looks at the path.
+  site = await serveSdkPage({
+    entry: ENTRY,
+    config: clientAppConfig(gh, project),
   });
 }, 120_000);
 

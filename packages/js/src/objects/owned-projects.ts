@@ -1,5 +1,4 @@
 import type { WireAdminProject, WireDevInbox, WireList } from "@gatehouse/shared";
-import type { AppContext } from "../apps/context.ts";
 import type { Session } from "../session/session.ts";
 import {
   type AdminProject,
@@ -11,7 +10,8 @@ import { call, type Scope } from "./scope.ts";
 
 /**
  * The admin app's type, filled in by apps/admin-app.ts through declaration merging: this module cannot import that
- * module, not even its types, without an import cycle (see below).
+ * module, not even its types, without an import cycle (the admin app extends the client app, which reaches this
+ * module through the current user). Its factory comes through the app context (`loadOwnedProjectAdminApp`).
  */
 // biome-ignore lint/suspicious/noEmptyInterface: declared empty here so that the admin app module can fill it in.
 export interface OwnedProjectAppType {}
@@ -41,29 +41,6 @@ export type DevInboxEmail = {
 };
 export type DevInbox = { isAvailable: boolean; items: DevInboxEmail[] };
 
-/** Makes the admin app of one owned project, acting as its owner (`ownedProjectAdminApp` of apps/admin-app.ts). */
-export type OwnedProjectAdminAppFactory = (
-  parent: AppContext,
-  projectId: string,
-  ownerSession: Session,
-) => { app: OwnedProjectApp; scope: Scope };
-
-// The admin app module extends the client app, which reaches this module through the current user: importing it
-// from here (even with import()) would close an import cycle. So it is handed in instead: the package entry hands
-// in a loader that import()s it on first use (index.ts, which bundlers keep: it is listed in "sideEffects"), and
-// the admin app module hands in its factory when it loads.
-let loadFactory: (() => Promise<OwnedProjectAdminAppFactory>) | null = null;
-
-/** The package entry's loader; it import()s the admin app module on first use. */
-export function provideOwnedProjectAdminAppLoader(load: () => Promise<OwnedProjectAdminAppFactory>): void {
-  loadFactory ??= load;
-}
-
-/** The admin app module's own factory, once that module has loaded: no import() needed any more. */
-export function provideOwnedProjectAdminApp(factory: OwnedProjectAdminAppFactory): void {
-  loadFactory = async () => factory;
-}
-
 /**
  * Each owned project comes with an admin app acting as its owner (PROTOCOL.md §6). The admin app module is loaded
  * on first use, so a browser app that never lists owned projects does not carry it.
@@ -73,12 +50,11 @@ async function ownedProjectsFromJson(
   session: Session,
   items: WireAdminProject[],
 ): Promise<AdminOwnedProject[]> {
-  if (!loadFactory)
-    throw new Error("The admin app of owned projects is missing: import @gatehouse/js itself.");
-  const ownedProjectAdminApp = await loadFactory();
+  const ownedProjectAdminApp = await scope.ctx.loadOwnedProjectAdminApp();
   return items.map((json) => {
-    const { app, scope: projectScope } = ownedProjectAdminApp(scope.ctx, json.id, session);
-    return { ...adminProjectFromJson(projectScope, json), app };
+    const { app, ctx } = ownedProjectAdminApp(scope.ctx, json.id, session);
+    const projectScope: Scope = { ctx, accessType: "admin", session: null };
+    return { ...adminProjectFromJson(projectScope, json), app: app as OwnedProjectApp };
   });
 }
 

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { freePort } from "../../../server/src/testing/ports.ts";
 
 export type RecordedRequest = {
   method: string;
@@ -45,11 +46,7 @@ export async function tinyServer(
 
 /** A URL nobody listens on: a port that was free a moment ago, so connecting is refused. */
 export async function refusedUrl(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${port}`;
+  return `http://127.0.0.1:${await freePort()}`;
 }
 
 export function sendJson(

@@ -2,13 +2,8 @@ import { describe, expect, it } from "vitest";
 import { internalProjectOverride, newProjectOverride } from "./defaults.ts";
 import { toLegacyConfigView } from "./legacy-view.ts";
 import { validateOverrideShape } from "./override.ts";
-import { type RenderResult, renderConfig } from "./render.ts";
-import type { RenderedConfig } from "./schema.ts";
-
-function rendered(result: RenderResult): RenderedConfig {
-  if (!result.ok) throw new Error(result.problems.join("\n"));
-  return result.config;
-}
+import { renderConfig } from "./render.ts";
+import { NEW_PROJECT_LEGACY_SWITCHES, rendered } from "./test-support.ts";
 
 const THEME = "1df07ae6-abf3-4a40-83a5-a1a2cbe336ac";
 
@@ -16,15 +11,7 @@ describe("newProjectOverride", () => {
   it("renders to exactly the PROTOCOL §3.10 defaults of a new project", () => {
     const config = rendered(renderConfig({ project: newProjectOverride() }));
     expect(toLegacyConfigView(config, { emailThemeDefault: THEME })).toStrictEqual({
-      allow_localhost: true,
-      sign_up_enabled: true,
-      credential_enabled: true,
-      magic_link_enabled: false,
-      passkey_enabled: false,
-      client_team_creation_enabled: false,
-      client_user_deletion_enabled: false,
-      allow_user_api_keys: false,
-      allow_team_api_keys: false,
+      ...NEW_PROJECT_LEGACY_SWITCHES,
       oauth_providers: [],
       enabled_oauth_providers: [],
       domains: [],

@@ -8,13 +8,8 @@ import type { ConfigOverride } from "./json.ts";
 import { legacyConfigUpdateSchema, legacyConfigUpdateToOverride } from "./legacy-update.ts";
 import { toLegacyConfigView } from "./legacy-view.ts";
 import { mergeOverrideOverride, normalizeOverride } from "./override.ts";
-import { type RenderResult, renderConfig } from "./render.ts";
-import type { RenderedConfig } from "./schema.ts";
-
-function rendered(result: RenderResult): RenderedConfig {
-  if (!result.ok) throw new Error(result.problems.join("\n"));
-  return result.config;
-}
+import { renderConfig } from "./render.ts";
+import { rendered } from "./test-support.ts";
 
 function view(project: ConfigOverride) {
   return toLegacyConfigView(rendered(renderConfig({ project })));

@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestServer, type TestProject, type TestServer } from "../testing/harness.ts";
+import { patchLegacyConfig } from "./test-support.ts";
 
 let server: TestServer;
 
@@ -12,15 +13,8 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-async function patchLegacy(project: TestProject, config: unknown) {
-  const response = await server.request("/api/v1/internal/projects/current", {
-    method: "PATCH",
-    headers: project.headers("admin"),
-    body: { config },
-  });
-  expect(response.status, response.text).toBe(200);
-  return response.body.config;
-}
+const patchLegacy = async (project: TestProject, config: unknown) =>
+  (await patchLegacyConfig(server, project, config)).config;
 
 async function legacyView(project: TestProject) {
   const response = await server.request("/api/v1/internal/projects/current", {

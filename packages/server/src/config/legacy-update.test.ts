@@ -9,13 +9,8 @@ import {
 } from "./legacy-update.ts";
 import { toLegacyConfigView } from "./legacy-view.ts";
 import { mergeOverrideOverride, normalizeOverride, validateOverrideShape } from "./override.ts";
-import { type RenderResult, renderConfig } from "./render.ts";
-import type { RenderedConfig } from "./schema.ts";
-
-function rendered(result: RenderResult): RenderedConfig {
-  if (!result.ok) throw new Error(result.problems.join("\n"));
-  return result.config;
-}
+import { renderConfig } from "./render.ts";
+import { NEW_PROJECT_LEGACY_SWITCHES, rendered } from "./test-support.ts";
 
 /** Applies a legacy update the way the project endpoints do: a PATCH of the given level's override. */
 function update(current: ConfigOverride, legacy: unknown): ConfigOverride {
@@ -52,29 +47,13 @@ describe("legacy update → override → render → legacy view", () => {
     // And back the other way.
     const reverted = view(
       update(update(newProjectOverride(), legacy), {
-        allow_localhost: true,
-        sign_up_enabled: true,
-        credential_enabled: true,
-        magic_link_enabled: false,
-        passkey_enabled: false,
-        client_team_creation_enabled: false,
-        client_user_deletion_enabled: false,
-        allow_user_api_keys: false,
-        allow_team_api_keys: false,
+        ...NEW_PROJECT_LEGACY_SWITCHES,
         create_team_on_sign_up: false,
         oauth_account_merge_strategy: "raise_error",
       }),
     );
     expect(reverted).toMatchObject({
-      allow_localhost: true,
-      sign_up_enabled: true,
-      credential_enabled: true,
-      magic_link_enabled: false,
-      passkey_enabled: false,
-      client_team_creation_enabled: false,
-      client_user_deletion_enabled: false,
-      allow_user_api_keys: false,
-      allow_team_api_keys: false,
+      ...NEW_PROJECT_LEGACY_SWITCHES,
       create_team_on_sign_up: false,
       oauth_account_merge_strategy: "raise_error",
       email_theme: THEME,

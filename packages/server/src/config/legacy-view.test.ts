@@ -3,13 +3,8 @@ import { newProjectOverride } from "./defaults.ts";
 import { legacyConfigUpdateSchema, legacyConfigUpdateToOverride } from "./legacy-update.ts";
 import { toClientProjectConfig, toLegacyConfigView } from "./legacy-view.ts";
 import { mergeOverrideOverride } from "./override.ts";
-import { type RenderResult, renderConfig } from "./render.ts";
-import type { RenderedConfig } from "./schema.ts";
-
-function rendered(result: RenderResult): RenderedConfig {
-  if (!result.ok) throw new Error(result.problems.join("\n"));
-  return result.config;
-}
+import { renderConfig } from "./render.ts";
+import { NEW_PROJECT_LEGACY_SWITCHES, rendered } from "./test-support.ts";
 
 /** A new project's override with a legacy update applied, the way the project endpoints store it. */
 function update(current: ReturnType<typeof newProjectOverride>, legacy: unknown) {
@@ -27,15 +22,8 @@ describe("toClientProjectConfig", () => {
       magic_link_enabled: true,
     });
     expect(toClientProjectConfig(rendered(renderConfig({ project: override })))).toStrictEqual({
-      sign_up_enabled: true,
-      credential_enabled: true,
+      ...NEW_PROJECT_LEGACY_SWITCHES,
       magic_link_enabled: true,
-      passkey_enabled: false,
-      client_team_creation_enabled: false,
-      client_user_deletion_enabled: false,
-      allow_user_api_keys: false,
-      allow_team_api_keys: false,
-      allow_localhost: true,
       enabled_oauth_providers: [{ id: "google" }],
       domains: [{ domain: "https://app.example.com", handler_path: "/handler" }],
     });

@@ -1,16 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { type RenderResult, renderConfig } from "./render.ts";
-import type { RenderedConfig } from "./schema.ts";
-
-function rendered(result: RenderResult): RenderedConfig {
-  if (!result.ok) throw new Error(`expected the config to render, got:\n${result.problems.join("\n")}`);
-  return result.config;
-}
-
-function problems(result: RenderResult): string[] {
-  if (result.ok) throw new Error("expected problems, but the config rendered");
-  return result.problems;
-}
+import { renderConfig } from "./render.ts";
+import { problems, rendered } from "./test-support.ts";
 
 const catalogue = {
   productLines: { plans: { displayName: "Plans", customerType: "team" } },

@@ -3,18 +3,9 @@ import { BUILT_IN_TEMPLATES } from "../email-rendering/built-in-templates.ts";
 import { BUILT_IN_THEMES, DEFAULT_SELECTED_THEME_ID } from "../email-rendering/built-in-themes.ts";
 import { newProjectOverride } from "./defaults.ts";
 import { mergeOverrideOverride } from "./override.ts";
-import { type RenderResult, renderConfig, validateLevelOverride } from "./render.ts";
-import { defaultRenderedConfig, type RenderedConfig } from "./schema.ts";
-
-function rendered(result: RenderResult): RenderedConfig {
-  if (!result.ok) throw new Error(`expected the config to render, got:\n${result.problems.join("\n")}`);
-  return result.config;
-}
-
-function problems(result: RenderResult): string[] {
-  if (result.ok) throw new Error("expected problems, but the config rendered");
-  return result.problems;
-}
+import { renderConfig, validateLevelOverride } from "./render.ts";
+import { defaultRenderedConfig } from "./schema.ts";
+import { problems, rendered } from "./test-support.ts";
 
 describe("schema defaults", () => {
   it("renders every key with its default from empty overrides", () => {

@@ -9,6 +9,7 @@ import {
   SignJWT,
 } from "jose";
 import { describe, expect, it } from "vitest";
+import { ACCESS_TOKEN_CLAIMS } from "../testing/access-token-claims.ts";
 import { type AccessTokenClaims, accessTokenIssuer } from "./access-token-claims.ts";
 import { createTokenKeyring, type SignAccessTokenInput, type TokenKeyring } from "./access-tokens.ts";
 import { deriveSigningKey } from "./signing-keys.ts";
@@ -20,27 +21,6 @@ const OTHER_PROJECT = "internal";
 const USER = "2d3e4f5a-6b7c-4d8e-9f0a-1b2c3d4e5f6a";
 const SESSION = "7a8b9c0d-1e2f-4a3b-8c4d-5e6f7a8b9c0d";
 const T0 = Date.UTC(2030, 0, 1, 12, 0, 0); // a whole second
-
-const CLAIM_NAMES = [
-  "sub",
-  "iat",
-  "exp",
-  "iss",
-  "aud",
-  "project_id",
-  "branch_id",
-  "refresh_token_id",
-  "role",
-  "name",
-  "email",
-  "email_verified",
-  "selected_team_id",
-  "signed_up_at",
-  "is_anonymous",
-  "is_restricted",
-  "restricted_reason",
-  "requires_totp_mfa",
-];
 
 function keyringAt(millis: number, masterSecret = SECRET): TokenKeyring {
   return createTokenKeyring({ masterSecret, issuerBaseUrl: BASE, now: () => millis });
@@ -117,7 +97,7 @@ describe("signAccessToken", () => {
     expect(header.kid).toMatch(/^[A-Za-z0-9_-]{12}$/);
 
     const claims = decodeJwt(token);
-    expect(Object.keys(claims).sort()).toEqual([...CLAIM_NAMES].sort());
+    expect(Object.keys(claims).sort()).toEqual([...ACCESS_TOKEN_CLAIMS].sort());
     expect(claims).toEqual({
       sub: USER,
       iat: T0 / 1000,

@@ -17,7 +17,7 @@ async function settingOnConnections(database: DatabaseHandle, count: number): Pr
     };
     return rows.map((row) => String(row[SETTING]));
   }
-  const pool = postgresPoolOf(database.db);
+  const pool = postgresPoolOf(database);
   const clients = await Promise.all(Array.from({ length: count }, () => pool.connect()));
   try {
     return await Promise.all(

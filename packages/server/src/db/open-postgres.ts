@@ -35,6 +35,12 @@ export type PostgresOptions = {
    */
   directUrl?: string | undefined;
   pooling?: PoolingSetting;
+  /**
+   * With `pooling: "session"`: take it as said, without the probes that refuse a connection sharing server sessions
+   * (up to five round trips on every open). For test databases, which DATABASE_URL puts on PostgreSQL itself and
+   * which are opened once per test file; a test of the detection leaves it off (db/pooling.test.ts).
+   */
+  trustSessionPooling?: boolean;
   /** `check`: apply nothing, refuse to start if migrations are pending (`gatehouse-server migrate` applies them). */
   migrations?: "apply" | "check";
 };
@@ -46,7 +52,10 @@ export type PostgresOptions = {
  */
 export async function openPostgres(options: PostgresOptions): Promise<DatabaseHandle> {
   const { databaseUrl, directUrl } = options;
-  const pooling = await resolvePooling(databaseUrl, directUrl, options.pooling ?? "auto");
+  const pooling =
+    options.pooling === "session" && options.trustSessionPooling
+      ? "session"
+      : await resolvePooling(databaseUrl, directUrl, options.pooling ?? "auto");
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     max: 10,

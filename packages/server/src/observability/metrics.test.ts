@@ -5,9 +5,9 @@
  */
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { passwordApi } from "../features/auth-password/test-support.ts";
 import { REPOSITORY_ROOT } from "../package-root.ts";
 import { createTestServer, type TestServer } from "../testing/harness.ts";
+import { passwordApi } from "../testing/sign-up.ts";
 import { observePostgresPool } from "./postgres.ts";
 import { QUIET_OBSERVABILITY } from "./settings.ts";
 

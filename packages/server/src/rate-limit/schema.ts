@@ -1,6 +1,6 @@
-import { index, integer, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
-import { projects } from "../features/projects/schema.ts";
-import { users } from "../features/users/schema.ts";
+import { index, integer, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+import { projectIdColumn } from "../features/projects/schema.ts";
+import { userIdColumn } from "../features/users/schema.ts";
 
 /**
  * One counter per bucket key. The key already names the project, so limits of one tenant never touch another's;
@@ -31,12 +31,8 @@ export const rateLimitCounters = pgTable(
 export const knownSignInAddresses = pgTable(
   "known_sign_in_addresses",
   {
-    projectId: text("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
-    userId: uuid("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+    projectId: projectIdColumn(),
+    userId: userIdColumn(),
     address: text("address").notNull(),
     lastSignInAt: timestamp("last_sign_in_at", { withTimezone: true, mode: "date" }).notNull(),
   },

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Hono } from "hono";
 import { bootGatehouse, type Gatehouse } from "../bootstrap.ts";
+import type { DatabaseHandle } from "../db/handle.ts";
 import type { AppDeps } from "../deps.ts";
 import type { ServerEnv } from "../env.ts";
 import { createKeySet } from "../features/project-keys/service.ts";
@@ -81,6 +82,8 @@ export function protocolHeaders(access: AccessHeaders): Record<string, string> {
 export type TestServer = {
   app: Hono;
   deps: AppDeps;
+  /** The database handle under `deps.db` (its kind, and PostgreSQL's pool for `postgresPoolOf`). */
+  database: DatabaseHandle;
   /** `app.request()` with JSON in and out. */
   request: (
     path: string,
@@ -112,8 +115,10 @@ export async function createTestServer(envOverrides: Partial<ServerEnv> = {}): P
  * The test kit over a booted Gatehouse: requests, projects and their config. A listening server (SDK and browser
  * tests) offers the same kit as `createTestServer`, so both kinds of test set projects up one way.
  */
-export function testApiOf(gatehouse: Pick<Gatehouse, "app" | "deps">): Omit<TestServer, "close"> {
-  const { app, deps } = gatehouse;
+export function testApiOf(
+  gatehouse: Pick<Gatehouse, "app" | "deps" | "database">,
+): Omit<TestServer, "close"> {
+  const { app, deps, database } = gatehouse;
 
   const request: TestServer["request"] = async (path, init = {}) => {
     const headers: Record<string, string> = { ...init.headers };
@@ -160,6 +165,7 @@ export function testApiOf(gatehouse: Pick<Gatehouse, "app" | "deps">): Omit<Test
   return {
     app,
     deps,
+    database,
     request,
     internal: toTestProject("internal", TEST_INTERNAL_KEYS),
     createProject: async (displayName = "Test project") => {

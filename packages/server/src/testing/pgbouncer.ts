@@ -1,8 +1,8 @@
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
-import net from "node:net";
 import { promisify } from "node:util";
 import { REPOSITORY_ROOT } from "../package-root.ts";
+import { freePort } from "./ports.ts";
 
 export type PgBouncer = {
   port: number;
@@ -16,7 +16,7 @@ export type PgBouncer = {
  * CI and the benches use (scripts/start-pgbouncer.sh; `.ci/run` installs the package).
  */
 export async function startPgBouncer(mode: "transaction" | "session" = "transaction"): Promise<PgBouncer> {
-  const port = await freeLocalPort();
+  const port = await freePort();
   try {
     await promisify(execFile)("bash", [`${REPOSITORY_ROOT}/scripts/start-pgbouncer.sh`, String(port), mode], {
       cwd: REPOSITORY_ROOT,
@@ -53,12 +53,4 @@ export async function startPgBouncer(mode: "transaction" | "session" = "transact
       }
     },
   };
-}
-
-async function freeLocalPort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", () => resolve()));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
 }

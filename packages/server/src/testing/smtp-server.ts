@@ -1,6 +1,7 @@
-import net from "node:net";
+import type net from "node:net";
 import { type AddressObject, simpleParser } from "mailparser";
 import { SMTPServer } from "smtp-server";
+import { freePort } from "./ports.ts";
 
 /** A message as the test SMTP server received it: the envelope, the login used, and the parsed content. */
 export type ReceivedEmail = {
@@ -120,10 +121,4 @@ export async function startTestSmtpServer(
 }
 
 /** A local port that nothing listens on (bound once, then released), to stand for an SMTP server that is down. */
-export async function closedPort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", () => resolve()));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
+export const closedPort = freePort;

@@ -4,6 +4,7 @@ import { readFile, rename, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { sql } from "drizzle-orm";
 import pg from "pg";
 import { migrationsFolder } from "../db/handle.ts";
 import { type Database, type DatabaseHandle, openDatabase } from "../db/index.ts";
@@ -25,7 +26,7 @@ export async function openTestDatabase(): Promise<DatabaseHandle> {
   const template = await migratedTemplateDatabase(baseUrl);
   const name = `gatehouse_test_${randomBytes(6).toString("hex")}`;
   await withAdminClient(baseUrl, (admin) => admin.query(`create database ${name} template ${template}`));
-  const handle = await openDatabase({ databaseUrl: databaseUrlWithName(baseUrl, name) });
+  const handle = await openTestPostgres(databaseUrlWithName(baseUrl, name));
   return {
     ...handle,
     close: async () => {
@@ -36,11 +37,32 @@ export async function openTestDatabase(): Promise<DatabaseHandle> {
 }
 
 /**
- * The connection pool under a PostgreSQL database, for tests that need a connection of their own (to hold a lock, or
- * to see each pooled connection's settings). Only for handles of kind "postgres".
+ * DATABASE_URL names PostgreSQL itself (the kit creates and drops databases on it, which no transaction pooler
+ * allows), so test opens run in session pooling without the start-up probes; db/pooling.test.ts opens its own.
  */
-export function postgresPoolOf(db: Database): pg.Pool {
-  return (db as unknown as { $client: pg.Pool }).$client;
+function openTestPostgres(databaseUrl: string): Promise<DatabaseHandle> {
+  return openDatabase({ databaseUrl, postgres: { pooling: "session", trustSessionPooling: true } });
+}
+
+/**
+ * Another pool on the PostgreSQL test database under `db`, as a second instance would open it: for tests of what
+ * one instance sees of another's writes, or of a row another connection holds. Only on PostgreSQL.
+ */
+export async function openSameTestDatabase(db: Database): Promise<DatabaseHandle> {
+  const baseUrl = process.env.DATABASE_URL;
+  if (!baseUrl) throw new Error("openSameTestDatabase needs DATABASE_URL: PGlite has one connection");
+  const result = await db.execute(sql`select current_database() as name`);
+  const [row] = (result as unknown as { rows: { name: string }[] }).rows;
+  return openTestPostgres(databaseUrlWithName(baseUrl, row!.name));
+}
+
+/**
+ * The connection pool under a PostgreSQL database, for tests that need a connection of their own (to hold a lock, or
+ * to see each pooled connection's settings).
+ */
+export function postgresPoolOf(handle: Pick<DatabaseHandle, "kind" | "pgPool">): pg.Pool {
+  if (!handle.pgPool) throw new Error(`A ${handle.kind} database has no connection pool`);
+  return handle.pgPool;
 }
 
 /** Names the migration set (and the PGlite build, whose dumps only it can read), so a changed one gets a new copy. */
@@ -96,7 +118,7 @@ async function migratedTemplateDatabase(baseUrl: string): Promise<string> {
       const building = `${template}_building`;
       await admin.query(`drop database if exists ${building} with (force)`);
       await admin.query(`create database ${building}`);
-      const handle = await openDatabase({ databaseUrl: databaseUrlWithName(baseUrl, building) });
+      const handle = await openTestPostgres(databaseUrlWithName(baseUrl, building));
       await handle.close();
       await admin.query(`alter database ${building} rename to ${template}`);
     } finally {

@@ -2,9 +2,10 @@ import { and, eq, sql } from "drizzle-orm";
 import type { PgPreparedQuery, PreparedQueryConfig } from "drizzle-orm/pg-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { sha256Hex } from "../../crypto/index.ts";
-import { type Database, openDatabase } from "../../db/index.ts";
+import type { Database } from "../../db/index.ts";
 import { deferred } from "../../testing/deferred.ts";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
+import { openSameTestDatabase } from "../../testing/test-database.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 import { events } from "../events/schema.ts";
 import { sessions } from "../sessions/schema.ts";
@@ -263,11 +264,7 @@ if (onPostgres)
             .where(eq(sessions.refreshTokenHash, sha256Hex(token)))
         )[0]!;
       const [heldSession, freeSession] = [await idOf(held.refreshToken), await idOf(free.refreshToken)];
-      const result = await server.deps.db.execute(sql`select current_database() as name`);
-      const { name } = (result as unknown as { rows: { name: string }[] }).rows[0]!;
-      const url = new URL(process.env.DATABASE_URL!);
-      url.pathname = `/${name}`;
-      const other = await openDatabase({ databaseUrl: url.toString() });
+      const other = await openSameTestDatabase(server.deps.db);
       const later = new Date(Date.now() + 60_000);
       try {
         const released = deferred();

@@ -295,7 +295,7 @@ describe("a proposed config change", () => {
     it("is not seen applied while its config write waits, and applies once the config rows are free", async () => {
       const wanted = !(await renderedConfig()).auth.passkey.allowSignIn;
       const proposal = await proposed({ "auth.passkey.allowSignIn": wanted }, "Passkeys switched");
-      const pool = postgresPoolOf(server.deps.db);
+      const pool = postgresPoolOf(server.database);
       const holder = await pool.connect();
       try {
         await holder.query("begin");

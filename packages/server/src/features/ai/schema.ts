@@ -1,5 +1,5 @@
 import { bigserial, index, integer, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
-import { projects } from "../projects/schema.ts";
+import { projectIdColumn } from "../projects/schema.ts";
 
 /**
  * Thread storage of the AI helper (PROTOCOL-EXTRA §5.1): messages stored verbatim, per project and thread id (any
@@ -8,9 +8,7 @@ import { projects } from "../projects/schema.ts";
 export const aiChatMessages = pgTable(
   "ai_chat_messages",
   {
-    projectId: text("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    projectId: projectIdColumn(),
     id: uuid("id").primaryKey(),
     /** Creation order within a thread (several messages can share a timestamp). */
     seq: bigserial("seq", { mode: "number" }).notNull(),
@@ -29,9 +27,7 @@ export const aiChatMessages = pgTable(
 export const aiConversations = pgTable(
   "ai_conversations",
   {
-    projectId: text("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    projectId: projectIdColumn(),
     id: uuid("id").primaryKey(),
     ownerKey: text("owner_key").notNull(),
     title: text("title").notNull(),
@@ -52,9 +48,7 @@ export type AiStoredMessage = { id: string; role: "user" | "assistant"; content:
 export const aiConfigProposals = pgTable(
   "ai_config_proposals",
   {
-    projectId: text("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    projectId: projectIdColumn(),
     id: uuid("id").primaryKey(),
     ownerKey: text("owner_key").notNull(),
     /** The override level it patches (dot-notation keys, PATCH semantics). */
@@ -80,9 +74,7 @@ export type AiConfigProposalRow = typeof aiConfigProposals.$inferSelect;
 export const aiUsage = pgTable(
   "ai_usage",
   {
-    projectId: text("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    projectId: projectIdColumn(),
     id: uuid("id").primaryKey(),
     ownerKey: text("owner_key").notNull(),
     /** Which route made the call: `generate`, `stream` or `chat` (POST /internal/ai-chat/:threadId). */

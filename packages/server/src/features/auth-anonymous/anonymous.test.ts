@@ -2,7 +2,7 @@ import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
 import { expectKnownError, uniqueEmail } from "../../testing/known-errors.ts";
-import { passwordApi, storedUser } from "../auth-password/test-support.ts";
+import { passwordApi, storedUser } from "../../testing/sign-up.ts";
 
 let server: TestServer;
 let project: TestProject;

@@ -1,6 +1,6 @@
-import { bigint, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
-import { projects } from "../projects/schema.ts";
-import { users } from "../users/schema.ts";
+import { bigint, pgTable, primaryKey, timestamp } from "drizzle-orm/pg-core";
+import { projectIdColumn } from "../projects/schema.ts";
+import { userIdColumn } from "../users/schema.ts";
 
 /**
  * The newest TOTP time step each user has signed in with. A code is accepted only for a later step, so a code seen
@@ -9,12 +9,8 @@ import { users } from "../users/schema.ts";
 export const mfaTotpUsage = pgTable(
   "mfa_totp_usage",
   {
-    projectId: text("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
-    userId: uuid("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+    projectId: projectIdColumn(),
+    userId: userIdColumn(),
     /** Unix time / 30 s of the last accepted code. */
     lastStep: bigint("last_step", { mode: "number" }).notNull(),
     updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),

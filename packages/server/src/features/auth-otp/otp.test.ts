@@ -2,6 +2,7 @@ import { and, eq } from "drizzle-orm";
 import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
+import { uniqueEmail } from "../../testing/known-errors.ts";
 import { codeFromEmail, emailsTo, latestEmailTo } from "../../testing/outbox.ts";
 import { expireCode } from "../../testing/time.ts";
 import { createSignedInUser } from "../../testing/users.ts";
@@ -14,9 +15,6 @@ const CALLBACK = "http://localhost:3000/handler/magic-link-callback";
 
 let server: TestServer;
 let project: TestProject;
-let counter = 0;
-/** A fresh address per test: the per-recipient rate limit then never carries over. */
-const freshEmail = (label = "user") => `${label}-${++counter}@example.com`;
 
 beforeAll(async () => {
   // Trusting the proxy lets tests name their IP with x-forwarded-for; without the header the IP is unknown.
@@ -69,7 +67,7 @@ async function channelsOf(userId: string) {
 
 describe("POST /auth/otp/send-sign-in-code", () => {
   it("emails a magic link and a code whose tail is the nonce", async () => {
-    const email = freshEmail();
+    const email = uniqueEmail();
     const response = await sendCode(email.toUpperCase());
     expect(response.status).toBe(200);
     expect(Object.keys(response.body)).toEqual(["nonce"]);
@@ -84,7 +82,7 @@ describe("POST /auth/otp/send-sign-in-code", () => {
   });
 
   it("adds the code to a callback URL that already has a query and a fragment", async () => {
-    const email = freshEmail();
+    const email = uniqueEmail();
     await sendCode(email, { body: { callback_url: "http://localhost:3000/cb?next=%2Fhome#top" } });
     const mail = await latestEmailTo(server, project.id, email);
     const code = codeFromEmail(mail.text);
@@ -92,7 +90,7 @@ describe("POST /auth/otp/send-sign-in-code", () => {
   });
 
   it("accepts and ignores the bot-challenge fields the SDK sends", async () => {
-    const response = await sendCode(freshEmail(), {
+    const response = await sendCode(uniqueEmail(), {
       body: { bot_challenge_token: "t", bot_challenge_phase: "invisible", bot_challenge_unavailable: "true" },
     });
     expect(response.status).toBe(200);
@@ -102,10 +100,10 @@ describe("POST /auth/otp/send-sign-in-code", () => {
     for (const body of [
       {},
       { email: "not-an-email", callback_url: CALLBACK },
-      { email: freshEmail() },
+      { email: uniqueEmail() },
       { email: 42, callback_url: CALLBACK },
-      { email: freshEmail(), callback_url: CALLBACK, extra: 1 },
-      { email: freshEmail(), callback_url: CALLBACK, bot_challenge_phase: "loud" },
+      { email: uniqueEmail(), callback_url: CALLBACK, extra: 1 },
+      { email: uniqueEmail(), callback_url: CALLBACK, bot_challenge_phase: "loud" },
     ]) {
       const response = await server.request("/api/v1/auth/otp/send-sign-in-code", {
         method: "POST",
@@ -119,7 +117,7 @@ describe("POST /auth/otp/send-sign-in-code", () => {
 
   it("answers a plain 403 when email sign-in is off", async () => {
     const off = await server.createProject("No OTP");
-    const response = await sendCode(freshEmail(), { project: off });
+    const response = await sendCode(uniqueEmail(), { project: off });
     expect(response.status).toBe(403);
     expect(response.text).toBe("OTP sign-in is not enabled for this project");
     expect(response.headers.get("content-type")).toContain("text/plain");
@@ -130,7 +128,7 @@ describe("POST /auth/otp/send-sign-in-code", () => {
   });
 
   it("refuses callback URLs outside the trusted domains", async () => {
-    const email = freshEmail();
+    const email = uniqueEmail();
     for (const url of ["https://evil.example.com/cb", "javascript:alert(1)", "/relative", "not a url"]) {
       const response = await sendCode(email, { body: { callback_url: url } });
       expect(response.headers.get("x-stack-known-error"), url).toBe("REDIRECT_URL_NOT_WHITELISTED");
@@ -154,7 +152,7 @@ describe("POST /auth/otp/send-sign-in-code", () => {
   });
 
   it("refuses an existing account whose email is not verified", async () => {
-    const email = freshEmail("unverified");
+    const email = uniqueEmail("unverified");
     await createSignedInUser(server, project.id, { primaryEmail: email, primaryEmailVerified: false });
     const response = await sendCode(email);
     expect(response.status).toBe(409);
@@ -168,11 +166,11 @@ describe("POST /auth/otp/send-sign-in-code", () => {
   it("refuses new accounts when sign-up is off, but still serves existing ones", async () => {
     const closed = await server.createProject("Closed");
     await closed.configure({ "auth.otp.allowSignIn": true, "auth.allowSignUp": false });
-    const refused = await sendCode(freshEmail(), { project: closed });
+    const refused = await sendCode(uniqueEmail(), { project: closed });
     expect(refused.status).toBe(400);
     expect(refused.headers.get("x-stack-known-error")).toBe("SIGN_UP_NOT_ENABLED");
 
-    const email = freshEmail("member");
+    const email = uniqueEmail("member");
     const { user } = await createSignedInUser(server, closed.id, {
       primaryEmail: email,
       primaryEmailVerified: true,
@@ -186,7 +184,7 @@ describe("POST /auth/otp/send-sign-in-code", () => {
 
 describe("POST /auth/otp/sign-in", () => {
   it("creates a verified account from a magic link, then signs it in with the typed code", async () => {
-    const email = freshEmail("new");
+    const email = uniqueEmail("new");
     const first = await requestCode(email);
     const created = await signIn(first.code);
     expect(created.status).toBe(200);
@@ -221,7 +219,7 @@ describe("POST /auth/otp/sign-in", () => {
   });
 
   it("signs in an existing verified account and turns email sign-in on for it", async () => {
-    const email = freshEmail("existing");
+    const email = uniqueEmail("existing");
     const { user } = await createSignedInUser(server, project.id, {
       primaryEmail: email,
       primaryEmailVerified: true,
@@ -236,7 +234,7 @@ describe("POST /auth/otp/sign-in", () => {
 
   it("upgrades the anonymous user of the request in place", async () => {
     const { user, accessToken } = await createSignedInUser(server, project.id, { isAnonymous: true });
-    const email = freshEmail("anon");
+    const email = uniqueEmail("anon");
     const { code } = await requestCode(email);
     const response = await signIn(code, {
       headers: { "x-stack-access-token": accessToken, "x-stack-allow-anonymous-user": "true" },
@@ -252,7 +250,7 @@ describe("POST /auth/otp/sign-in", () => {
   });
 
   it("signs an anonymous user into the existing account that owns the email, leaving the anonymous one", async () => {
-    const email = freshEmail("owned");
+    const email = uniqueEmail("owned");
     const { user: owner } = await createSignedInUser(server, project.id, {
       primaryEmail: email,
       primaryEmailVerified: true,
@@ -272,13 +270,13 @@ describe("POST /auth/otp/sign-in", () => {
     // Sign-up was open when the code was sent and closed before it was used.
     const later = await server.createProject("Closing");
     await later.configure({ "auth.otp.allowSignIn": true });
-    const { code } = await requestCode(freshEmail(), later);
+    const { code } = await requestCode(uniqueEmail(), later);
     await later.configure({ "auth.allowSignUp": false });
     const closed = await signIn(code, { project: later });
     expect(closed.headers.get("x-stack-known-error")).toBe("SIGN_UP_NOT_ENABLED");
 
     // Someone registered the address, unverified, after the code went out.
-    const email = freshEmail("raced");
+    const email = uniqueEmail("raced");
     const pending = await requestCode(email);
     await createSignedInUser(server, project.id, { primaryEmail: email, primaryEmailVerified: false });
     const taken = await signIn(pending.code);
@@ -287,7 +285,7 @@ describe("POST /auth/otp/sign-in", () => {
   });
 
   it("asks for the second factor when the account has TOTP on", async () => {
-    const email = freshEmail("mfa");
+    const email = uniqueEmail("mfa");
     await createSignedInUser(server, project.id, {
       primaryEmail: email,
       primaryEmailVerified: true,
@@ -300,13 +298,13 @@ describe("POST /auth/otp/sign-in", () => {
   });
 
   it("refuses reused, expired, unknown and foreign codes with the documented errors", async () => {
-    const { code } = await requestCode(freshEmail());
+    const { code } = await requestCode(uniqueEmail());
     expect((await signIn(code)).status).toBe(200);
     const reused = await signIn(code);
     expect(reused.status).toBe(409);
     expect(reused.headers.get("x-stack-known-error")).toBe("VERIFICATION_CODE_ALREADY_USED");
 
-    const { code: stale } = await requestCode(freshEmail());
+    const { code: stale } = await requestCode(uniqueEmail());
     await expireCode(server, stale);
     const expired = await signIn(stale);
     expect(expired.status).toBe(400);
@@ -331,7 +329,7 @@ describe("POST /auth/otp/sign-in", () => {
     );
     const other = await server.createProject("Other OTP");
     await other.configure({ "auth.otp.allowSignIn": true });
-    const { code: foreign } = await requestCode(freshEmail());
+    const { code: foreign } = await requestCode(uniqueEmail());
     expect((await signIn(foreign, { project: other })).status).toBe(404);
     expect((await signIn(foreign)).status).toBe(200);
   });
@@ -351,7 +349,7 @@ describe("POST /auth/otp/sign-in", () => {
   });
 
   it("locks a code after 20 wrong guesses on its nonce", async () => {
-    const { code, nonce } = await requestCode(freshEmail());
+    const { code, nonce } = await requestCode(uniqueEmail());
     const wrongOtp = code.startsWith("zzzzzz") ? "yyyyyy" : "zzzzzz";
     for (let i = 0; i < 20; i++) {
       const guess = await signIn(wrongOtp + nonce);
@@ -365,7 +363,7 @@ describe("POST /auth/otp/sign-in", () => {
 
 describe("POST /auth/otp/sign-in/check-code", () => {
   it("peeks without using the code", async () => {
-    const { code } = await requestCode(freshEmail());
+    const { code } = await requestCode(uniqueEmail());
     const check = await checkCode(code);
     expect(check.status).toBe(200);
     expect(check.body).toEqual({ is_code_valid: true });
@@ -377,7 +375,7 @@ describe("POST /auth/otp/sign-in/check-code", () => {
 
 describe("users created by email sign-in", () => {
   it("are isolated per project: one address makes two accounts in two projects", async () => {
-    const email = freshEmail("shared");
+    const email = uniqueEmail("shared");
     const second = await server.createProject("Second OTP");
     await second.configure({ "auth.otp.allowSignIn": true });
     const a = await signIn((await requestCode(email)).code);

@@ -1,6 +1,6 @@
 import { bigint, index, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { projects } from "../projects/schema.ts";
-import { users } from "../users/schema.ts";
+import { projectIdColumn } from "../projects/schema.ts";
+import { userIdColumn } from "../users/schema.ts";
 
 /**
  * A passkey (WebAuthn credential) a user registered (PROTOCOL.md §4.8). Only the public key is here: the private
@@ -9,13 +9,9 @@ import { users } from "../users/schema.ts";
 export const passkeyCredentials = pgTable(
   "passkey_credentials",
   {
-    projectId: text("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    projectId: projectIdColumn(),
     id: uuid("id").primaryKey(),
-    userId: uuid("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+    userId: userIdColumn(),
     /** The authenticator's credential id, base64url; what an assertion names. */
     credentialId: text("credential_id").notNull(),
     /** The COSE public key, base64url. */

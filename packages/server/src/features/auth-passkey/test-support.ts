@@ -12,8 +12,8 @@ import { eq } from "drizzle-orm";
 import { expect } from "vitest";
 import type { TestProject, TestServer } from "../../testing/harness.ts";
 import { expectKnownError } from "../../testing/known-errors.ts";
+import type { Reply } from "../../testing/sign-up.ts";
 import { createSignedInUser } from "../../testing/users.ts";
-import type { Reply } from "../auth-password/test-support.ts";
 import { passkeyCredentials } from "./schema.ts";
 
 /** Where the test pages live: localhost is trusted while `domains.allowLocalhost` is on (the default). */

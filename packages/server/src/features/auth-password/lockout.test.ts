@@ -6,10 +6,10 @@ import { knownSignInAddresses } from "../../rate-limit/schema.ts";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
 import { uniqueEmail } from "../../testing/known-errors.ts";
 import { codeFromEmail, emailsTo, latestEmailTo } from "../../testing/outbox.ts";
+import { passwordApi } from "../../testing/sign-up.ts";
 import { setClock, useRealClock } from "../../testing/time.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 import { sessions } from "../sessions/schema.ts";
-import { passwordApi } from "./test-support.ts";
 
 /**
  * Issue 19 item 1: failures from many addresses must not lock the owner out. The server trusts one proxy, so each

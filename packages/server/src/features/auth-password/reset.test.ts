@@ -4,12 +4,12 @@ import { CROCKFORD_ALPHABET, generateSecureToken, hashPassword } from "../../cry
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
 import { expectKnownError, uniqueEmail } from "../../testing/known-errors.ts";
 import { codeFromEmail, emailsTo, latestEmailTo } from "../../testing/outbox.ts";
+import { channelsOf, passwordApi } from "../../testing/sign-up.ts";
 import { expireCode } from "../../testing/time.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 import { contactChannels } from "../contact-channels/schema.ts";
 import { holdAfterAnswer } from "../emails/after-answer.ts";
 import { verificationCodes } from "../verification-codes/schema.ts";
-import { channelsOf, passwordApi } from "./test-support.ts";
 
 let server: TestServer;
 let project: TestProject;

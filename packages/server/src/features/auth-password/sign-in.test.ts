@@ -4,9 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashPassword, verifyPassword, verifyPasswordAgainstDummy } from "../../crypto/index.ts";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
 import { expectKnownError, uniqueEmail } from "../../testing/known-errors.ts";
+import { passwordApi, storedUser } from "../../testing/sign-up.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 import { type PasswordVerifier, verifyEmailAndPassword } from "./credentials.ts";
-import { passwordApi, storedUser } from "./test-support.ts";
 
 let server: TestServer;
 let project: TestProject;

@@ -1,5 +1,5 @@
 import { index, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { projects } from "../projects/schema.ts";
+import { projectIdColumn } from "../projects/schema.ts";
 
 /**
  * One CLI login (PROTOCOL.md §4.9): the CLI holds the polling code, the browser gets the login code. Both codes are
@@ -9,9 +9,7 @@ import { projects } from "../projects/schema.ts";
 export const cliAuthAttempts = pgTable(
   "cli_auth_attempts",
   {
-    projectId: text("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    projectId: projectIdColumn(),
     id: uuid("id").primaryKey(),
     pollingCodeHash: text("polling_code_hash").notNull(),
     loginCodeHash: text("login_code_hash").notNull(),

@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
+import { uniqueEmail } from "../../testing/known-errors.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 import { findPrimaryChannel } from "../users/service.ts";
 
 let server: TestServer;
 let project: TestProject;
-let counter = 0;
-const freshEmail = (label = "user") => `${label}-${++counter}@example.com`;
 
 beforeAll(async () => {
   server = await createTestServer();
@@ -27,7 +26,7 @@ function call(method: string, path: string, caller: Caller, body?: unknown) {
 
 /** A signed-in user with a verified primary email, and a client caller acting as them. */
 async function signedIn(target: TestProject = project) {
-  const email = freshEmail();
+  const email = uniqueEmail();
   const { user, accessToken } = await createSignedInUser(server, target.id, {
     primaryEmail: email,
     primaryEmailVerified: true,
@@ -53,7 +52,7 @@ describe("contact channel CRUD for clients", () => {
       is_primary: true,
     });
 
-    const work = freshEmail("work");
+    const work = uniqueEmail("work");
     const created = await call("POST", "/contact-channels", client, {
       user_id: "me",
       value: `  ${work.toUpperCase()} `,
@@ -88,12 +87,12 @@ describe("contact channel CRUD for clients", () => {
 
   it("refuses bad input with SCHEMA_ERROR, including is_verified from a client", async () => {
     const { client } = await signedIn();
-    const base = { user_id: "me", value: freshEmail(), type: "email", used_for_auth: false };
+    const base = { user_id: "me", value: uniqueEmail(), type: "email", used_for_auth: false };
     for (const body of [
       { ...base, value: "nope" },
       { ...base, type: "phone" },
       { ...base, used_for_auth: "yes" },
-      { user_id: "me", value: freshEmail(), type: "email" },
+      { user_id: "me", value: uniqueEmail(), type: "email" },
       { ...base, extra: true },
       { ...base, is_verified: true },
     ]) {
@@ -121,7 +120,7 @@ describe("contact channel CRUD for clients", () => {
     expect(again.text).toContain("already has the contact channel");
     const other = await call("POST", "/contact-channels", client, {
       user_id: "me",
-      value: freshEmail(),
+      value: uniqueEmail(),
       type: "email",
       used_for_auth: false,
     });
@@ -179,7 +178,7 @@ describe("contact channel CRUD for clients", () => {
 
   it("lets exactly one of two parallel claims of a sign-in address through", async () => {
     const [alice, bob] = await Promise.all([signedIn(), signedIn()]);
-    const value = freshEmail("contested");
+    const value = uniqueEmail("contested");
     const claims = await Promise.all(
       [alice, bob].map((who) =>
         call("POST", "/contact-channels", who.client, {
@@ -199,7 +198,7 @@ describe("contact channel CRUD for clients", () => {
   it("keeps one primary channel when two are promoted at once", async () => {
     const { client } = await signedIn();
     const created = await Promise.all(
-      [freshEmail(), freshEmail()].map((value) =>
+      [uniqueEmail(), uniqueEmail()].map((value) =>
         call("POST", "/contact-channels", client, {
           user_id: "me",
           value,
@@ -219,7 +218,7 @@ describe("contact channel CRUD for clients", () => {
     const { user, email, client } = await signedIn();
     const second = await call("POST", "/contact-channels", client, {
       user_id: "me",
-      value: freshEmail(),
+      value: uniqueEmail(),
       type: "email",
       used_for_auth: false,
       is_primary: true,
@@ -251,7 +250,7 @@ describe("contact channel CRUD for clients", () => {
     });
     expect(sameValue.body.is_verified).toBe(true);
     const changed = await call("PATCH", `/contact-channels/me/${primary!.id}`, client, {
-      value: freshEmail(),
+      value: uniqueEmail(),
     });
     expect(changed.body).toMatchObject({ is_verified: false, is_primary: true, used_for_auth: true });
   });
@@ -263,7 +262,7 @@ describe("contact channel CRUD for clients", () => {
     const path = `/contact-channels/${alice.user.id}/${aliceChannel!.id}`;
     for (const [method, body] of [
       ["GET", undefined],
-      ["PATCH", { value: freshEmail() }],
+      ["PATCH", { value: uniqueEmail() }],
       ["DELETE", undefined],
     ] as const) {
       const response = await call(method, path, bob.client, body);
@@ -272,7 +271,7 @@ describe("contact channel CRUD for clients", () => {
     expect((await call("GET", `/contact-channels?user_id=${alice.user.id}`, bob.client)).status).toBe(403);
     const create = await call("POST", "/contact-channels", bob.client, {
       user_id: alice.user.id,
-      value: freshEmail(),
+      value: uniqueEmail(),
       type: "email",
       used_for_auth: false,
     });
@@ -292,7 +291,7 @@ describe("contact channel CRUD for clients", () => {
       { accessType: "client" },
       {
         user_id: "me",
-        value: freshEmail(),
+        value: uniqueEmail(),
         type: "email",
         used_for_auth: false,
       },
@@ -304,7 +303,7 @@ describe("contact channel CRUD for clients", () => {
 describe("contact channel CRUD for servers", () => {
   it("manages any user's channels and may set is_verified", async () => {
     const { user } = await signedIn();
-    const value = freshEmail();
+    const value = uniqueEmail();
     const created = await call("POST", "/contact-channels", server_, {
       user_id: user.id,
       value,
@@ -315,7 +314,7 @@ describe("contact channel CRUD for servers", () => {
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ user_id: user.id, value, is_verified: true, used_for_auth: true });
     const path = `/contact-channels/${user.id}/${created.body.id}`;
-    const renamed = await call("PATCH", path, server_, { value: freshEmail(), is_verified: true });
+    const renamed = await call("PATCH", path, server_, { value: uniqueEmail(), is_verified: true });
     expect(renamed.body.is_verified).toBe(true);
     const unverified = await call("PATCH", path, server_, { is_verified: false });
     expect(unverified.body.is_verified).toBe(false);
@@ -333,7 +332,7 @@ describe("contact channel CRUD for servers", () => {
     const missing = "7d1f6c2e-0b3a-4e5f-8a9b-0c1d2e3f4a5b";
     const create = await call("POST", "/contact-channels", server_, {
       user_id: missing,
-      value: freshEmail(),
+      value: uniqueEmail(),
       type: "email",
       used_for_auth: false,
     });
@@ -361,14 +360,14 @@ describe("contact channel CRUD for servers", () => {
     const foreign: Caller = { accessType: "server", project: other };
     const path = `/contact-channels/${user.id}/${channel!.id}`;
     expect((await call("GET", path, foreign)).status).toBe(404);
-    expect((await call("PATCH", path, foreign, { value: freshEmail() })).status).toBe(404);
+    expect((await call("PATCH", path, foreign, { value: uniqueEmail() })).status).toBe(404);
     expect((await call("DELETE", path, foreign)).status).toBe(404);
     expect(
       (await call("GET", `/contact-channels?user_id=${user.id}`, foreign)).headers.get("x-stack-known-error"),
     ).toBe("USER_NOT_FOUND");
     const create = await call("POST", "/contact-channels", foreign, {
       user_id: user.id,
-      value: freshEmail(),
+      value: uniqueEmail(),
       type: "email",
       used_for_auth: false,
     });

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { boolean, index, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { projects } from "../projects/schema.ts";
-import { users } from "../users/schema.ts";
+import { projectIdColumn } from "../projects/schema.ts";
+import { userIdColumn } from "../users/schema.ts";
 
 /**
  * A way to reach a user (PROTOCOL.md §3.6): today only email. The primary channel is the user's `primary_email`;
@@ -10,13 +10,9 @@ import { users } from "../users/schema.ts";
 export const contactChannels = pgTable(
   "contact_channels",
   {
-    projectId: text("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    projectId: projectIdColumn(),
     id: uuid("id").primaryKey(),
-    userId: uuid("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+    userId: userIdColumn(),
     type: text("type", { enum: ["email"] })
       .notNull()
       .default("email"),

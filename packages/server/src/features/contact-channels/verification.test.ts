@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RATE_LIMITS } from "../../rate-limit/rules.ts";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
-import { expectKnownError } from "../../testing/known-errors.ts";
+import { expectKnownError, uniqueEmail } from "../../testing/known-errors.ts";
 import { codeFromEmail, emailsTo, latestEmailTo } from "../../testing/outbox.ts";
 import { expireCode } from "../../testing/time.ts";
 import { createSignedInUser } from "../../testing/users.ts";
@@ -11,8 +11,6 @@ const CALLBACK = "http://localhost:3000/handler/email-verification";
 
 let server: TestServer;
 let project: TestProject;
-let counter = 0;
-const freshEmail = (label = "user") => `${label}-${++counter}@example.com`;
 
 beforeAll(async () => {
   server = await createTestServer();
@@ -36,7 +34,7 @@ function post(
 
 /** A signed-in user whose primary email is not verified yet, with that channel's id. */
 async function unverifiedUser(target: TestProject = project) {
-  const email = freshEmail();
+  const email = uniqueEmail();
   const { user, accessToken } = await createSignedInUser(server, target.id, { primaryEmail: email });
   const listed = await server.request("/api/v1/contact-channels?user_id=me", {
     headers: target.headers("client", { "x-stack-access-token": accessToken }),
@@ -153,7 +151,7 @@ describe("email verification", () => {
     const changed = await server.request(`/api/v1/contact-channels/me/${channelId}`, {
       method: "PATCH",
       headers: project.headers("client", { "x-stack-access-token": token }),
-      body: { value: freshEmail() },
+      body: { value: uniqueEmail() },
     });
     expect(changed.status).toBe(200);
     // The reference's plain 400 for a channel gone since the code was sent (issue 35 item 4).
@@ -260,14 +258,14 @@ describe("POST /contact-channels/send-verification-code (legacy)", () => {
 
   it("needs a user, and a primary email", async () => {
     const anonymous = await post("/contact-channels/send-verification-code", {
-      email: freshEmail(),
+      email: uniqueEmail(),
       callback_url: CALLBACK,
     });
     expect(anonymous.status).toBe(401);
     expect(anonymous.headers.get("x-stack-known-error")).toBe("USER_AUTHENTICATION_REQUIRED");
 
     const { accessToken } = await createSignedInUser(server, project.id);
-    const email = freshEmail();
+    const email = uniqueEmail();
     const noPrimary = await post(
       "/contact-channels/send-verification-code",
       { email, callback_url: CALLBACK },

@@ -1,5 +1,5 @@
 import { index, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
-import { projects } from "../projects/schema.ts";
+import { projectIdColumn } from "../projects/schema.ts";
 
 /**
  * An email draft (PROTOCOL-EXTRA §1.5): TSX written once and sent by hand with `send-email {draft_id}`. Unlike
@@ -8,9 +8,7 @@ import { projects } from "../projects/schema.ts";
 export const emailDrafts = pgTable(
   "email_drafts",
   {
-    projectId: text("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    projectId: projectIdColumn(),
     id: uuid("id").primaryKey(),
     displayName: text("display_name").notNull(),
     tsxSource: text("tsx_source").notNull(),

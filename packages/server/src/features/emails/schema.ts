@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { boolean, index, integer, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
-import { projects } from "../projects/schema.ts";
+import { projectIdColumn } from "../projects/schema.ts";
 
 /**
  * Who an email goes to (PROTOCOL-EXTRA §1.8). Addresses of a user are looked up when the email is rendered, so a
@@ -31,9 +31,7 @@ export type SendAttemptError = { attempt_number: number; timestamp: string; mess
 export const sentEmails = pgTable(
   "sent_emails",
   {
-    projectId: text("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    projectId: projectIdColumn(),
     id: uuid("id").primaryKey(),
     /** The recipient user, when the email is about a user (kept when the user is deleted, as plain history). */
     userId: uuid("user_id"),
@@ -126,9 +124,7 @@ export type SentEmailRow = typeof sentEmails.$inferSelect;
 export const emailCapacityBoosts = pgTable(
   "email_capacity_boosts",
   {
-    projectId: text("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    projectId: projectIdColumn(),
     id: uuid("id").primaryKey(),
     expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }).notNull(),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { bigserial, index, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
-import { projects } from "../projects/schema.ts";
+import { projectIdColumn } from "../projects/schema.ts";
 
 /**
  * The event log. Every state change the protocol names as an event (`user.created`, `team_membership.deleted`, ...:
@@ -13,9 +13,7 @@ import { projects } from "../projects/schema.ts";
 export const events = pgTable(
   "events",
   {
-    projectId: text("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    projectId: projectIdColumn(),
     /** Also the webhook message id (`webhook-id`), stable across retries and endpoints. */
     id: uuid("id").primaryKey(),
     /** The order events were written in: one transaction's events share `occurred_at` (its start time). */

@@ -1,6 +1,6 @@
-import { boolean, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
-import { projects } from "../projects/schema.ts";
-import { users } from "../users/schema.ts";
+import { boolean, pgTable, primaryKey, timestamp, uuid } from "drizzle-orm/pg-core";
+import { projectIdColumn } from "../projects/schema.ts";
+import { userIdColumn } from "../users/schema.ts";
 
 /**
  * A user's choice for one notification category (PROTOCOL.md §3.13). Only choices are stored: a category without a
@@ -9,12 +9,8 @@ import { users } from "../users/schema.ts";
 export const notificationPreferences = pgTable(
   "notification_preferences",
   {
-    projectId: text("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
-    userId: uuid("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+    projectId: projectIdColumn(),
+    userId: userIdColumn(),
     categoryId: uuid("category_id").notNull(),
     enabled: boolean("enabled").notNull(),
     updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),

@@ -1,6 +1,6 @@
 import { boolean, index, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { projects } from "../projects/schema.ts";
-import { users } from "../users/schema.ts";
+import { projectIdColumn } from "../projects/schema.ts";
+import { userIdColumn, users } from "../users/schema.ts";
 
 /**
  * An OAuth sign-in in progress (PROTOCOL.md §4.7): what the app asked for at `/auth/oauth/authorize` (the "outer"
@@ -11,9 +11,7 @@ export const oauthOuterStates = pgTable(
   "oauth_outer_states",
   {
     stateHash: text("state_hash").primaryKey(),
-    projectId: text("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    projectId: projectIdColumn(),
     /** The provider as named in the authorize path; the callback path must name it the same way. */
     providerId: text("provider_id").notNull(),
     providerConfigId: text("provider_config_id").notNull(),
@@ -46,12 +44,8 @@ export const oauthAuthorizationCodes = pgTable(
   "oauth_authorization_codes",
   {
     codeHash: text("code_hash").primaryKey(),
-    projectId: text("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
-    userId: uuid("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+    projectId: projectIdColumn(),
+    userId: userIdColumn(),
     isNewUser: boolean("is_new_user").notNull(),
     redirectUri: text("redirect_uri").notNull(),
     codeChallenge: text("code_challenge").notNull(),
@@ -80,13 +74,9 @@ export const oauthAuthorizationCodes = pgTable(
 export const oauthAccounts = pgTable(
   "oauth_accounts",
   {
-    projectId: text("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    projectId: projectIdColumn(),
     id: uuid("id").primaryKey(),
-    userId: uuid("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+    userId: userIdColumn(),
     providerConfigId: text("provider_config_id").notNull(),
     providerAccountId: text("provider_account_id").notNull(),
     email: text("email"),
@@ -111,9 +101,7 @@ export const oauthAccounts = pgTable(
 export const oauthTokens = pgTable(
   "oauth_tokens",
   {
-    projectId: text("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    projectId: projectIdColumn(),
     id: uuid("id").primaryKey(),
     oauthAccountId: uuid("oauth_account_id")
       .notNull()

@@ -4,6 +4,7 @@
  * code exchange with PKCE. Nothing is mocked.
  */
 import { createHash, randomBytes } from "node:crypto";
+import type { WireOAuthTokenResponse } from "@gatehouse/shared";
 import { expect } from "vitest";
 import type { TestProject, TestServer } from "../../testing/harness.ts";
 import { getRenderedConfig } from "../projects/config-store.ts";
@@ -259,17 +260,7 @@ export async function runFlow(
   return { flow, callback, location: new URL(response.headers.get("location")!) };
 }
 
-export type CodeGrantResponse = {
-  access_token: string;
-  refresh_token: string;
-  token_type: string;
-  expires_in: number;
-  scope: string;
-  is_new_user: boolean;
-  newUser: boolean;
-  afterCallbackRedirectUrl: string | null;
-  after_callback_redirect_url: string | null;
-};
+export type CodeGrantResponse = WireOAuthTokenResponse;
 
 /** The whole flow through the token exchange; expects success. */
 export async function signInWithDevProvider(

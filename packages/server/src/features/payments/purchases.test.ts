@@ -35,6 +35,20 @@ async function products(
   return response.body;
 }
 
+/** A project selling TEST_CATALOGUE, a user of it, and a purchase URL's code for that user's "lifetime". */
+async function shopWithPurchaseUrl(name: string) {
+  const shop = await server.createProject(name);
+  await shop.configure(TEST_CATALOGUE);
+  const shopApi = paymentsApi(server, shop);
+  const { user } = await createSignedInUser(server, shop.id);
+  const { fullCode } = await shopApi.purchaseUrl({
+    customer_type: "user",
+    customer_id: user.id,
+    product_id: "lifetime",
+  });
+  return { shop, shopApi, user, fullCode };
+}
+
 describe("buying through a purchase URL in test mode", () => {
   it("grants the product and its items once, however often the purchase is replayed", async () => {
     const { user, accessToken } = await createSignedInUser(server, project.id);
@@ -257,15 +271,7 @@ describe("buying through a purchase URL in test mode", () => {
   });
 
   it("sells nothing while new purchases are blocked, and needs test mode without a payment provider", async () => {
-    const shop = await server.createProject("Closed Co");
-    await shop.configure(TEST_CATALOGUE);
-    const shopApi = paymentsApi(server, shop);
-    const { user } = await createSignedInUser(server, shop.id);
-    const { fullCode } = await shopApi.purchaseUrl({
-      customer_type: "user",
-      customer_id: user.id,
-      product_id: "lifetime",
-    });
+    const { shop, shopApi, user, fullCode } = await shopWithPurchaseUrl("Closed Co");
     await shop.configure({ "payments.blockNewPurchases": true });
     const blocked = await shopApi.call("server", "POST", "/payments/purchases/create-purchase-url", {
       customer_type: "user",
@@ -352,15 +358,7 @@ describe("server grants", () => {
 
 describe("GET /internal/payments/transactions", () => {
   it("lists purchases and item changes newest first, page by page, filtered by type and customer", async () => {
-    const shop = await server.createProject("Ledger Co");
-    await shop.configure(TEST_CATALOGUE);
-    const shopApi = paymentsApi(server, shop);
-    const { user } = await createSignedInUser(server, shop.id);
-    const { fullCode } = await shopApi.purchaseUrl({
-      customer_type: "user",
-      customer_id: user.id,
-      product_id: "lifetime",
-    });
+    const { shopApi, user, fullCode } = await shopWithPurchaseUrl("Ledger Co");
     await shopApi.buy(fullCode, "once");
     for (const delta of [5, -2, 7])
       await shopApi.change(`user/${user.id}`, "credits", delta, false, { description: `d${delta}` });

@@ -12,7 +12,7 @@ import {
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
-import { projects } from "../projects/schema.ts";
+import { projectIdColumn, projects } from "../projects/schema.ts";
 
 /**
  * The items ledger (PROTOCOL-EXTRA §2.2): one row per change of an item's quantity for one customer, never updated
@@ -23,9 +23,7 @@ import { projects } from "../projects/schema.ts";
 export const itemQuantityChanges = pgTable(
   "item_quantity_changes",
   {
-    projectId: text("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    projectId: projectIdColumn(),
     id: uuid("id").primaryKey(),
     customerType: text("customer_type", { enum: ["user", "team", "custom"] }).notNull(),
     customerId: text("customer_id").notNull(),
@@ -59,9 +57,7 @@ export type ItemQuantityChangeRow = typeof itemQuantityChanges.$inferSelect;
 export const productPurchases = pgTable(
   "product_purchases",
   {
-    projectId: text("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    projectId: projectIdColumn(),
     id: uuid("id").primaryKey(),
     customerType: text("customer_type", { enum: ["user", "team", "custom"] }).notNull(),
     customerId: text("customer_id").notNull(),
@@ -127,9 +123,7 @@ export const stripeAccounts = pgTable("stripe_accounts", {
 export const stripeCustomers = pgTable(
   "stripe_customers",
   {
-    projectId: text("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    projectId: projectIdColumn(),
     customerType: text("customer_type", { enum: ["user", "team", "custom"] }).notNull(),
     customerId: text("customer_id").notNull(),
     stripeCustomerId: text("stripe_customer_id").notNull(),
@@ -142,9 +136,7 @@ export const stripeCustomers = pgTable(
 export const paymentNotifications = pgTable(
   "payment_notifications",
   {
-    projectId: text("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    projectId: projectIdColumn(),
     key: text("key").notNull(),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull(),
   },

@@ -1,7 +1,7 @@
 import { foreignKey, index, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
-import { projects } from "../projects/schema.ts";
+import { projectIdColumn } from "../projects/schema.ts";
 import { teamMembers } from "../teams/schema.ts";
-import { users } from "../users/schema.ts";
+import { userIdColumn } from "../users/schema.ts";
 
 /**
  * A team permission granted directly to a member (PROTOCOL.md §3.11). Definitions live in the project config
@@ -11,9 +11,7 @@ import { users } from "../users/schema.ts";
 export const teamPermissionGrants = pgTable(
   "team_permission_grants",
   {
-    projectId: text("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    projectId: projectIdColumn(),
     teamId: uuid("team_id").notNull(),
     userId: uuid("user_id").notNull(),
     permissionId: text("permission_id").notNull(),
@@ -35,12 +33,8 @@ export const teamPermissionGrants = pgTable(
 export const projectPermissionGrants = pgTable(
   "project_permission_grants",
   {
-    projectId: text("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
-    userId: uuid("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+    projectId: projectIdColumn(),
+    userId: userIdColumn(),
     permissionId: text("permission_id").notNull(),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },

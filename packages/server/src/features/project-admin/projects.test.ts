@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { NEW_PROJECT_LEGACY_SWITCHES } from "../../config/test-support.ts";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
 
 let server: TestServer;
@@ -18,15 +19,7 @@ describe("GET /projects/current", () => {
       id: project.id,
       display_name: "Acme",
       config: {
-        sign_up_enabled: true,
-        credential_enabled: true,
-        magic_link_enabled: false,
-        passkey_enabled: false,
-        client_team_creation_enabled: false,
-        client_user_deletion_enabled: false,
-        allow_user_api_keys: false,
-        allow_team_api_keys: false,
-        allow_localhost: true,
+        ...NEW_PROJECT_LEGACY_SWITCHES,
         enabled_oauth_providers: [],
         domains: [],
       },
@@ -53,16 +46,8 @@ describe("/internal/projects/current", () => {
     });
     expect(typeof body.created_at_millis).toBe("number");
     expect(body.config).toMatchObject({
-      allow_localhost: true,
-      sign_up_enabled: true,
-      credential_enabled: true,
-      magic_link_enabled: false,
-      passkey_enabled: false,
-      client_team_creation_enabled: false,
-      client_user_deletion_enabled: false,
+      ...NEW_PROJECT_LEGACY_SWITCHES,
       create_team_on_sign_up: false,
-      allow_user_api_keys: false,
-      allow_team_api_keys: false,
       domains: [],
       oauth_providers: [],
       enabled_oauth_providers: [],

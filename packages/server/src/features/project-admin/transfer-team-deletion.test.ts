@@ -6,62 +6,30 @@ import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Database } from "../../db/index.ts";
 import { createTestServer, type TestServer } from "../../testing/harness.ts";
-import { createSignedInUser } from "../../testing/users.ts";
+import { owningTeamOf, type ProjectOwner, projectOwner } from "../../testing/project-owners.ts";
 import { projects } from "../projects/schema.ts";
 import { teamMembers, teams } from "../teams/schema.ts";
 
 let server: TestServer;
-let owner: { userId: string; accessToken: string };
+let owner: ProjectOwner;
 
 beforeAll(async () => {
   server = await createTestServer();
-  const created = await createSignedInUser(server, "internal", {
-    primaryEmail: "transfer-owner@example.com",
-    primaryEmailVerified: true,
-  });
-  owner = { userId: created.user.id, accessToken: created.accessToken };
+  owner = await projectOwner(server, "transfer-owner@example.com");
 });
 afterAll(() => server.close());
-
-const asOwner = () => server.internal.headers("client", { "x-stack-access-token": owner.accessToken });
-
-async function ownerTeam(name: string): Promise<string> {
-  const response = await server.request("/api/v1/teams", {
-    method: "POST",
-    headers: server.internal.headers("server"),
-    body: { display_name: name, creator_user_id: owner.userId },
-  });
-  expect(response.status, response.text).toBe(201);
-  return response.body.id;
-}
-
-async function ownedProject(teamId: string): Promise<string> {
-  const response = await server.request("/api/v1/internal/projects", {
-    method: "POST",
-    headers: asOwner(),
-    body: { display_name: "Rocket", owner_team_id: teamId },
-  });
-  expect(response.status, response.text).toBe(201);
-  return response.body.id;
-}
 
 const transfer = (projectId: string, teamId: string) =>
   server.request("/api/v1/internal/projects/transfer", {
     method: "POST",
-    headers: asOwner(),
+    headers: owner.headers(),
     body: { project_id: projectId, new_team_id: teamId },
   });
 
 const deleteTeam = (teamId: string) =>
   server.request(`/api/v1/teams/${teamId}`, { method: "DELETE", headers: server.internal.headers("server") });
 
-async function ownerOf(projectId: string) {
-  const [row] = await server.deps.db
-    .select({ ownerTeamId: projects.ownerTeamId })
-    .from(projects)
-    .where(eq(projects.id, projectId));
-  return row?.ownerTeamId;
-}
+const ownerOf = (projectId: string) => owningTeamOf(server, projectId);
 
 async function teamExists(teamId: string): Promise<boolean> {
   const rows = await server.deps.db
@@ -73,9 +41,9 @@ async function teamExists(teamId: string): Promise<boolean> {
 
 describe("transferring a project to a deleted team", () => {
   it("is refused with TEAM_NOT_FOUND, leaving the owner as it was", async () => {
-    const from = await ownerTeam("From");
-    const gone = await ownerTeam("Gone");
-    const projectId = await ownedProject(from);
+    const from = await owner.team("From");
+    const gone = await owner.team("Gone");
+    const projectId = await owner.project(from);
     expect((await deleteTeam(gone)).status).toBe(200);
 
     const response = await transfer(projectId, gone);
@@ -85,11 +53,11 @@ describe("transferring a project to a deleted team", () => {
   });
 
   it("is refused for project creation too", async () => {
-    const gone = await ownerTeam("Gone too");
+    const gone = await owner.team("Gone too");
     expect((await deleteTeam(gone)).status).toBe(200);
     const response = await server.request("/api/v1/internal/projects", {
       method: "POST",
-      headers: asOwner(),
+      headers: owner.headers(),
       body: { display_name: "Orphan", owner_team_id: gone },
     });
     expect(response.status, response.text).toBe(404);
@@ -147,9 +115,9 @@ if (process.env.DATABASE_URL) {
     }
 
     it("a transfer waits for a deletion under way, then reports the team gone", async () => {
-      const from = await ownerTeam("Race from");
-      const doomed = await ownerTeam("Race doomed");
-      const projectId = await ownedProject(from);
+      const from = await owner.team("Race from");
+      const doomed = await owner.team("Race doomed");
+      const projectId = await owner.project(from);
 
       // What deleteTeam does: lock the team row, then delete it (its memberships cascade).
       const deletion = await openTransaction(async (tx) => {
@@ -170,9 +138,9 @@ if (process.env.DATABASE_URL) {
     });
 
     it("a deletion waits for a transfer under way, then refuses because the team owns the project", async () => {
-      const from = await ownerTeam("Race source");
-      const receiving = await ownerTeam("Race receiving");
-      const projectId = await ownedProject(from);
+      const from = await owner.team("Race source");
+      const receiving = await owner.team("Race receiving");
+      const projectId = await owner.project(from);
 
       // What transferProject does: lock the new team FOR SHARE (checking the membership), then write the owner.
       const transferring = await openTransaction(async (tx) => {

@@ -1,5 +1,5 @@
 import { index, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
-import { projects } from "../projects/schema.ts";
+import { projectIdColumn } from "../projects/schema.ts";
 
 /**
  * A project API key set (PROTOCOL.md §3.9): up to three keys created together.
@@ -9,9 +9,7 @@ export const projectApiKeySets = pgTable(
   "project_api_key_sets",
   {
     id: uuid("id").primaryKey(),
-    projectId: text("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    projectId: projectIdColumn(),
     description: text("description").notNull(),
     expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }),
     manuallyRevokedAt: timestamp("manually_revoked_at", { withTimezone: true, mode: "date" }),

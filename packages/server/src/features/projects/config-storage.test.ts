@@ -5,6 +5,7 @@
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ConfigOverride, normalizeOverride } from "../../config/index.ts";
+import { patchLegacyConfig } from "../../config/test-support.ts";
 import { encryptSecret } from "../../crypto/index.ts";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
 import { createSignedInUser } from "../../testing/users.ts";
@@ -35,15 +36,7 @@ async function rawText(projectId: string): Promise<string> {
 const adminGet = (project: TestProject, path: string) =>
   server.request(`/api/v1${path}`, { headers: project.headers("admin") });
 
-async function patchLegacy(project: TestProject, config: unknown) {
-  const response = await server.request("/api/v1/internal/projects/current", {
-    method: "PATCH",
-    headers: project.headers("admin"),
-    body: { config },
-  });
-  expect(response.status, response.text).toBe(200);
-  return response.body;
-}
+const patchLegacy = (project: TestProject, config: unknown) => patchLegacyConfig(server, project, config);
 
 async function renderedOverHttp(project: TestProject) {
   return JSON.parse((await adminGet(project, "/internal/config")).body.config_string);

@@ -6,8 +6,8 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootGatehouse, type Gatehouse } from "../../bootstrap.ts";
-import { openDatabase } from "../../db/index.ts";
 import { createTestServer, type TestServer, testApiOf, testEnv } from "../../testing/harness.ts";
+import { openSameTestDatabase } from "../../testing/test-database.ts";
 import { createKeySet, updateKeySet } from "../project-keys/service.ts";
 import { type CachedProject, ProjectCache } from "./project-cache.ts";
 import { projects } from "./schema.ts";
@@ -222,11 +222,7 @@ describe("a second instance on the same database", () => {
   let second: Gatehouse | null = null;
   beforeAll(async () => {
     if (!process.env.DATABASE_URL) return;
-    const result = await server.deps.db.execute(sql`select current_database() as name`);
-    const [row] = (result as unknown as { rows: { name: string }[] }).rows;
-    const url = new URL(process.env.DATABASE_URL);
-    url.pathname = `/${row!.name}`;
-    const handle = await openDatabase({ databaseUrl: url.toString() });
+    const handle = await openSameTestDatabase(server.deps.db);
     // It hears changes only through the database, as another process would.
     second = await bootGatehouse(testEnv(), handle, {
       emailWorker: false,

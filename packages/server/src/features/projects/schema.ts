@@ -28,9 +28,7 @@ export const projects = pgTable(
 export const projectConfigOverrides = pgTable(
   "project_config_overrides",
   {
-    projectId: text("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    projectId: projectIdColumn(),
     branchId: text("branch_id").notNull().default("main"),
     level: text("level", { enum: ["project", "branch", "environment"] }).notNull(),
     override: jsonb("override").notNull().default(sql`'{}'::jsonb`),
@@ -42,3 +40,13 @@ export const projectConfigOverrides = pgTable(
 );
 
 export type ProjectRow = typeof projects.$inferSelect;
+
+/**
+ * The tenancy column every project-scoped table starts with (`project_id`): deleting the project deletes the row.
+ * One definition, so that no table forgets the cascade.
+ */
+export function projectIdColumn() {
+  return text("project_id")
+    .notNull()
+    .references(() => projects.id, { onDelete: "cascade" });
+}

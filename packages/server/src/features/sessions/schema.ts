@@ -1,7 +1,7 @@
 import { boolean, index, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import type { EndUserGeo } from "../../net/ip-info.ts";
-import { projects } from "../projects/schema.ts";
-import { users } from "../users/schema.ts";
+import { projectIdColumn } from "../projects/schema.ts";
+import { userIdColumn } from "../users/schema.ts";
 
 /**
  * A session is one refresh token (PROTOCOL.md §3.7, §5.3). Only its SHA-256 is stored; the row id is the
@@ -10,13 +10,9 @@ import { users } from "../users/schema.ts";
 export const sessions = pgTable(
   "sessions",
   {
-    projectId: text("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    projectId: projectIdColumn(),
     id: uuid("id").primaryKey(),
-    userId: uuid("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+    userId: userIdColumn(),
     refreshTokenHash: text("refresh_token_hash").notNull(),
     isImpersonation: boolean("is_impersonation").notNull().default(false),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),

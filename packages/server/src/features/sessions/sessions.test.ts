@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ACCESS_TOKEN_CLAIMS } from "../../testing/access-token-claims.ts";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 import { sessions } from "./schema.ts";
@@ -29,28 +30,7 @@ describe("access tokens", () => {
       displayName: "Ada",
     });
     const claims = decodeJwt(accessToken);
-    expect(Object.keys(claims).sort()).toEqual(
-      [
-        "sub",
-        "iat",
-        "exp",
-        "iss",
-        "aud",
-        "project_id",
-        "branch_id",
-        "refresh_token_id",
-        "role",
-        "name",
-        "email",
-        "email_verified",
-        "selected_team_id",
-        "signed_up_at",
-        "is_anonymous",
-        "is_restricted",
-        "restricted_reason",
-        "requires_totp_mfa",
-      ].sort(),
-    );
+    expect(Object.keys(claims).sort()).toEqual([...ACCESS_TOKEN_CLAIMS].sort());
     expect(claims).toMatchObject({
       sub: user.id,
       aud: project.id,

@@ -11,7 +11,7 @@ import { devProviderEmail } from "../oauth/dev-provider.ts";
 import { redirectError, runFlow, signInWithDevProvider } from "../oauth/test-support.ts";
 import { findUser } from "../users/service.ts";
 import { SIGN_UP_REJECTED_MESSAGE } from "./apply.ts";
-import { configureRules, NOTHING, projectRowCounts, triggerEvents } from "./test-support.ts";
+import { configureRules, NOTHING, projectRowCounts, triggerData, triggeredRules } from "./test-support.ts";
 
 const CALLBACK = "http://localhost:3000/handler/magic-link-callback";
 let server: TestServer;
@@ -70,14 +70,8 @@ describe("email-code (OTP) sign-up", () => {
       message: SIGN_UP_REJECTED_MESSAGE,
     });
     expect(await projectRowCounts(server, project.id)).toEqual(NOTHING);
-    expect((await triggerEvents(server, project.id)).map((e) => e.data)).toEqual([
-      {
-        rule_id: "no-otp",
-        action: "reject",
-        email: "otp-new@example.com",
-        auth_method: "otp",
-        oauth_provider: "",
-      },
+    expect(await triggeredRules(server, project.id)).toEqual([
+      triggerData("no-otp", "reject", "otp-new@example.com", "otp"),
     ]);
   });
 
@@ -133,15 +127,9 @@ describe("OAuth sign-up", () => {
       details: { message: SIGN_UP_REJECTED_MESSAGE },
     });
     expect(await projectRowCounts(server, project.id)).toEqual(NOTHING);
-    expect((await triggerEvents(server, project.id)).map((e) => e.data)).toEqual([
-      {
-        rule_id: "no-github",
-        action: "reject",
-        // The development provider's address, as it claims it: marked.
-        email: devProviderEmail("octo@example.com"),
-        auth_method: "oauth",
-        oauth_provider: "github",
-      },
+    expect(await triggeredRules(server, project.id)).toEqual([
+      // The development provider's address, as it claims it: marked.
+      triggerData("no-github", "reject", devProviderEmail("octo@example.com"), "oauth", "github"),
     ]);
   });
 

@@ -47,6 +47,20 @@ export async function triggerEvents(server: Pick<TestServer, "deps">, projectId:
     .orderBy(asc(events.seq));
 }
 
+/** The data of each trigger event the project recorded, oldest first. */
+export async function triggeredRules(server: Pick<TestServer, "deps">, projectId: string) {
+  return (await triggerEvents(server, projectId)).map((event) => event.data);
+}
+
+/** What a trigger event records: the rule, its action, and the sign-up it judged. */
+export const triggerData = (
+  ruleId: string,
+  action: string,
+  email: string,
+  authMethod: "password" | "otp" | "oauth",
+  oauthProvider = "",
+) => ({ rule_id: ruleId, action, email, auth_method: authMethod, oauth_provider: oauthProvider });
+
 /** How many users, contact channels, teams and OAuth accounts a project holds: a rejection must add none. */
 export async function projectRowCounts(server: Pick<TestServer, "deps">, projectId: string) {
   const { db } = server.deps;

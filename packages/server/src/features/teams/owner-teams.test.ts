@@ -2,65 +2,36 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestServer, type TestServer } from "../../testing/harness.ts";
-import { createSignedInUser } from "../../testing/users.ts";
+import { owningTeamOf, type ProjectOwner, projectOwner } from "../../testing/project-owners.ts";
 import { INTERNAL_TEAM_ID } from "../project-admin/seed.ts";
 import { projects } from "../projects/schema.ts";
 import { findTeam } from "./service.ts";
 
 let server: TestServer;
-let owner: { userId: string; accessToken: string };
+let owner: ProjectOwner;
 
 beforeAll(async () => {
   server = await createTestServer();
-  const created = await createSignedInUser(server, "internal", {
-    primaryEmail: "owner@example.com",
-    primaryEmailVerified: true,
-  });
-  owner = { userId: created.user.id, accessToken: created.accessToken };
+  owner = await projectOwner(server, "owner@example.com");
 });
 afterAll(() => server.close());
-
-const asOwner = (extra: Record<string, string> = {}) =>
-  server.internal.headers("client", { "x-stack-access-token": owner.accessToken, ...extra });
-
-async function ownerTeam(name: string): Promise<string> {
-  const response = await server.request("/api/v1/teams", {
-    method: "POST",
-    headers: server.internal.headers("server"),
-    body: { display_name: name, creator_user_id: owner.userId },
-  });
-  expect(response.status, response.text).toBe(201);
-  return response.body.id;
-}
-
-async function ownedProject(teamId: string, name: string): Promise<string> {
-  const response = await server.request("/api/v1/internal/projects", {
-    method: "POST",
-    headers: asOwner(),
-    body: { display_name: name, owner_team_id: teamId },
-  });
-  expect(response.status, response.text).toBe(201);
-  return response.body.id;
-}
 
 const deleteTeam = (teamId: string, headers: Record<string, string>) =>
   server.request(`/api/v1/teams/${teamId}`, { method: "DELETE", headers });
 
-async function ownerOf(projectId: string) {
-  const [row] = await server.deps.db
-    .select({ ownerTeamId: projects.ownerTeamId })
-    .from(projects)
-    .where(eq(projects.id, projectId));
-  return row?.ownerTeamId;
-}
+const ownerOf = (projectId: string) => owningTeamOf(server, projectId);
 
 describe("deleting a team of the internal project", () => {
   it("is refused with a 400 naming the projects while the team owns any, for servers and members alike", async () => {
-    const teamId = await ownerTeam("Owners");
-    const first = await ownedProject(teamId, "Rocket");
-    const second = await ownedProject(teamId, "Sled");
+    const teamId = await owner.team("Owners");
+    const first = await owner.project(teamId, "Rocket");
+    const second = await owner.project(teamId, "Sled");
 
-    for (const headers of [server.internal.headers("server"), server.internal.headers("admin"), asOwner()]) {
+    for (const headers of [
+      server.internal.headers("server"),
+      server.internal.headers("admin"),
+      owner.headers(),
+    ]) {
       const response = await deleteTeam(teamId, headers);
       expect(response.status, response.text).toBe(400);
       expect(response.headers.get("x-stack-known-error")).toBeNull();
@@ -75,14 +46,14 @@ describe("deleting a team of the internal project", () => {
   });
 
   it("goes through once the projects are transferred or deleted", async () => {
-    const teamId = await ownerTeam("Leaving");
-    const otherTeamId = await ownerTeam("Staying");
-    const moved = await ownedProject(teamId, "Moved");
-    const removed = await ownedProject(teamId, "Removed");
+    const teamId = await owner.team("Leaving");
+    const otherTeamId = await owner.team("Staying");
+    const moved = await owner.project(teamId, "Moved");
+    const removed = await owner.project(teamId, "Removed");
 
     const transfer = await server.request("/api/v1/internal/projects/transfer", {
       method: "POST",
-      headers: asOwner(),
+      headers: owner.headers(),
       body: { project_id: moved, new_team_id: otherTeamId },
     });
     expect(transfer.status, transfer.text).toBe(200);
@@ -104,7 +75,7 @@ describe("deleting a team of the internal project", () => {
   });
 
   it("leaves teams without projects, and teams of other projects, deletable", async () => {
-    const empty = await ownerTeam("Empty");
+    const empty = await owner.team("Empty");
     expect((await deleteTeam(empty, server.internal.headers("server"))).status).toBe(200);
 
     const tenant = await server.createProject("Tenant");
@@ -115,7 +86,7 @@ describe("deleting a team of the internal project", () => {
     });
     expect(created.status, created.text).toBe(201);
     // Even if a tenant's project row named this id as its owner, only internal teams own projects.
-    const owned = await ownedProject(await ownerTeam("Decoy"), "Decoy");
+    const owned = await owner.project(await owner.team("Decoy"), "Decoy");
     await server.deps.db.update(projects).set({ ownerTeamId: created.body.id }).where(eq(projects.id, owned));
     expect((await deleteTeam(created.body.id, tenant.headers("server"))).status).toBe(200);
   });

@@ -1,15 +1,13 @@
 import { index, jsonb, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
-import { projects } from "../projects/schema.ts";
-import { users } from "../users/schema.ts";
+import { projectIdColumn } from "../projects/schema.ts";
+import { userIdColumn } from "../users/schema.ts";
 import { verificationCodes } from "../verification-codes/schema.ts";
 
 /** A team of a project (PROTOCOL.md §3.3). Teams of the `internal` project own projects. */
 export const teams = pgTable(
   "teams",
   {
-    projectId: text("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    projectId: projectIdColumn(),
     id: uuid("id").primaryKey(),
     displayName: text("display_name").notNull(),
     profileImageUrl: text("profile_image_url"),
@@ -25,15 +23,11 @@ export const teams = pgTable(
 export const teamMembers = pgTable(
   "team_members",
   {
-    projectId: text("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    projectId: projectIdColumn(),
     teamId: uuid("team_id")
       .notNull()
       .references(() => teams.id, { onDelete: "cascade" }),
-    userId: uuid("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+    userId: userIdColumn(),
     displayName: text("display_name"),
     profileImageUrl: text("profile_image_url"),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
@@ -54,9 +48,7 @@ export type TeamMemberRow = typeof teamMembers.$inferSelect;
 export const teamInvitations = pgTable(
   "team_invitations",
   {
-    projectId: text("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    projectId: projectIdColumn(),
     id: uuid("id").primaryKey(),
     teamId: uuid("team_id")
       .notNull()

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { boolean, check, index, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { projects } from "../projects/schema.ts";
+import { projectIdColumn } from "../projects/schema.ts";
 import { teams } from "../teams/schema.ts";
 import { users } from "../users/schema.ts";
 
@@ -12,9 +12,7 @@ import { users } from "../users/schema.ts";
 export const userTeamApiKeys = pgTable(
   "user_team_api_keys",
   {
-    projectId: text("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    projectId: projectIdColumn(),
     id: uuid("id").primaryKey(),
     type: text("type", { enum: ["user", "team"] }).notNull(),
     userId: uuid("user_id").references(() => users.id, { onDelete: "cascade" }),

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { boolean, index, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
-import { projects } from "../projects/schema.ts";
+import { projectIdColumn } from "../projects/schema.ts";
 
 /**
  * An end user of a project (PROTOCOL.md §3.2). Users of the `internal` project are dashboard owners.
@@ -9,9 +9,7 @@ import { projects } from "../projects/schema.ts";
 export const users = pgTable(
   "users",
   {
-    projectId: text("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    projectId: projectIdColumn(),
     id: uuid("id").primaryKey(),
     displayName: text("display_name"),
     profileImageUrl: text("profile_image_url"),
@@ -47,3 +45,10 @@ export const users = pgTable(
 );
 
 export type UserRow = typeof users.$inferSelect;
+
+/** A row that belongs to a user (`user_id`), deleted with them. */
+export function userIdColumn() {
+  return uuid("user_id")
+    .notNull()
+    .references(() => users.id, { onDelete: "cascade" });
+}

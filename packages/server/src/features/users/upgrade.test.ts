@@ -82,6 +82,10 @@ async function grantsOf(projectId: string, teamId: string, userId: string) {
   return rows.map((row) => row.permissionId);
 }
 
+/** Each contact channel of the user as [value, primary, used for auth, verified]. */
+const channelSummary = async (projectId: string, userId: string) =>
+  (await channelsOf(projectId, userId)).map((c) => [c.value, c.isPrimary, c.usedForAuth, c.isVerified]);
+
 describe("anonymous upgrade", () => {
   it("gives a password sign-up the personal team a fresh sign-up would get", async () => {
     const anon = await anonymous(project);
@@ -101,14 +105,7 @@ describe("anonymous upgrade", () => {
     expect(team?.displayName).toBe(`${email}'s Team`);
     expect(user?.selectedTeamId).toBe(team!.id);
     expect(await grantsOf(project.id, team!.id, anon.userId)).toEqual(["team_admin"]);
-    expect(
-      (await channelsOf(project.id, anon.userId)).map((c) => [
-        c.value,
-        c.isPrimary,
-        c.usedForAuth,
-        c.isVerified,
-      ]),
-    ).toEqual([[email, true, true, false]]);
+    expect(await channelSummary(project.id, anon.userId)).toEqual([[email, true, true, false]]);
   });
 
   it("gives an email-code sign-up a verified address, code sign-in and the personal team", async () => {
@@ -125,14 +122,7 @@ describe("anonymous upgrade", () => {
     });
     const [team] = await teamsOf(project.id, anon.userId);
     expect(await grantsOf(project.id, team!.id, anon.userId)).toEqual(["team_admin"]);
-    expect(
-      (await channelsOf(project.id, anon.userId)).map((c) => [
-        c.value,
-        c.isPrimary,
-        c.usedForAuth,
-        c.isVerified,
-      ]),
-    ).toEqual([[email, true, true, true]]);
+    expect(await channelSummary(project.id, anon.userId)).toEqual([[email, true, true, true]]);
   });
 
   it("makes no team when the project does not ask for one", async () => {

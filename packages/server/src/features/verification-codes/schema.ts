@@ -1,5 +1,5 @@
 import { index, integer, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
-import { projects } from "../projects/schema.ts";
+import { projectIdColumn } from "../projects/schema.ts";
 
 /**
  * One-time codes (PROTOCOL.md §4.3): email sign-in, password reset, email verification, team invitations, MFA
@@ -9,9 +9,7 @@ import { projects } from "../projects/schema.ts";
 export const verificationCodes = pgTable(
   "verification_codes",
   {
-    projectId: text("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    projectId: projectIdColumn(),
     id: uuid("id").primaryKey(),
     purpose: text("purpose").notNull(),
     codeHash: text("code_hash").notNull(),

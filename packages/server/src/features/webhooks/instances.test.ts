@@ -5,8 +5,9 @@
  */
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { type DatabaseHandle, openDatabase } from "../../db/index.ts";
+import type { DatabaseHandle } from "../../db/index.ts";
 import { createTestServer, type TestServer } from "../../testing/harness.ts";
+import { openSameTestDatabase } from "../../testing/test-database.ts";
 import { recordEvents } from "../events/record.ts";
 import { webhookDeliveries } from "./schema.ts";
 import { createEndpoint, makeRetriesDue, startReceiver } from "./test-support.ts";
@@ -18,12 +19,7 @@ let secondHandle: DatabaseHandle | null = null;
 beforeAll(async () => {
   server = await createTestServer();
   if (process.env.DATABASE_URL) {
-    // The test database's own name, so that the second pool opens the same database.
-    const result = await server.deps.db.execute(sql`select current_database() as name`);
-    const [row] = (result as unknown as { rows: { name: string }[] }).rows;
-    const url = new URL(process.env.DATABASE_URL);
-    url.pathname = `/${row!.name}`;
-    secondHandle = await openDatabase({ databaseUrl: url.toString() });
+    secondHandle = await openSameTestDatabase(server.deps.db);
   }
 });
 afterAll(async () => {

@@ -11,7 +11,7 @@ import {
   uuid,
 } from "drizzle-orm/pg-core";
 import { events } from "../events/schema.ts";
-import { projects } from "../projects/schema.ts";
+import { projectIdColumn } from "../projects/schema.ts";
 
 /**
  * Where a project's events are sent. The signing secret (`whsec_…`, Standard Webhooks) is kept encrypted: the
@@ -20,9 +20,7 @@ import { projects } from "../projects/schema.ts";
 export const webhookEndpoints = pgTable(
   "webhook_endpoints",
   {
-    projectId: text("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    projectId: projectIdColumn(),
     id: uuid("id").primaryKey(),
     url: text("url").notNull(),
     description: text("description").notNull().default(""),
@@ -56,9 +54,7 @@ export type WebhookAttempt = {
 export const webhookDeliveries = pgTable(
   "webhook_deliveries",
   {
-    projectId: text("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    projectId: projectIdColumn(),
     id: uuid("id").primaryKey(),
     eventId: uuid("event_id")
       .notNull()

@@ -1,8 +1,11 @@
-/** Request helpers shared by the password and anonymous authentication tests. */
+/**
+ * Password sign-up and sign-in as a client does it, and the stored rows a sign-up leaves (the user, their contact
+ * channels): for every test that needs an account made through the API rather than straight through the service.
+ */
 import { and, eq } from "drizzle-orm";
-import type { TestProject, TestServer } from "../../testing/harness.ts";
-import { contactChannels } from "../contact-channels/schema.ts";
-import { users } from "../users/schema.ts";
+import { contactChannels } from "../features/contact-channels/schema.ts";
+import { users } from "../features/users/schema.ts";
+import type { TestProject, TestServer } from "./harness.ts";
 
 export type Reply = Awaited<ReturnType<TestServer["request"]>>;
 

@@ -1,0 +1,21 @@
+/** Every claim of an access token Gatehouse signs, for the tests that check the set is exact. */
+export const ACCESS_TOKEN_CLAIMS = [
+  "sub",
+  "iat",
+  "exp",
+  "iss",
+  "aud",
+  "project_id",
+  "branch_id",
+  "refresh_token_id",
+  "role",
+  "name",
+  "email",
+  "email_verified",
+  "selected_team_id",
+  "signed_up_at",
+  "is_anonymous",
+  "is_restricted",
+  "restricted_reason",
+  "requires_totp_mfa",
+] as const;
