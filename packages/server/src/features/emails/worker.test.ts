@@ -238,6 +238,9 @@ describe("delivery through the shared server (GATEHOUSE_SMTP_URL)", () => {
     const b = worker(deps, { batchSize: 3 });
     await Promise.all([a.drain(), b.drain(), a.drain(), b.drain()]);
     await Promise.all(recipients.map((to) => smtp.waitForMessageTo(to)));
+    // A worker looks again as soon as rows fall due (polling-worker.ts), so a pass no drain waited for may still be
+    // writing its outcome: stopping waits for the passes in flight.
+    await Promise.all([a.stop(), b.stop()]);
     for (const to of recipients) {
       expect(smtp.messages.filter((m) => m.envelope.to.includes(to))).toHaveLength(1);
     }

@@ -8,6 +8,7 @@ import { request as httpRequest } from "node:http";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomUuid } from "../../crypto/index.ts";
+import { INVALID_PROFILE_IMAGE_URL } from "../../fields/images.ts";
 import type { TestProject } from "../../testing/harness.ts";
 import { imageDataUrl, makePng } from "../../testing/images.ts";
 import { type ListeningServer, startListeningServer } from "../../testing/listening-server.ts";
@@ -68,18 +69,23 @@ const NOT_IMAGES = [
   ["a PNG cut after its signature", imageDataUrl(makePng().subarray(0, 8))],
 ] as const;
 
-/** Refused by the field's schema (SCHEMA_ERROR, also a 400). */
+/**
+ * Refused by the field's rule: a project logo's schema (SCHEMA_ERROR), or for profile images the reference's plain
+ * 400 "Invalid profile image URL" (PROTOCOL-EXTRA §8.7).
+ */
 const MALFORMED = [
   ["a javascript: URL", "javascript:alert(1)"],
   ["broken base64", "data:image/png;base64,abc"],
   ["an SVG data URL", imageDataUrl(Buffer.from("<svg/>"), "image/svg+xml")],
-  [
-    "an image over the size limit",
-    `data:image/png;base64,${makePng().toString("base64")}${"A".repeat(1_000_000)}`,
-  ],
 ] as const;
 
-async function expectRefused(send: (value: string) => Promise<{ status: number; headers: Headers }>) {
+/** Past the field's length limit: a SCHEMA_ERROR for every image field, before any rule of the field runs. */
+const OVERSIZED = `data:image/png;base64,${makePng().toString("base64")}${"A".repeat(1_000_000)}`;
+
+async function expectRefused(
+  send: (value: string) => Promise<{ status: number; headers: Headers; text: string }>,
+  malformedAnswer: "schema error" | "plain text" = "plain text",
+) {
   const before = await stored();
   for (const [name, value] of NOT_IMAGES) {
     const response = await send(value);
@@ -89,8 +95,16 @@ async function expectRefused(send: (value: string) => Promise<{ status: number; 
   for (const [name, value] of MALFORMED) {
     const response = await send(value);
     expect(response.status, name).toBe(400);
-    expect(response.headers.get("x-stack-known-error"), name).toBe("SCHEMA_ERROR");
+    if (malformedAnswer === "schema error") {
+      expect(response.headers.get("x-stack-known-error"), name).toBe("SCHEMA_ERROR");
+    } else {
+      expect(response.headers.get("x-stack-known-error"), name).toBeNull();
+      expect(response.text, name).toBe(INVALID_PROFILE_IMAGE_URL);
+    }
   }
+  const oversized = await send(OVERSIZED);
+  expect(oversized.status).toBe(400);
+  expect(oversized.headers.get("x-stack-known-error")).toBe("SCHEMA_ERROR");
   expect(await stored()).toEqual(before);
 }
 
@@ -246,8 +260,9 @@ describe("project logos", () => {
     expect(response.status).toBe(400);
     expect(await stored()).toEqual(files);
     expect((await call("GET", "/internal/projects/current", project.headers("admin"))).body).toEqual(before);
-    await expectRefused((value) =>
-      call("PATCH", "/internal/projects/current", project.headers("admin"), { logo_url: value }),
+    await expectRefused(
+      (value) => call("PATCH", "/internal/projects/current", project.headers("admin"), { logo_url: value }),
+      "schema error",
     );
   });
 
@@ -265,12 +280,14 @@ describe("project logos", () => {
     });
     expect(created.status, created.text).toBe(201);
     await expectServed(created.body.logo_full_dark_mode_url, png, "project-logos");
-    await expectRefused((value) =>
-      call("POST", "/internal/projects", headers, {
-        display_name: "Never",
-        owner_team_id: owner.user.selectedTeamId,
-        logo_url: value,
-      }),
+    await expectRefused(
+      (value) =>
+        call("POST", "/internal/projects", headers, {
+          display_name: "Never",
+          owner_team_id: owner.user.selectedTeamId,
+          logo_url: value,
+        }),
+      "schema error",
     );
   });
 });
