@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { GatehouseServerApp } from "@gatehouse/js";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { TEST_CATALOGUE } from "../../packages/server/src/features/payments/test-support.ts";
+import { TEST_CATALOGUE } from "../../packages/server/src/features/payments/test-catalogue.ts";
 import {
   type BrowserTest,
   saveScreenshot,

@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { act, Component, type ReactNode, Suspense } from "react";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { TEST_CATALOGUE } from "../../server/src/features/payments/test-support.ts";
+import { TEST_CATALOGUE } from "../../server/src/features/payments/test-catalogue.ts";
 import { useItem, useProducts } from "./hooks.ts";
 import { createTestProject, type TestProject, testServerForFile } from "./testing/gatehouse.ts";
 import { cleanup, findText, render } from "./testing/render.tsx";

@@ -3,42 +3,9 @@ import { expect } from "vitest";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
 import { type StripeStandIn, startStripeStandIn } from "../../testing/stripe-stand-in.ts";
 
-/** Credits for users, seats for teams, and products that include them. */
-export const TEST_CATALOGUE = {
-  "payments.items": {
-    credits: { displayName: "Credits", customerType: "user" },
-    seats: { displayName: "Seats", customerType: "team" },
-  },
-  "payments.productLines": { plans: { displayName: "Plans", customerType: "user" } },
-  "payments.products": {
-    starter: {
-      displayName: "Starter",
-      productLineId: "plans",
-      prices: { monthly: { USD: "9", interval: [1, "month"] } },
-      includedItems: { credits: { quantity: 100, repeat: [1, "month"], expires: "when-repeated" } },
-    },
-    pro: {
-      displayName: "Pro",
-      productLineId: "plans",
-      prices: { monthly: { USD: "29", interval: [1, "month"] }, internal: { USD: "1", serverOnly: true } },
-      includedItems: { credits: { quantity: 1000, repeat: [1, "month"], expires: "when-repeated" } },
-    },
-    "credit-pack": {
-      displayName: "Credit pack",
-      stackable: true,
-      prices: { once: { USD: "5" } },
-      includedItems: { credits: { quantity: 50, expires: "never" } },
-    },
-    lifetime: { displayName: "Lifetime", prices: { once: { USD: "99" } } },
-    "team-plan": {
-      displayName: "Team plan",
-      customerType: "team",
-      prices: { monthly: { USD: "49", interval: [1, "month"] } },
-      includedItems: { seats: { quantity: 5, expires: "when-purchase-expires" } },
-    },
-    hidden: { displayName: "Hidden", serverOnly: true, prices: { once: { USD: "1" } } },
-  },
-};
+import { TEST_CATALOGUE } from "./test-catalogue.ts";
+
+export { TEST_CATALOGUE };
 
 export function paymentsApi(server: TestServer, project: TestProject) {
   const call = (
