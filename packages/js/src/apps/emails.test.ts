@@ -7,7 +7,7 @@ import {
   startTestSmtpServer,
   type TestSmtpServer,
 } from "../../../server/src/testing/smtp-server.ts";
-import { appsFor, uniqueEmail } from "../testing/apps.ts";
+import { appsFor, errorOf, uniqueEmail } from "../testing/apps.ts";
 import { GREETING_TEMPLATE } from "../testing/email-templates.ts";
 import { type RunningGatehouse, startGatehouse } from "../testing/gatehouse-server.ts";
 import type { GatehouseAdminApp } from "./admin-app.ts";
@@ -65,15 +65,6 @@ async function user(name = "Ada") {
     displayName: name,
   });
   return { id: userId, email };
-}
-
-async function errorOf(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => {
-      throw new Error("expected the call to fail");
-    },
-    (error: unknown) => error,
-  );
 }
 
 /** The outbox email queued for `userId` (newest first), as the admin app reads it. */

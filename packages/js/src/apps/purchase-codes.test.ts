@@ -2,7 +2,7 @@ import { isKnownError } from "@gatehouse/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_CATALOGUE } from "../../../server/src/features/payments/test-support.ts";
 import { HttpStatusError } from "../http/errors.ts";
-import { appsFor, uniqueEmail } from "../testing/apps.ts";
+import { appsFor, errorOf, signedUpClient } from "../testing/apps.ts";
 import { type RunningGatehouse, startGatehouse } from "../testing/gatehouse-server.ts";
 
 /**
@@ -10,7 +10,6 @@ import { type RunningGatehouse, startGatehouse } from "../testing/gatehouse-serv
  * signed-in user is read and completed by another app that holds no session (as the end user's browser on the
  * purchase page does), and the errors the page words come back typed.
  */
-const PASSWORD = "correct horse battery";
 const RETURN_URL = "http://localhost:3000/billing";
 let gh: RunningGatehouse;
 let apps: ReturnType<typeof appsFor>;
@@ -23,28 +22,10 @@ beforeAll(async () => {
 });
 afterAll(() => gh?.close());
 
-async function buyer() {
-  const app = apps.client();
-  const result = await app.signUpWithCredential({
-    email: uniqueEmail("buyer"),
-    password: PASSWORD,
-    noVerificationCallback: true,
-  });
-  if (result.status !== "ok") throw result.error;
-  return app.getUser({ or: "throw" });
-}
+const buyer = async () => (await signedUpClient(apps, "buyer")).user;
 
 function codeOf(url: string): string {
   return decodeURIComponent(new URL(url).pathname.split("/").pop()!);
-}
-
-async function errorOf(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => {
-      throw new Error("expected the call to fail");
-    },
-    (error: unknown) => error,
-  );
 }
 
 describe("the purchase page's calls", () => {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_CATALOGUE } from "../../../server/src/features/payments/test-support.ts";
 import { HttpStatusError } from "../http/errors.ts";
 import { createRuntime, type Runtime } from "../http/runtime.ts";
-import { appsFor, uniqueEmail } from "../testing/apps.ts";
+import { appsFor, errorOf, signedUpClient } from "../testing/apps.ts";
 import { type RunningGatehouse, startGatehouse } from "../testing/gatehouse-server.ts";
 import type { InlineProduct } from "./customers.ts";
 
@@ -13,7 +13,6 @@ import type { InlineProduct } from "./customers.ts";
  * (completed in test mode, as the purchase page's button does) and cancelled; billing and invoices; and the errors
  * an app must be able to tell apart.
  */
-const PASSWORD = "correct horse battery";
 const RETURN_URL = "http://localhost:3000/billing";
 let gh: RunningGatehouse;
 let apps: ReturnType<typeof appsFor>;
@@ -29,16 +28,7 @@ beforeAll(async () => {
 });
 afterAll(() => gh?.close());
 
-async function signedIn() {
-  const app = apps.client();
-  const result = await app.signUpWithCredential({
-    email: uniqueEmail("buyer"),
-    password: PASSWORD,
-    noVerificationCallback: true,
-  });
-  if (result.status !== "ok") throw result.error;
-  return { app, user: await app.getUser({ or: "throw" }) };
-}
+const signedIn = () => signedUpClient(apps, "buyer");
 
 /** Completes a purchase URL's purchase as the purchase page's test-mode button does (no SDK method for it). */
 async function buy(url: string, priceId: string, quantity = 1) {
@@ -49,15 +39,6 @@ async function buy(url: string, priceId: string, quantity = 1) {
     body: JSON.stringify({ full_code: fullCode, price_id: priceId, quantity }),
   });
   expect(response.status, await response.clone().text()).toBe(200);
-}
-
-async function errorOf(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => {
-      throw new Error("expected the call to fail");
-    },
-    (error: unknown) => error,
-  );
 }
 
 /** A runtime that records each request's method, path and query, to see what went over the wire. */

@@ -67,3 +67,25 @@ export function totpCode(secret: Uint8Array, now = Date.now()): string {
   const value = (hmac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000;
   return value.toString().padStart(6, "0");
 }
+
+/** What a call that must fail threw (a known error, usually); fails the test if it resolved. */
+export async function errorOf(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => {
+      throw new Error("expected the call to fail");
+    },
+    (error: unknown) => error,
+  );
+}
+
+/** A client app signed in as a new user (password sign-up, no verification email), and that user. */
+export async function signedUpClient(apps: ReturnType<typeof appsFor>, label = "user") {
+  const app = apps.client();
+  const result = await app.signUpWithCredential({
+    email: uniqueEmail(label),
+    password: "correct horse battery",
+    noVerificationCallback: true,
+  });
+  if (result.status !== "ok") throw result.error;
+  return { app, user: await app.getUser({ or: "throw" }) };
+}

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
 import { expectKnownError, expectPlainError } from "../../testing/known-errors.ts";
+import { configOverrideApi } from "./test-support.ts";
 
 let server: TestServer;
 let project: TestProject;
@@ -16,22 +17,12 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-type Access = "server" | "admin";
-
-const read = (level: string, access: Access = "admin") =>
-  server.request(`/api/v1/internal/config/override/${level}`, { headers: project.headers(access) });
-const patch = (level: string, text: string, access: Access = "admin") =>
-  server.request(`/api/v1/internal/config/override/${level}`, {
-    method: "PATCH",
-    headers: project.headers(access),
-    body: { config_override_string: text },
-  });
-const put = (level: string, body: Record<string, unknown>, access: Access = "admin") =>
-  server.request(`/api/v1/internal/config/override/${level}`, {
-    method: "PUT",
-    headers: project.headers(access),
-    body,
-  });
+const api = () => configOverrideApi(server, project);
+const read = (level: string, access?: "server" | "admin") => api().read(level, access);
+const patch = (level: string, text: string, access?: "server" | "admin") =>
+  api().patchText(level, text, access);
+const put = (level: string, body: Record<string, unknown>, access?: "server" | "admin") =>
+  api().put(level, body, access);
 
 const SERVER_LEVEL_TEXT = "Server access can only manage branch config overrides.";
 

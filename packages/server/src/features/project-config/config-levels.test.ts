@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
 import { expectPlainError } from "../../testing/known-errors.ts";
+import { configOverrideApi } from "./test-support.ts";
 
 let server: TestServer;
 let project: TestProject;
@@ -16,23 +17,13 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const patch = (level: string, override: unknown) =>
-  server.request(`/api/v1/internal/config/override/${level}`, {
-    method: "PATCH",
-    headers: project.headers("admin"),
-    body: { config_override_string: JSON.stringify(override) },
-  });
+const patch = (level: string, override: unknown) => configOverrideApi(server, project).patch(level, override);
 const put = (level: string, override: unknown) =>
-  server.request(`/api/v1/internal/config/override/${level}`, {
-    method: "PUT",
-    headers: project.headers("admin"),
-    body: { config_string: JSON.stringify(override), source: { type: "pushed-from-unknown" } },
+  configOverrideApi(server, project).put(level, {
+    config_string: JSON.stringify(override),
+    source: { type: "pushed-from-unknown" },
   });
-const stored = async (level: string) =>
-  JSON.parse(
-    (await server.request(`/api/v1/internal/config/override/${level}`, { headers: project.headers("admin") }))
-      .body.config_string,
-  );
+const stored = (level: string) => configOverrideApi(server, project).stored(level);
 
 const dotted = (key: string, found = key) =>
   `The key "${key}" is not valid (nested object not found in schema: "${found}").`;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
+import { configOverrideApi } from "./test-support.ts";
 
 let server: TestServer;
 let project: TestProject;
@@ -10,12 +11,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const patch = (level: string, override: unknown) =>
-  server.request(`/api/v1/internal/config/override/${level}`, {
-    method: "PATCH",
-    headers: project.headers("admin"),
-    body: { config_override_string: JSON.stringify(override) },
-  });
+const patch = (level: string, override: unknown) => configOverrideApi(server, project).patch(level, override);
 const rendered = async () =>
   JSON.parse(
     (await server.request("/api/v1/internal/config", { headers: project.headers("admin") })).body
