@@ -229,6 +229,8 @@ export async function startStripeStandIn(options: StripeStandInOptions = {}): Pr
     const invoice: StripeObject = {
       ...paid,
       id: newId("in"),
+      // A subscription made through the API (a plan switch) has no checkout invoice to copy its link from.
+      parent: { subscription_details: { subscription: subscriptionId } },
       status: "uncollectible",
       amount_paid: 0,
       amount_due: paid?.total ?? 0,

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestProject, TestServer } from "../../testing/harness.ts";
 import { expectKnownError, expectPlainError } from "../../testing/known-errors.ts";
+import { emailsTo } from "../../testing/outbox.ts";
 import type { StripeStandIn } from "../../testing/stripe-stand-in.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 import { paymentsApi, startStripeTestServer, TEST_CATALOGUE } from "./test-support.ts";
@@ -180,6 +181,30 @@ describe("switching plans", () => {
       status: 200,
     });
     expect(await heldProducts(user.id)).toEqual(["starter"]);
+  });
+
+  it("keeps telling the customer about a switched subscription's invoices", async () => {
+    const email = "switcher@card.example";
+    const { user, accessToken } = await createSignedInUser(server, project.id, {
+      primaryEmail: email,
+      primaryEmailVerified: true,
+    });
+    const asUser = (method: string, path: string, body?: unknown) =>
+      api.call("client", method, path, body, { "x-stack-access-token": accessToken });
+    await api.call("server", "POST", `/payments/products/user/${user.id}`, { product_id: "starter" });
+    await saveCard(asUser, user.id);
+    const switched = await asUser("POST", `/payments/products/user/${user.id}/switch`, {
+      from_product_id: "starter",
+      to_product_id: "pro",
+    });
+    expect(switched.status, switched.text).toBe(200);
+    await stripe.settled();
+    // The switch cleared the purchase code from the subscription's metadata: the invoice is matched by its id.
+    const switchedSubscription = [...stripe.subscriptions.values()].at(-1)! as { id: string };
+    await stripe.failRenewal(switchedSubscription.id);
+    const [notice] = await emailsTo(server, project.id, email);
+    expect(notice?.subject).toBe("Payment failed for Card Co");
+    expect(notice?.text).toContain("for Pro");
   });
 
   it("answers the protocol's refusals", async () => {

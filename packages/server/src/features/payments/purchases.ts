@@ -5,7 +5,7 @@
  * cancelled one lasts to the end of the period it was cancelled in.
  */
 import { knownError } from "@gatehouse/shared";
-import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import { and, asc, desc, eq, isNull, sql } from "drizzle-orm";
 import type { RenderedConfig } from "../../config/index.ts";
 import { randomUuid } from "../../crypto/index.ts";
 import type { Database } from "../../db/index.ts";
@@ -286,6 +286,35 @@ export async function syncSubscriptionEnd(
     )
     .returning({ id: productPurchases.id });
   return updated.length > 0;
+}
+
+/**
+ * The purchase a Stripe subscription now pays for, from our own row: a plan switch moves the subscription to a new
+ * product and clears the purchase code from its metadata, so its later invoices are matched by subscription id.
+ */
+export async function purchaseOfSubscription(db: Database, projectId: string, stripeSubscriptionId: string) {
+  const [row] = await db
+    .select({
+      customerType: productPurchases.customerType,
+      customerId: productPurchases.customerId,
+      product: productPurchases.product,
+      quantity: productPurchases.quantity,
+    })
+    .from(productPurchases)
+    .where(
+      and(
+        eq(productPurchases.projectId, projectId),
+        eq(productPurchases.stripeSubscriptionId, stripeSubscriptionId),
+      ),
+    )
+    .orderBy(desc(productPurchases.createdAt))
+    .limit(1);
+  if (!row) return null;
+  return {
+    productName: (row.product as { display_name?: string }).display_name ?? "",
+    customer: { type: row.customerType, id: row.customerId } as Customer,
+    quantity: row.quantity,
+  };
 }
 
 /** A refunded Stripe payment ends what it bought (once: a replayed refund event changes nothing). */

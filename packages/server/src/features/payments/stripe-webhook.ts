@@ -19,7 +19,12 @@ import type { Customer } from "./catalogue.ts";
 import { rememberStripeAccount } from "./charges-enabled.ts";
 import { formatUsd, sendPaymentEmail } from "./notifications.ts";
 import type { PurchaseCodeData } from "./purchase-codes.ts";
-import { markRefundedByPaymentIntent, recordPurchase, syncSubscriptionEnd } from "./purchases.ts";
+import {
+  markRefundedByPaymentIntent,
+  purchaseOfSubscription,
+  recordPurchase,
+  syncSubscriptionEnd,
+} from "./purchases.ts";
 import { projectOfStripeAccount, stripeClient, subscriptionEnd, usdToCents } from "./stripe.ts";
 import type { CheckoutMetadata } from "./stripe-routes.ts";
 
@@ -57,6 +62,7 @@ async function purchaseOf(
   const data = code.data as PurchaseCodeData;
   return {
     data,
+    productName: data.product.display_name,
     customer: { type: data.customer_type, id: data.customer_id } as Customer,
     priceId: metadata.price_id,
     quantity: Math.max(1, Number.parseInt(metadata.quantity ?? "1", 10) || 1),
@@ -126,9 +132,11 @@ async function notifyInvoice(
   const paid = type === "invoice.payment_succeeded" || type === "invoice.paid";
   const failedForGood = type === "invoice.payment_failed" && invoice.status === "uncollectible";
   if (!paid && !failedForGood) return;
-  const purchase = await purchaseOf(deps, projectId, subscription.metadata as Partial<CheckoutMetadata>);
+  const purchase =
+    (await purchaseOf(deps, projectId, subscription.metadata as Partial<CheckoutMetadata>)) ??
+    (await purchaseOfSubscription(deps.db, projectId, subscription.id));
   if (!purchase || !invoice.id) return;
-  const productName = purchase.data.product.display_name;
+  const productName = purchase.productName;
   const link = invoice.hosted_invoice_url ?? invoice.invoice_pdf ?? undefined;
   if (paid) {
     await sendPaymentEmail(deps, projectId, purchase.customer, `receipt:${invoice.id}`, {

@@ -130,7 +130,8 @@ export async function switchSubscription(
     recurring: { interval: unit, interval_count: count },
     product: product.id,
   };
-  // The purchase code of the first checkout no longer describes the subscription: its receipts stop naming it.
+  // The purchase code of the first checkout no longer describes the subscription; its invoices find the new purchase
+  // row by subscription id instead (stripe-webhook.ts).
   const metadata = {
     gatehouse_project_id: projectId,
     purchase_code_id: "",
