@@ -8,7 +8,7 @@
  * What it keeps is in memory; what it does not know answers 404 as Stripe would, so a call Gatehouse makes that the
  * stand-in lacks fails the test instead of passing silently.
  */
-import { createHmac, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import {
@@ -20,17 +20,17 @@ import {
   succeededPayment,
   UNIT_SECONDS,
 } from "./stripe-stand-in-billing.ts";
+import {
+  eventDelivery,
+  json,
+  notFound,
+  parseStripeForm,
+  readBody,
+  type StripeEvent,
+  standInPages,
+} from "./stripe-stand-in-wire.ts";
 
-export type StripeEvent = {
-  id: string;
-  object: "event";
-  type: string;
-  account: string;
-  created: number;
-  livemode: false;
-  api_version: string;
-  data: { object: Record<string, unknown> };
-};
+export type { StripeEvent };
 
 export type StripeStandIn = {
   /** `http://127.0.0.1:<port>`, for GATEHOUSE_STRIPE_API_URL. */
@@ -75,32 +75,6 @@ export type StripeStandInOptions = {
 
 const DAY_SECONDS = 24 * 3600;
 
-/** `a[b][0][c]=v` form fields as nested objects; objects whose keys are all indexes become arrays. */
-export function parseStripeForm(text: string): Record<string, unknown> {
-  const root: Record<string, unknown> = {};
-  for (const [key, value] of new URLSearchParams(text)) {
-    const path = key.replace(/\]/g, "").split("[");
-    let node = root;
-    path.forEach((segment, index) => {
-      if (index === path.length - 1) {
-        node[segment] = value;
-        return;
-      }
-      node[segment] ??= {};
-      node = node[segment] as Record<string, unknown>;
-    });
-  }
-  const arrays = (value: unknown): unknown => {
-    if (typeof value !== "object" || value === null) return value;
-    const entries = Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, arrays(v)] as const);
-    if (entries.length > 0 && entries.every(([k]) => /^\d+$/.test(k))) {
-      return entries.sort(([a], [b]) => Number(a) - Number(b)).map(([, v]) => v);
-    }
-    return Object.fromEntries(entries);
-  };
-  return arrays(root) as Record<string, unknown>;
-}
-
 export async function startStripeStandIn(options: StripeStandInOptions = {}): Promise<StripeStandIn> {
   const secretKey = `sk_test_${randomBytes(16).toString("hex")}`;
   const webhookSecret = `whsec_${randomBytes(24).toString("base64url")}`;
@@ -115,47 +89,7 @@ export async function startStripeStandIn(options: StripeStandInOptions = {}): Pr
   let refusal: string | null = null;
   let baseUrl = "";
 
-  const sign = (body: string, secret = webhookSecret) => {
-    const t = now();
-    const v1 = createHmac("sha256", secret).update(`${t}.${body}`).digest("hex");
-    return `t=${t},v1=${v1}`;
-  };
-
-  const deliver =
-    options.deliver ??
-    (async (body: string, signature: string) => {
-      if (!options.webhookUrl) throw new Error("the Stripe stand-in has no webhook URL to send events to");
-      const response = await fetch(options.webhookUrl, {
-        method: "POST",
-        headers: { "content-type": "application/json", "stripe-signature": signature },
-        body,
-      });
-      return response.status;
-    });
-
-  /** Deliveries not yet answered: Stripe sends some events after answering the request that caused them. */
-  const inFlight = new Set<Promise<number>>();
-  const post = (event: StripeEvent) => {
-    const body = JSON.stringify(event);
-    const delivery = deliver(body, sign(body)).then((status) => {
-      events.push({ event, status });
-      return status;
-    });
-    inFlight.add(delivery);
-    return delivery.finally(() => inFlight.delete(delivery));
-  };
-
-  const send = (type: string, account: string, object: Record<string, unknown>) =>
-    post({
-      id: newId("evt"),
-      object: "event",
-      type,
-      account,
-      created: now(),
-      livemode: false,
-      api_version: "2025-01-01",
-      data: { object: structuredClone(object) },
-    });
+  const { sign, post, send, settled } = eventDelivery({ webhookSecret, events, ...options });
 
   const billing = billingStandIn({ customers, subscriptions, paymentIntents, invoices, send });
 
@@ -260,26 +194,6 @@ export async function startStripeStandIn(options: StripeStandInOptions = {}): Pr
       refunded: true,
     });
   };
-
-  const json = (res: ServerResponse, status: number, body: unknown) => {
-    res.writeHead(status, { "content-type": "application/json", "request-id": newId("req") });
-    res.end(JSON.stringify(body));
-  };
-  const notFound = (res: ServerResponse, what: string) =>
-    json(res, 404, {
-      error: { type: "invalid_request_error", code: "resource_missing", message: `No such ${what}` },
-    });
-
-  const readBody = (req: IncomingMessage) =>
-    new Promise<string>((resolve, reject) => {
-      let text = "";
-      req.setEncoding("utf8");
-      req.on("data", (chunk: string) => {
-        text += chunk;
-      });
-      req.on("end", () => resolve(text));
-      req.on("error", reject);
-    });
 
   /** An object of the connected account named by the request, or undefined (Stripe: resource_missing). */
   const onAccount = <T extends StripeObject>(
@@ -410,42 +324,9 @@ export async function startStripeStandIn(options: StripeStandInOptions = {}): Pr
     return notFound(res, `route ${req.method} ${path}`);
   }
 
-  async function pages(req: IncomingMessage, res: ServerResponse, url: URL) {
-    const onboarding = /^\/connect\/onboarding\/([^/]+)$/.exec(url.pathname);
-    const checkout = /^\/checkout\/([^/]+)(\/pay)?$/.exec(url.pathname);
-    if (onboarding) {
-      const match = onboarding;
-      const found = accounts.get(match[1]!);
-      if (!found) return notFound(res, "account");
-      Object.assign(found, { charges_enabled: true, details_submitted: true, payouts_enabled: true });
-      res.writeHead(303, { location: url.searchParams.get("return_url") ?? "/" });
-      return res.end();
-    }
-    if (checkout) {
-      const match = checkout;
-      const session = sessions.get(match[1]!);
-      if (!session) return notFound(res, "checkout session");
-      if (req.method === "POST" && match[2]) {
-        await pay(session.id);
-        res.writeHead(303, { location: session.success_url as string });
-        return res.end();
-      }
-      const line = (session.line_items as Array<Record<string, any>>)[0]!;
-      const cents = Number(line.price_data.unit_amount) * Number(line.quantity ?? 1);
-      const name = String(line.price_data.product_data?.name ?? "").replace(/[<>&"]/g, "");
-      res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
-      return res.end(
-        `<!doctype html><title>Stripe stand-in checkout</title><h1>${name}</h1>` +
-          `<p data-testid="amount">$${(cents / 100).toFixed(2)}${session.mode === "subscription" ? " per period" : ""}</p>` +
-          `<form method="post" action="/checkout/${session.id}/pay"><button type="submit">Pay</button></form>`,
-      );
-    }
-    return notFound(res, "page");
-  }
-
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://stand-in");
-    const handle = url.pathname.startsWith("/v1/") ? api : pages;
+    const handle = url.pathname.startsWith("/v1/") ? api : standInPages({ accounts, sessions, pay });
     handle(req, res, url).catch((error: unknown) => {
       if (!res.headersSent) json(res, 500, { error: { type: "api_error", message: String(error) } });
     });
@@ -463,9 +344,7 @@ export async function startStripeStandIn(options: StripeStandInOptions = {}): Pr
     billing,
     events,
     apiRequests,
-    settled: async () => {
-      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
-    },
+    settled,
     refuseRequests: (message) => {
       refusal = message;
     },
