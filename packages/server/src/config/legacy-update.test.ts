@@ -351,7 +351,7 @@ describe("parseLegacyConfigUpdate", () => {
       ok: false,
       problems: [
         'sign_up_enabled: expected true or false, but got the string "no"',
-        'oauth_providers.2.id: expected a string, but got the number 7',
+        "oauth_providers.2.id: expected a string, but got the number 7",
         'domains.0.domain: must be a URL starting with http:// or https:// (wildcards such as https://*.example.com are allowed), but got the string "example.com"',
         'email_config.port: expected a number, but got the string "25"',
         'team_member_default_permissions.0.id: permission ids may only contain lowercase letters, digits, "_" and ":", optionally after a leading "$", but got the string "Admin"',

@@ -154,9 +154,7 @@ export function validateLevelOverride(
 /** The dotted paths of what a normalised override sets: its values that are not objects (null included). */
 function setPaths(normalized: JsonObject, prefix = ""): string[] {
   return Object.entries(normalized).flatMap(([key, value]) =>
-    isPlainObject(value)
-      ? setPaths(value as JsonObject, `${prefix}${key}.`)
-      : [`${prefix}${key}`],
+    isPlainObject(value) ? setPaths(value as JsonObject, `${prefix}${key}.`) : [`${prefix}${key}`],
   );
 }
 

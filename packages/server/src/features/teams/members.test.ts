@@ -154,11 +154,7 @@ describe("DELETE /team-memberships/:team_id/:user_id", () => {
       404,
       "TEAM_MEMBERSHIP_NOT_FOUND",
     );
-    expectKnownError(
-      await api.del(`/team-memberships/${team.id}/not-a-uuid`, "server"),
-      400,
-      "SCHEMA_ERROR",
-    );
+    expectKnownError(await api.del(`/team-memberships/${team.id}/not-a-uuid`, "server"), 400, "SCHEMA_ERROR");
   });
 });
 

@@ -293,7 +293,11 @@ describe("GET /teams/:team_id", () => {
     const malformed = await api.get("/teams/not-a-uuid", "server");
     expectKnownError(malformed, 400, "SCHEMA_ERROR");
     expect(malformed.body.error).toContain("params.team_id");
-    expectKnownError(await api.patch("/teams/not-a-uuid", "server", { display_name: "x" }), 400, "SCHEMA_ERROR");
+    expectKnownError(
+      await api.patch("/teams/not-a-uuid", "server", { display_name: "x" }),
+      400,
+      "SCHEMA_ERROR",
+    );
     expectKnownError(await api.del("/teams/not-a-uuid", "server"), 400, "SCHEMA_ERROR");
   });
 });
