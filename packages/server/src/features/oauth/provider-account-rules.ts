@@ -7,7 +7,7 @@
  * time, is OAUTH_CONNECTION_ALREADY_CONNECTED_TO_ANOTHER_USER (README: deliberate differences).
  */
 import { knownError } from "@gatehouse/shared";
-import { and, eq, ne } from "drizzle-orm";
+import { and, eq, or } from "drizzle-orm";
 import type { Database } from "../../db/index.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { oauthAccounts } from "./schema.ts";
@@ -26,54 +26,39 @@ export async function checkProviderAccountRules(
     exceptId?: string;
   },
 ): Promise<void> {
-  const siblings = (
-    await db
-      .select({
-        id: oauthAccounts.id,
-        providerAccountId: oauthAccounts.providerAccountId,
-        allowSignIn: oauthAccounts.allowSignIn,
-      })
-      .from(oauthAccounts)
-      .where(
-        and(
-          eq(oauthAccounts.projectId, input.projectId),
-          eq(oauthAccounts.userId, input.userId),
-          eq(oauthAccounts.providerConfigId, input.providerConfigId),
-        ),
-      )
-  ).filter((account) => account.id !== input.exceptId);
-  // Two sign-in accounts of one provider would make "sign in with GitHub" ambiguous for this user.
-  if (input.allowSignIn && siblings.some((account) => account.allowSignIn)) {
-    throw new StatusError(400, "The same provider type with sign-in enabled already exists for this user.");
-  }
-  if (
-    input.accountId !== undefined &&
-    siblings.some((account) => account.providerAccountId === input.accountId)
-  ) {
-    throw new StatusError(
-      400,
-      "The same provider type with the same account ID already exists for this user.",
-    );
-  }
-  if (input.accountId !== undefined) await checkAccountIdFree(db, { ...input, accountId: input.accountId });
-}
-
-async function checkAccountIdFree(
-  db: Database,
-  input: { projectId: string; userId: string; providerConfigId: string; accountId: string },
-): Promise<void> {
-  const [holder] = await db
-    .select({ allowSignIn: oauthAccounts.allowSignIn })
+  // One read: the user's accounts of this provider, and whoever holds the account id asked for.
+  const rows = await db
+    .select({
+      id: oauthAccounts.id,
+      userId: oauthAccounts.userId,
+      providerAccountId: oauthAccounts.providerAccountId,
+      allowSignIn: oauthAccounts.allowSignIn,
+    })
     .from(oauthAccounts)
     .where(
       and(
         eq(oauthAccounts.projectId, input.projectId),
         eq(oauthAccounts.providerConfigId, input.providerConfigId),
-        eq(oauthAccounts.providerAccountId, input.accountId),
-        ne(oauthAccounts.userId, input.userId),
+        input.accountId === undefined
+          ? eq(oauthAccounts.userId, input.userId)
+          : or(eq(oauthAccounts.userId, input.userId), eq(oauthAccounts.providerAccountId, input.accountId)),
       ),
-    )
-    .limit(1);
+    );
+  const siblings = rows.filter((account) => account.userId === input.userId && account.id !== input.exceptId);
+  // Two sign-in accounts of one provider would make "sign in with GitHub" ambiguous for this user.
+  if (input.allowSignIn && siblings.some((account) => account.allowSignIn)) {
+    throw new StatusError(400, "The same provider type with sign-in enabled already exists for this user.");
+  }
+  if (input.accountId === undefined) return;
+  if (siblings.some((account) => account.providerAccountId === input.accountId)) {
+    throw new StatusError(
+      400,
+      "The same provider type with the same account ID already exists for this user.",
+    );
+  }
+  const holder = rows.find(
+    (account) => account.userId !== input.userId && account.providerAccountId === input.accountId,
+  );
   if (!holder) return;
   throw holder.allowSignIn
     ? knownError("OAUTH_PROVIDER_ACCOUNT_ID_ALREADY_USED_FOR_SIGN_IN")
