@@ -107,7 +107,31 @@ describe("email templates", () => {
       displayName: "Email Verification",
       tsxSource: shippedTemplate(VERIFICATION),
       themeId: null,
+      // The reference SDK's legacy fields; the built-in's subject is computed, so the display name stands in.
+      type: "email_verification",
+      subject: "Email Verification",
+      content: shippedTemplate(VERIFICATION),
+      isDefault: true,
     });
+    expect(templates.map((t) => t.type)).toEqual(BUILT_IN_TEMPLATES.map((t) => t.type));
+    expect(templates.every((t) => t.isDefault)).toBe(true);
+  });
+
+  it("gives an owner's template the legacy fields: no type, not a default, its literal subject", async () => {
+    const { id } = await custom.createEmailTemplate("Literal subject");
+    const literal = TEMPLATE.replace(
+      '<Subject value={"Hello " + variables.name} />',
+      '<Subject value="It\'s here" />',
+    );
+    expect(literal).not.toBe(TEMPLATE);
+    await custom.updateEmailTemplate(id, literal);
+    expect((await custom.listEmailTemplates()).find((t) => t.id === id)).toMatchObject({
+      type: null,
+      subject: "It's here",
+      content: literal,
+      isDefault: false,
+    });
+    await custom.deleteEmailTemplate(id);
   });
 
   it("creates, updates (with a theme choice) and deletes a template", async () => {
@@ -117,6 +141,10 @@ describe("email templates", () => {
       displayName: "Weekly digest",
       tsxSource: NEW_TEMPLATE_SOURCE,
       themeId: null,
+      type: null,
+      subject: "Weekly digest",
+      content: NEW_TEMPLATE_SOURCE,
+      isDefault: false,
     });
 
     const { renderedHtml } = await custom.updateEmailTemplate(id, TEMPLATE, false);

@@ -15,6 +15,7 @@ import type {
   WireRenderedEmail,
   WireTestEmailQueued,
 } from "@gatehouse/shared";
+import { BUILT_IN_EMAIL_TEMPLATE_IDS, type EmailTemplateType } from "@gatehouse/shared";
 import { call, type Scope, seg } from "../objects/scope.ts";
 
 /** A template's theme: a theme id, `false` for no theme, `null` for the project's selected theme. */
@@ -29,6 +30,18 @@ export type AdminEmailTemplate = {
   tsxSource: string;
   /** A theme id, `false` for no theme, `null` for the project's selected theme. */
   themeId: EmailThemeChoice;
+  /**
+   * The reference SDK's fields from before TSX templates, kept so that code reading them still runs:
+   * - `type`: the built-in template's legacy type (`email_verification`, …); null for a template an owner made;
+   * - `subject`: the `<Subject value="…">` text when the source writes it as one string literal, else the display
+   *   name (a subject computed from variables is only known once rendered: `renderEmailPreview`);
+   * - `content`: the TSX source, which is what a template's content now is;
+   * - `isDefault`: true for the built-in templates (the defaults every project has), edited or not.
+   */
+  type: EmailTemplateType | null;
+  subject: string;
+  content: string;
+  isDefault: boolean;
 };
 
 /**
@@ -50,12 +63,29 @@ export type EmailPreview = {
   notificationCategory?: string;
 };
 
+const LEGACY_TYPE_BY_ID = new Map<string, EmailTemplateType>(
+  Object.entries(BUILT_IN_EMAIL_TEMPLATE_IDS).map(([type, id]) => [id, type as EmailTemplateType]),
+);
+
+/** `<Subject value="…" />`, `value='…'` or `value={"…"}`: a subject written as one string literal. */
+const LITERAL_SUBJECT = /<Subject\s+value=(?:\{\s*)?(["'])((?:(?!\1)[^\\]|\\.)*)\1\s*\}?\s*\/?>/;
+
+function literalSubject(tsxSource: string): string | null {
+  const match = LITERAL_SUBJECT.exec(tsxSource);
+  return match ? match[2]!.replace(/\\(.)/g, "$1") : null;
+}
+
 function templateFromWire(item: WireEmailTemplate): AdminEmailTemplate {
+  const type = LEGACY_TYPE_BY_ID.get(item.id) ?? null;
   return {
     id: item.id,
     displayName: item.display_name,
     tsxSource: item.tsx_source,
     themeId: item.theme_id === undefined ? null : item.theme_id,
+    type,
+    subject: literalSubject(item.tsx_source) ?? item.display_name,
+    content: item.tsx_source,
+    isDefault: type !== null,
   };
 }
 

@@ -5,7 +5,7 @@ import { readBrowserCookies, setBrowserCookie } from "../session/cookie-store.ts
 import { NO_PUBLISHABLE_KEY_SENTINEL } from "../session/refresh.ts";
 import type { Session } from "../session/session.ts";
 import type { AppContext } from "./context.ts";
-import { currentUrl } from "./redirect.ts";
+import { currentUrl, WAIT_AFTER_REDIRECT_MS } from "./redirect.ts";
 import { completeSignIn, handleMfaRequired } from "./sign-in.ts";
 import { absoluteUrl, currentOrigin } from "./urls.ts";
 
@@ -87,7 +87,7 @@ export async function redirectToOAuth(
   // The authorize endpoint lives on the API's origin, so this navigation cannot go through the same-origin check.
   if (ctx.redirector.method === "none") return;
   window.location.assign(url.toString());
-  await ctx.runtime.sleep(2000);
+  await ctx.runtime.sleep(WAIT_AFTER_REDIRECT_MS);
 }
 
 function alertUser(message: string): void {

@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestServer, type TestProject, type TestServer } from "../testing/harness.ts";
+import { expectKnownError } from "../testing/known-errors.ts";
 import { patchLegacyConfig } from "./test-support.ts";
 
 let server: TestServer;
@@ -107,6 +108,35 @@ describe("legacy oauth_providers", () => {
 
     expect((await patchLegacy(project, { oauth_providers: [] })).oauth_providers).toEqual([]);
     expect((await rendered(project)).auth.oauth.providers).toEqual({});
+  });
+});
+
+describe("legacy oauth_providers that name no provider", () => {
+  it("answer INVALID_SHARED_OAUTH_PROVIDER_ID or INVALID_STANDARD_OAUTH_PROVIDER_ID and change nothing", async () => {
+    const project = await server.createProject("Unknown providers");
+    await patchLegacy(project, { oauth_providers: [{ id: "google", type: "shared" }] });
+    const cases = [
+      [{ id: "myspace", type: "shared" }, "INVALID_SHARED_OAUTH_PROVIDER_ID"],
+      // The generic OpenID Connect provider is a type of its own, but has no shared keys.
+      [{ id: "custom_oidc", type: "shared" }, "INVALID_SHARED_OAUTH_PROVIDER_ID"],
+      [
+        { id: "myspace", type: "standard", client_id: "a", client_secret: "b" },
+        "INVALID_STANDARD_OAUTH_PROVIDER_ID",
+      ],
+    ] as const;
+    for (const [provider, code] of cases) {
+      // As the admin SDK sends `project.update({ config: { oauthProviders } })`.
+      const response = await server.request("/api/v1/internal/projects/current", {
+        method: "PATCH",
+        headers: project.headers("admin"),
+        body: { config: { oauth_providers: [{ id: "google", type: "shared" }, provider] } },
+      });
+      expectKnownError(response, 400, code, { provider_id: provider.id });
+      expect(response.body.error).toContain(provider.id);
+    }
+    expect((await legacyView(project)).oauth_providers).toEqual([
+      { provider_config_id: "google", id: "google", type: "shared" },
+    ]);
   });
 });
 

@@ -341,7 +341,7 @@ describe("parseLegacyConfigUpdate", () => {
       oauth_providers: [
         { id: "google", type: "shared" },
         { id: "google", type: "standard" },
-        { id: "myspace", type: "shared" },
+        { id: 7, type: "shared" },
       ],
       domains: [{ domain: "example.com" }],
       team_member_default_permissions: [{ id: "Admin" }],
@@ -351,7 +351,7 @@ describe("parseLegacyConfigUpdate", () => {
       ok: false,
       problems: [
         'sign_up_enabled: expected true or false, but got the string "no"',
-        'oauth_providers.2.id: must be one of "google", "github", "microsoft", "spotify", "facebook", "discord", "gitlab", "bitbucket", "linkedin", "apple", "x", "twitch", "custom_oidc", but got the string "myspace"',
+        "oauth_providers.2.id: expected a string, but got the number 7",
         'domains.0.domain: must be a URL starting with http:// or https:// (wildcards such as https://*.example.com are allowed), but got the string "example.com"',
         'email_config.port: expected a number, but got the string "25"',
         'team_member_default_permissions.0.id: permission ids may only contain lowercase letters, digits, "_" and ":", optionally after a leading "$", but got the string "Admin"',

@@ -3,18 +3,20 @@
  * PROTOCOL §3.10 and §6): its schema, and its translation into a dot-notation override patch.
  */
 import { createHash } from "node:crypto";
+import { knownError } from "@gatehouse/shared";
 import { z } from "zod";
 import { formatIssues, problemText } from "./issues.ts";
 import { type ConfigOverride, getOwn, isPlainObject, type JsonObject, type JsonValue } from "./json.ts";
 import { CONFIG_KEY_SEGMENT_PATTERN } from "./keys.ts";
 import { overrideToReach } from "./override.ts";
 import { PERMISSION_ID_PATTERN } from "./permissions.ts";
-import { ACCOUNT_MERGE_STRATEGIES, OAUTH_PROVIDER_CONFIG_TYPES } from "./schema.ts";
+import { ACCOUNT_MERGE_STRATEGIES, OAUTH_PROVIDER_CONFIG_TYPES, OAUTH_PROVIDER_TYPES } from "./schema.ts";
 
 const optionalText = z.string().nullish();
 
 const legacyOAuthProviderUpdateSchema = z.strictObject({
-  id: z.enum(OAUTH_PROVIDER_CONFIG_TYPES),
+  /** A provider type; one that is not is the reference's INVALID_*_OAUTH_PROVIDER_ID (`checkLegacyProviderIds`). */
+  id: z.string().max(100),
   type: z.enum(["shared", "standard"]),
   /** Accepted so that a read object can be sent back; becomes the config key (default: `id`). */
   provider_config_id: z
@@ -115,6 +117,26 @@ export function parseLegacyConfigUpdate(
 }
 
 /**
+ * The legacy list names providers by type, as the reference's `ensureSharedProvider`/`ensureStandardProvider` check
+ * them: a shared entry must be a built-in provider (the generic OpenID Connect one has no shared keys), a standard
+ * one any provider type. Gatehouse takes shared keys for every built-in type, since an operator may supply keys for
+ * any (`GATEHOUSE_OAUTH_<PROVIDER>_CLIENT_ID`), where the reference's list has four.
+ */
+function checkLegacyProviderIds(providers: LegacyConfigUpdate["oauth_providers"]): void {
+  for (const provider of providers ?? []) {
+    if (provider.type === "shared" && !(OAUTH_PROVIDER_TYPES as readonly string[]).includes(provider.id)) {
+      throw knownError("INVALID_SHARED_OAUTH_PROVIDER_ID", { provider_id: provider.id });
+    }
+    if (
+      provider.type === "standard" &&
+      !(OAUTH_PROVIDER_CONFIG_TYPES as readonly string[]).includes(provider.id)
+    ) {
+      throw knownError("INVALID_STANDARD_OAUTH_PROVIDER_ID", { provider_id: provider.id });
+    }
+  }
+}
+
+/**
  * Deterministic ids for list entries that become record entries: a short hash of the value, so the same domain
  * (or bundle) gets the same id on every update. Repeated values get a numbered suffix.
  */
@@ -190,6 +212,7 @@ export function legacyConfigUpdateToOverride(
   lower: JsonObject = {},
   existing: JsonObject = lower,
 ): ConfigOverride {
+  checkLegacyProviderIds(update.oauth_providers);
   /** The override of `path` that leaves exactly `desired` there, whatever `lower` has; undefined stays undefined. */
   const replacing = (path: string, desired: JsonValue | undefined): JsonValue | undefined =>
     desired === undefined ? undefined : overrideToReach(valueAt(lower, path), desired);

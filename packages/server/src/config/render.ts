@@ -4,8 +4,14 @@
  */
 import { emailServerProblems } from "./email-server.ts";
 import { type ConfigProblem, formatIssues, problemText } from "./issues.ts";
-import type { ConfigOverride, JsonObject } from "./json.ts";
-import { applyOverride, normalizeOverride, overrideTouchesPath, validateOverrideShape } from "./override.ts";
+import { type ConfigOverride, isPlainObject, type JsonObject } from "./json.ts";
+import {
+  applyOverride,
+  normalizeOverride,
+  overrideTouchesPath,
+  removeKeys,
+  validateOverrideShape,
+} from "./override.ts";
 import { isSystemPermissionId, SYSTEM_PERMISSION_IDS } from "./permissions.ts";
 import { type RenderedConfig, renderedConfigSchema } from "./schema.ts";
 
@@ -138,7 +144,30 @@ export function validateLevelOverride(
   const levels = { ...otherLevels, [level]: override as ConfigOverride };
   const result = renderConfig(levels);
   if (!result.ok) return result.problems;
+  const own = renderConfig(exposingLevel(level, levels));
+  if (!own.ok) return own.problems;
   const normalized: Partial<Record<ConfigLevel, JsonObject>> = {};
   for (const each of CONFIG_LEVELS) normalized[each] = normalizeOverride(levels[each] ?? {});
   return withAttribution(emailServerProblems(result.config), normalized);
+}
+
+/** The dotted paths of what a normalised override sets: its values that are not objects (null included). */
+function setPaths(normalized: JsonObject, prefix = ""): string[] {
+  return Object.entries(normalized).flatMap(([key, value]) =>
+    isPlainObject(value) ? setPaths(value as JsonObject, `${prefix}${key}.`) : [`${prefix}${key}`],
+  );
+}
+
+/**
+ * The levels with those above `level` stripped of what `level` sets, so that rendering them checks `level`'s own
+ * values even where a higher level sets the same keys (the reference validates each level's override by itself;
+ * a render of all three would let a wrong branch value through while the environment hides it).
+ */
+function exposingLevel(level: ConfigLevel, levels: LevelOverrides): LevelOverrides {
+  const own = setPaths(normalizeOverride(levels[level] ?? {}));
+  const above = CONFIG_LEVELS.slice(CONFIG_LEVELS.indexOf(level) + 1);
+  return {
+    ...levels,
+    ...Object.fromEntries(above.map((each) => [each, removeKeys(levels[each] ?? {}, own)])),
+  };
 }

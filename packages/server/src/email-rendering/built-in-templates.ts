@@ -3,17 +3,10 @@
  * the wording are ours. They ship as config defaults (config/schema.ts); while a project uses the shared email
  * server they are the only templates it has.
  */
-export const BUILT_IN_TEMPLATE_IDS = {
-  email_verification: "e7d009ce-8d47-4528-b245-5bf119f2ffa3",
-  password_reset: "a70fb3a4-56c1-4e42-af25-49d25603abd0",
-  magic_link: "822687fe-8d0a-4467-a0d1-416b6e639478",
-  team_invitation: "e84de395-2076-4831-9c19-8e9a96a868e4",
-  sign_in_invitation: "066dd73c-36da-4fd0-b6d6-ebf87683f8bc",
-  payment_receipt: "70372aee-0441-4d80-974c-2e858e40123a",
-  payment_failed: "f64b1afe-27ec-4a28-a277-7178f3261f9a",
-} as const;
+import { BUILT_IN_EMAIL_TEMPLATE_IDS, type EmailTemplateType } from "@gatehouse/shared";
+export const BUILT_IN_TEMPLATE_IDS = BUILT_IN_EMAIL_TEMPLATE_IDS;
 
-export type BuiltInTemplateType = keyof typeof BUILT_IN_TEMPLATE_IDS;
+export type BuiltInTemplateType = EmailTemplateType;
 
 /** Shared by every built-in: the imports, and styles that read well on the light, dark and colourful themes. */
 const PREAMBLE = `import { Button, Heading, Section, Text } from "@react-email/components";

@@ -7,6 +7,7 @@
 
 import { randomUUID } from "node:crypto";
 import type { WireCreatedId, WireEmailTemplate, WireEmailTemplateSaved } from "@gatehouse/shared";
+import { knownError } from "@gatehouse/shared";
 import { z } from "zod";
 import type { JsonObject } from "../../config/index.ts";
 import { NEW_TEMPLATE_SOURCE } from "../../email-rendering/index.ts";
@@ -67,6 +68,14 @@ export const templateRoutes = [
     response: { body: wire<WireCreatedId>()(z.object({ id: z.string() })) },
     handler: async ({ deps, auth, body }) => {
       requireCustomEmailServer(auth.config);
+      // A template is created by its name, so a second of the same name is the one that exists (README: deliberate
+      // differences; the reference raises this code when a template of a legacy type is created twice).
+      const name = body.display_name.toLowerCase();
+      if (
+        Object.values(auth.config.emails.templates).some((t) => t.displayName.trim().toLowerCase() === name)
+      ) {
+        throw knownError("EMAIL_TEMPLATE_ALREADY_EXISTS");
+      }
       const id = randomUUID();
       await writeEmailsConfig(deps, auth.project.id, {
         [`emails.templates.${id}`]: { displayName: body.display_name, tsxSource: NEW_TEMPLATE_SOURCE },

@@ -6,6 +6,7 @@ import {
   NEW_TEMPLATE_SOURCE,
 } from "../../email-rendering/index.ts";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
+import { expectKnownError } from "../../testing/known-errors.ts";
 
 let server: TestServer;
 let shared: TestProject;
@@ -202,6 +203,22 @@ export function EmailTemplate() { return <Subject value="x" />; }`;
     });
     expect(unknownTheme.status).toBe(400);
     expect(unknownTheme.headers.get("x-stack-known-error")).toBeNull();
+  });
+
+  it("refuses a second template of a name, built-in names included, with EMAIL_TEMPLATE_ALREADY_EXISTS", async () => {
+    const create = (display_name: string) =>
+      server.request("/api/v1/internal/email-templates", {
+        method: "POST",
+        headers: custom.headers("admin"),
+        body: { display_name },
+      });
+    const first = await create("Monthly report");
+    expect(first.status, first.text).toBe(200);
+    for (const name of ["Monthly report", " monthly REPORT ", "Email Verification"]) {
+      // As the official SDK reads it: KnownErrors.EmailTemplateAlreadyExists, a 409 without details.
+      expectKnownError(await create(name), 409, "EMAIL_TEMPLATE_ALREADY_EXISTS", null);
+    }
+    expect((await templatesOf(custom)).filter((t) => t.display_name === "Monthly report")).toHaveLength(1);
   });
 
   it("is for admins only", async () => {

@@ -1,11 +1,10 @@
 import type { WireNotificationPreference } from "@gatehouse/shared";
 import { z } from "zod";
+import { userIdOrMeField } from "../../fields/ids.ts";
 import { resolveUserId } from "../../http/current-user.ts";
 import { type AnyRoute, defineRoute } from "../../http/route.ts";
 import { wire } from "../../http/wire-schema.ts";
 import { listNotificationPreferences, setNotificationPreference } from "./service.ts";
-
-const userIdOrMe = z.union([z.literal("me"), z.uuid({ error: 'must be a user id (a UUID) or "me"' })]);
 
 const preferenceSchema = wire<WireNotificationPreference>()(
   z.object({
@@ -25,7 +24,7 @@ export const notificationRoutes: AnyRoute[] = [
     summary: "List a user's notification categories and whether each is enabled",
     tags,
     access: ["client", "server", "admin"],
-    request: { params: z.strictObject({ user_id: userIdOrMe }) },
+    request: { params: z.strictObject({ user_id: userIdOrMeField }) },
     response: { body: z.object({ items: z.array(preferenceSchema), is_paginated: z.literal(false) }) },
     handler: async ({ deps, auth, params }) => {
       const userId = resolveUserId(auth, params.user_id);
@@ -41,7 +40,7 @@ export const notificationRoutes: AnyRoute[] = [
     access: ["client", "server", "admin"],
     request: {
       // Any string: an unknown category is a 404, whatever it looks like.
-      params: z.strictObject({ user_id: userIdOrMe, notification_category_id: z.string().max(100) }),
+      params: z.strictObject({ user_id: userIdOrMeField, notification_category_id: z.string().max(100) }),
       body: z.strictObject({ enabled: z.boolean() }),
     },
     response: { body: preferenceSchema },

@@ -128,16 +128,73 @@ describe("PATCH /oauth-providers/{user}/{id}", () => {
     );
   });
 
-  it("refuses an account id that is another user's account of the provider", async () => {
+  it("refuses an account id that signs another user in, or that another user holds", async () => {
     const user = await oauthUser();
     const other = await oauthUser();
+    // As the official SDK's KnownErrors.OAuthProviderAccountIdAlreadyUsedForSignIn reads it: code, status, text.
+    const usedForSignIn = await api(
+      "PATCH",
+      `/oauth-providers/${user.userId}/${user.account.id}`,
+      project.headers("server"),
+      { account_id: other.email },
+    );
+    expectKnownError(usedForSignIn, 400, "OAUTH_PROVIDER_ACCOUNT_ID_ALREADY_USED_FOR_SIGN_IN", null);
     expectKnownError(
-      await api("PATCH", `/oauth-providers/${user.userId}/${user.account.id}`, project.headers("server"), {
-        account_id: other.email,
-      }),
+      await link(user.userId, other.email, false),
+      400,
+      "OAUTH_PROVIDER_ACCOUNT_ID_ALREADY_USED_FOR_SIGN_IN",
+    );
+    // Held by the other user for connected accounts only: still one user's (README: deliberate differences).
+    const off = await api("PATCH", `/oauth-providers/me/${other.account.id}`, other.client, {
+      allow_sign_in: false,
+    });
+    expect(off.status, off.text).toBe(200);
+    expectKnownError(
+      await link(user.userId, other.email, false),
       409,
       "OAUTH_CONNECTION_ALREADY_CONNECTED_TO_ANOTHER_USER",
     );
+  });
+});
+
+describe("GET and DELETE /oauth-providers/{user}/{id}", () => {
+  it("answer the reference's texts for another user's account and an unknown one", async () => {
+    const user = await oauthUser();
+    const other = await oauthUser();
+    for (const [method, verb] of [
+      ["GET", "read"],
+      ["DELETE", "delete"],
+    ] as const) {
+      expectPlainError(
+        await api(method, `/oauth-providers/${other.userId}/${other.account.id}`, user.client),
+        403,
+        `Client can only ${verb} OAuth providers for their own user.`,
+      );
+      const unknown = randomUUID();
+      expectPlainError(
+        await api(method, `/oauth-providers/me/${unknown}`, user.client),
+        404,
+        `OAuth provider ${unknown} for user ${user.userId} not found`,
+      );
+      expectPlainError(
+        await api(method, `/oauth-providers/${user.userId}/${other.account.id}`, project.headers("server")),
+        404,
+        `OAuth provider ${other.account.id} for user ${user.userId} not found`,
+      );
+      expectKnownError(
+        await api(method, `/oauth-providers/${randomUUID()}/${user.account.id}`, project.headers("server")),
+        404,
+        "USER_NOT_FOUND",
+      );
+      expectKnownError(
+        await api(method, `/oauth-providers/me/${user.account.id}`, project.headers("client")),
+        400,
+        "CANNOT_GET_OWN_USER_WITHOUT_USER",
+      );
+    }
+    const read = await api("GET", `/oauth-providers/me/${user.account.id}`, user.client);
+    expect(read.status, read.text).toBe(200);
+    expect(read.body).toEqual(user.account);
   });
 });
 

@@ -50,17 +50,6 @@ function providerView(config: RenderedConfig, row: OAuthAccountRow) {
   };
 }
 
-function notFound() {
-  return new StatusError(404, "This user has no such OAuth provider account.");
-}
-
-async function requireAccount(deps: AppDeps, auth: RequestAuth, userIdParam: string, id: string) {
-  const userId = resolveUserId(auth, userIdParam);
-  const row = await findAccount(deps.db, auth.project.id, id);
-  if (!row || row.userId !== userId) throw notFound();
-  return row;
-}
-
 const itemParams = z.strictObject({ user_id: z.string(), provider_id: z.string() });
 
 /** A provider account's email as stored: trimmed, lower-cased; empty is none. */
@@ -93,14 +82,21 @@ function accountNotFound(id: string, userId: string) {
 }
 
 /**
- * The account a PATCH names, in the reference's order of checks: a client acting for someone else (403), an unknown
- * user (USER_NOT_FOUND), then an account that is not that user's (404).
+ * The account a GET, PATCH or DELETE names, in the reference's order of checks: a client acting for someone else
+ * (403, the text naming what it tried), an unknown user (USER_NOT_FOUND), then an account that is not that user's
+ * (404).
  */
-async function accountToUpdate(deps: AppDeps, auth: RequestAuth, userIdParam: string, id: string) {
+async function accountOfUser(
+  deps: AppDeps,
+  auth: RequestAuth,
+  userIdParam: string,
+  id: string,
+  verb: "read" | "update" | "delete",
+) {
   if (auth.accessType === "client") {
     if (!auth.user) throw knownError("CANNOT_GET_OWN_USER_WITHOUT_USER");
     if (userIdParam !== "me" && userIdParam !== auth.user.id) {
-      throw new StatusError(403, "Client can only update OAuth providers for their own user.");
+      throw new StatusError(403, `Client can only ${verb} OAuth providers for their own user.`);
     }
   }
   const userId = resolveUserId(auth, userIdParam);
@@ -198,7 +194,7 @@ export const providerAccountRoutes: AnyRoute[] = [
     request: { params: itemParams },
     response: { body: providerBody },
     handler: async ({ deps, auth, params }) => {
-      const row = await requireAccount(deps, auth, params.user_id, params.provider_id);
+      const row = await accountOfUser(deps, auth, params.user_id, params.provider_id, "read");
       return { body: providerView(auth.config, row) };
     },
   }),
@@ -214,7 +210,7 @@ export const providerAccountRoutes: AnyRoute[] = [
     response: { body: providerBody },
     handler: async ({ deps, auth, params, body, request }) => {
       const patch = auth.accessType === "client" ? clientPatchOf(request, body) : body;
-      const row = await accountToUpdate(deps, auth, params.user_id, params.provider_id);
+      const row = await accountOfUser(deps, auth, params.user_id, params.provider_id, "update");
       await checkProviderAccountRules(deps.db, {
         projectId: auth.project.id,
         userId: row.userId,
@@ -256,7 +252,7 @@ export const providerAccountRoutes: AnyRoute[] = [
     request: { params: itemParams },
     response: { body: z.object({ success: z.literal(true) }) },
     handler: async ({ deps, auth, params }) => {
-      const row = await requireAccount(deps, auth, params.user_id, params.provider_id);
+      const row = await accountOfUser(deps, auth, params.user_id, params.provider_id, "delete");
       await deps.db
         .delete(oauthAccounts)
         .where(and(eq(oauthAccounts.projectId, auth.project.id), eq(oauthAccounts.id, row.id)));

@@ -2,6 +2,7 @@ import type { WireProjectPermission, WireTeamPermission } from "@gatehouse/share
 import { z } from "zod";
 import type { RenderedConfig } from "../../config/index.ts";
 import type { Database } from "../../db/index.ts";
+import { userIdOrMeField } from "../../fields/ids.ts";
 import { ownListRefusal, ownListUserId, resolveUserId } from "../../http/current-user.ts";
 import type { RequestAuth } from "../../http/request-auth.ts";
 import { type AnyRoute, defineRoute } from "../../http/route.ts";
@@ -18,7 +19,6 @@ import {
 
 // Registers the user-creation hook that grants the sign-up default permissions.
 
-const userIdOrMe = z.union([z.literal("me"), z.uuid({ error: 'must be a user id (a UUID) or "me"' })]);
 const recursiveFlag = z.enum(["true", "false"]).optional();
 const success = z.object({ success: z.literal(true) });
 
@@ -134,12 +134,16 @@ const teamGrantRoutes = grantRoutes({
   item: wire<WireTeamPermission>()(z.object({ id: z.string(), user_id: z.string(), team_id: z.string() })),
   listQuery: z.strictObject({
     team_id: z.uuid().optional(),
-    user_id: userIdOrMe.optional(),
+    user_id: userIdOrMeField.optional(),
     permission_id: permissionIdSchema.optional(),
     recursive: recursiveFlag,
   }),
   grantPath: "/team-permissions/:team_id/:user_id/:permission_id",
-  grantParams: z.strictObject({ team_id: z.uuid(), user_id: userIdOrMe, permission_id: permissionIdSchema }),
+  grantParams: z.strictObject({
+    team_id: z.uuid(),
+    user_id: userIdOrMeField,
+    permission_id: permissionIdSchema,
+  }),
   list: (db, options, query) => listTeamPermissions(db, { ...options, teamId: query.team_id }),
   grant: (db, target, params) => grantTeamPermission(db, { ...target, teamId: params.team_id }),
   revoke: (db, target, params) => revokeTeamPermission(db, { ...target, teamId: params.team_id }),
@@ -153,12 +157,12 @@ const projectGrantRoutes = grantRoutes({
   revokeSummary: "Revoke a directly granted project permission",
   item: wire<WireProjectPermission>()(z.object({ id: z.string(), user_id: z.string() })),
   listQuery: z.strictObject({
-    user_id: userIdOrMe.optional(),
+    user_id: userIdOrMeField.optional(),
     permission_id: permissionIdSchema.optional(),
     recursive: recursiveFlag,
   }),
   grantPath: "/project-permissions/:user_id/:permission_id",
-  grantParams: z.strictObject({ user_id: userIdOrMe, permission_id: permissionIdSchema }),
+  grantParams: z.strictObject({ user_id: userIdOrMeField, permission_id: permissionIdSchema }),
   list: listProjectPermissions,
   grant: grantProjectPermission,
   revoke: revokeProjectPermission,

@@ -72,6 +72,30 @@ describe("the branch level", () => {
   });
 });
 
+describe("each level's own values", () => {
+  it("refuses a wrong branch value that the environment level overrides, with the text a lone one gets", async () => {
+    const layered = await server.createProject("Hidden branch value");
+    const api = configOverrideApi(server, layered);
+    const lone = await api.patch("branch", { "teams.allowClientTeamCreation": "yes" });
+    expect(lone.status, lone.text).toBe(400);
+    expect(lone.text).toContain("teams.allowClientTeamCreation");
+    expect((await api.patch("environment", { "teams.allowClientTeamCreation": true })).status).toBe(200);
+    expectPlainError(await api.patch("branch", { "teams.allowClientTeamCreation": "yes" }), 400, lone.text);
+    expectPlainError(
+      await api.put("branch", {
+        config_string: JSON.stringify({ teams: { allowClientTeamCreation: "yes" } }),
+        source: { type: "pushed-from-unknown" },
+      }),
+      400,
+      lone.text,
+    );
+    expect(await api.stored("branch")).toEqual({});
+    // A right value under the environment's is taken, and the environment's still wins.
+    expect((await api.patch("branch", { "teams.allowClientTeamCreation": false })).status).toBe(200);
+    expect(await api.stored("branch")).toEqual({ "teams.allowClientTeamCreation": false });
+  });
+});
+
 describe("project-only keys", () => {
   it.each(["branch", "environment"])("are refused at the %s level", async (level) => {
     expectPlainError(

@@ -162,8 +162,8 @@ describe("DELETE /team-invitations/:id", () => {
     );
     expectKnownError(
       await api.del(`/team-invitations/not-a-uuid?team_id=${team.id}`, "server"),
-      404,
-      "VERIFICATION_CODE_NOT_FOUND",
+      400,
+      "SCHEMA_ERROR",
     );
     for (const caller of ["server", ada.as] as const) {
       expectPlain(

@@ -197,7 +197,7 @@ export const invitationRoutes = [
     tags,
     access: all,
     request: {
-      params: z.strictObject({ id: z.string() }),
+      params: z.strictObject({ id: z.uuid() }),
       query: z.strictObject({ team_id: z.string().optional() }),
     },
     response: { body: success },
@@ -219,7 +219,7 @@ export const invitationRoutes = [
     tags,
     access: all,
     request: {
-      params: z.strictObject({ id: z.string() }),
+      params: z.strictObject({ id: z.uuid() }),
       query: z.strictObject({ user_id: z.string() }),
     },
     response: { body: z.object({}) },

@@ -2,6 +2,7 @@ import { knownError } from "@gatehouse/shared";
 import { z } from "zod";
 import type { RenderedConfig } from "../../config/index.ts";
 import type { Database } from "../../db/index.ts";
+import { userIdOrMeField } from "../../fields/ids.ts";
 import { serverProfileImageField } from "../../fields/images.ts";
 import { storableText } from "../../fields/text.ts";
 import { requireUser, resolveUserId } from "../../http/current-user.ts";
@@ -24,7 +25,7 @@ import {
   success,
 } from "./views.ts";
 
-const membershipParams = z.strictObject({ team_id: z.string(), user_id: z.string() });
+const membershipParams = z.strictObject({ team_id: z.uuid(), user_id: userIdOrMeField });
 const profileBody = { client: clientMemberProfileSchema, server: serverMemberProfileSchema };
 
 export const membershipRoutes = [

@@ -63,8 +63,8 @@ describe("POST /team-memberships/:team_id/:user_id", () => {
     );
     expectKnownError(
       await api.post(`/team-memberships/${team.id}/not-a-uuid`, "server"),
-      404,
-      "USER_NOT_FOUND",
+      400,
+      "SCHEMA_ERROR",
     );
     expectKnownError(
       await api.post(`/team-memberships/${team.id}/${stranger.user.id}`, "server"),
@@ -154,11 +154,7 @@ describe("DELETE /team-memberships/:team_id/:user_id", () => {
       404,
       "TEAM_MEMBERSHIP_NOT_FOUND",
     );
-    expectKnownError(
-      await api.del(`/team-memberships/${team.id}/not-a-uuid`, "server"),
-      404,
-      "TEAM_MEMBERSHIP_NOT_FOUND",
-    );
+    expectKnownError(await api.del(`/team-memberships/${team.id}/not-a-uuid`, "server"), 400, "SCHEMA_ERROR");
   });
 });
 

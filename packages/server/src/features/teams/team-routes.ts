@@ -23,7 +23,7 @@ import { success } from "./views.ts";
 
 const tags = ["Teams"];
 const teamBody = { client: clientTeamSchema, server: serverTeamSchema };
-const teamParams = z.strictObject({ team_id: z.string() });
+const teamParams = z.strictObject({ team_id: z.uuid() });
 
 /** Team names are shown in emails and lists; long enough for "<long email>'s Team". */
 export const teamDisplayName = storableText(1024).min(1);

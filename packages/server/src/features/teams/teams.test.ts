@@ -276,10 +276,10 @@ describe("GET /teams/:team_id", () => {
     expect(Object.keys(asServer.body).sort()).toEqual(SERVER_TEAM_KEYS);
   });
 
-  it("answers TEAM_NOT_FOUND for unknown, malformed and other projects' ids", async () => {
+  it("answers TEAM_NOT_FOUND for unknown and other projects' ids, SCHEMA_ERROR for malformed ones", async () => {
     const other = await server.createProject("Elsewhere");
     const foreign = await teamsApi(server, other).team("Foreign");
-    for (const id of [UNKNOWN_ID, "not-a-uuid", foreign.id]) {
+    for (const id of [UNKNOWN_ID, foreign.id]) {
       expectKnownError(await api.get(`/teams/${id}`, "server"), 404, "TEAM_NOT_FOUND", { team_id: id });
       expectKnownError(
         await api.patch(`/teams/${id}`, "server", { display_name: "x" }),
@@ -289,6 +289,16 @@ describe("GET /teams/:team_id", () => {
       expectKnownError(await api.del(`/teams/${id}`, "server"), 404, "TEAM_NOT_FOUND");
     }
     expect((await teamsApi(server, other).get(`/teams/${foreign.id}`, "server")).status).toBe(200);
+    // As the reference's teamIdSchema (a UUID) answers a path id that cannot name a team.
+    const malformed = await api.get("/teams/not-a-uuid", "server");
+    expectKnownError(malformed, 400, "SCHEMA_ERROR");
+    expect(malformed.body.error).toContain("params.team_id");
+    expectKnownError(
+      await api.patch("/teams/not-a-uuid", "server", { display_name: "x" }),
+      400,
+      "SCHEMA_ERROR",
+    );
+    expectKnownError(await api.del("/teams/not-a-uuid", "server"), 400, "SCHEMA_ERROR");
   });
 });
 

@@ -1,13 +1,12 @@
 import { knownError } from "@gatehouse/shared";
 import { z } from "zod";
 import type { UserOrTeamApiKeyType } from "../../crypto/index.ts";
+import { userIdOrMeField } from "../../fields/ids.ts";
 import { storableText } from "../../fields/text.ts";
 import { type AnyRoute, defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { apiKeyNotFound, authorizeKey, authorizeOwner, requireEnabled, toView } from "./access.ts";
 import { checkApiKey, createApiKey, findApiKey, listApiKeys, updateApiKey } from "./service.ts";
-
-const userIdOrMe = z.union([z.literal("me"), z.uuid({ error: 'must be a user id (a UUID) or "me"' })]);
 
 function readSchema(type: UserOrTeamApiKeyType, value: z.ZodType) {
   return z.object({
@@ -29,7 +28,7 @@ function readSchema(type: UserOrTeamApiKeyType, value: z.ZodType) {
  */
 function ownerFields(type: UserOrTeamApiKeyType) {
   return type === "user"
-    ? { user_id: userIdOrMe, team_id: z.unknown().optional() }
+    ? { user_id: userIdOrMeField, team_id: z.unknown().optional() }
     : { team_id: z.uuid(), user_id: z.unknown().optional() };
 }
 
@@ -55,7 +54,7 @@ function apiKeyRoutes(type: UserOrTeamApiKeyType): AnyRoute[] {
   const created = readSchema(type, z.string());
   const params = z.strictObject({ api_key_id: z.uuid() });
   // The SDK names the key's owner again in the query of reads and updates.
-  const ownerQuery = z.strictObject({ user_id: userIdOrMe.optional(), team_id: z.uuid().optional() });
+  const ownerQuery = z.strictObject({ user_id: userIdOrMeField.optional(), team_id: z.uuid().optional() });
 
   return [
     defineRoute({
@@ -96,7 +95,7 @@ function apiKeyRoutes(type: UserOrTeamApiKeyType): AnyRoute[] {
       // A missing user_id is answered after the feature switch, with the reference's own text (§8.5).
       request: {
         query: z.strictObject({
-          user_id: type === "user" ? userIdOrMe.optional() : z.unknown().optional(),
+          user_id: type === "user" ? userIdOrMeField.optional() : z.unknown().optional(),
           team_id: type === "team" ? z.uuid() : z.unknown().optional(),
         }),
       },
