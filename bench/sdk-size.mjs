@@ -1,89 +1,46 @@
 #!/usr/bin/env node
-// How much a browser app pays for the SDK: bundles the same tiny entry (sign in, read the user) against
-// @gatehouse/js and @stackframe/js with esbuild (minified, browser, ESM), gzips each bundle and prints the sizes.
+// How much a browser app pays for the SDK: bundles the same tiny program (sign in, read the user) against each
+// entry of @gatehouse/js and against @stackframe/js with esbuild (minified, browser, ESM, split), gzips what the page
+// loads up front and prints the sizes, then the modules that cost most in the client entry.
 //   node bench/sdk-size.mjs
-import { fileURLToPath } from "node:url";
-import { gzipSync } from "node:zlib";
-import { build } from "esbuild";
-
-const root = fileURLToPath(new URL("..", import.meta.url));
-
-const entry = (pkg, className) => `
-import { ${className} } from "${pkg}";
-const app = new ${className}({
-  projectId: "internal",
-  baseUrl: "http://localhost:8102",
-  publishableClientKey: "pck_example",
-  tokenStore: "cookie",
-});
-export async function signInAndReadUser(email, password) {
-  const result = await app.signInWithCredential({ email, password, noRedirect: true });
-  if (result.status === "error") throw result.error;
-  const user = await app.getUser();
-  return user?.displayName ?? user?.primaryEmail ?? null;
-}
-`;
+// The client entries' budget is a test (packages/js/src/bundle-size.test.ts); this prints figures only.
+import { measureSignInBundle } from "../packages/js/bundle-size.mjs";
 
 const candidates = [
+  { name: "@gatehouse/js/client", pkg: "@gatehouse/js/client", className: "GatehouseClientApp" },
   { name: "@gatehouse/js", pkg: "@gatehouse/js", className: "GatehouseClientApp" },
+  // A server or admin app has no business in a browser; these rows show what each entry carries.
+  { name: "@gatehouse/js/server", pkg: "@gatehouse/js/server", className: "GatehouseServerApp" },
+  { name: "@gatehouse/js/admin", pkg: "@gatehouse/js/admin", className: "GatehouseAdminApp" },
   { name: "@stackframe/js", pkg: "@stackframe/js", className: "StackClientApp" },
 ];
-
-async function measure({ pkg, className }) {
-  const result = await build({
-    stdin: { contents: entry(pkg, className), resolveDir: root, sourcefile: "entry.mjs", loader: "js" },
-    bundle: true,
-    minify: true,
-    platform: "browser",
-    format: "esm",
-    target: "es2022",
-    // Our packages from their sources, so the figure needs no `npm run build:packages` first.
-    conditions: ["gatehouse-source"],
-    write: false,
-    // As an app's bundler does: code loaded with import() (the admin app of owned projects) goes into its own
-    // chunk, fetched only when used; the figure is what the page loads up front.
-    splitting: true,
-    outdir: "bench-out",
-    metafile: true,
-    logLevel: "silent",
-    // Some SDKs read process.env to find their defaults; a browser bundler replaces it.
-    define: { "process.env.NODE_ENV": '"production"' },
-  });
-  // The entry chunk and the chunks it imports statically, without those behind import().
-  const outputs = result.metafile.outputs;
-  const entryChunk = Object.keys(outputs).find((path) => outputs[path].entryPoint);
-  const upFront = new Set();
-  const visit = (path) => {
-    if (upFront.has(path)) return;
-    upFront.add(path);
-    for (const imported of outputs[path].imports)
-      if (imported.kind === "import-statement") visit(imported.path);
-  };
-  visit(entryChunk);
-  const chunks = result.outputFiles.filter((file) => [...upFront].some((path) => file.path.endsWith(path)));
-  const code = Buffer.concat(chunks.map((file) => file.contents));
-  return { raw: code.byteLength, gzip: gzipSync(code, { level: 9 }).byteLength };
-}
 
 const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KiB`;
 const rows = [];
 for (const candidate of candidates) {
   try {
-    rows.push({ name: candidate.name, ...(await measure(candidate)) });
+    rows.push({ ...candidate, ...(await measureSignInBundle(candidate.pkg, candidate.className)) });
   } catch (error) {
-    rows.push({ name: candidate.name, error: error.errors?.[0]?.text ?? error.message });
+    rows.push({ ...candidate, error: error.errors?.[0]?.text ?? error.message });
   }
 }
 
-console.log("SDK size for a browser entry that signs in and reads the user (esbuild --minify, gzip -9)\n");
-console.log(`${"package".padEnd(18)}${"minified".padStart(12)}${"gzipped".padStart(12)}`);
+console.log("SDK size for a browser program that signs in and reads the user (esbuild --minify, gzip -9)\n");
+console.log(`${"entry".padEnd(22)}${"class".padEnd(20)}${"minified".padStart(12)}${"gzipped".padStart(12)}`);
 for (const row of rows) {
-  if (row.error) console.log(`${row.name.padEnd(18)}  failed to bundle: ${row.error}`);
-  else console.log(`${row.name.padEnd(18)}${kb(row.raw).padStart(12)}${kb(row.gzip).padStart(12)}`);
+  const label = `${row.name.padEnd(22)}${row.className.padEnd(20)}`;
+  if (row.error) console.log(`${label}  failed to bundle: ${row.error}`);
+  else console.log(`${label}${kb(row.raw).padStart(12)}${kb(row.gzip).padStart(12)}`);
 }
-const [ours, theirs] = rows;
+const ours = rows.find((row) => row.name === "@gatehouse/js/client");
+const theirs = rows.find((row) => row.name === "@stackframe/js");
 if (ours?.gzip && theirs?.gzip) {
   console.log(
-    `\n@gatehouse/js is ${((ours.gzip / theirs.gzip) * 100).toFixed(0)}% of @stackframe/js (gzipped).`,
+    `\n@gatehouse/js/client is ${((ours.gzip / theirs.gzip) * 100).toFixed(0)}% of @stackframe/js (gzipped).`,
   );
+}
+if (ours?.modules) {
+  console.log("\nLargest modules of @gatehouse/js/client up front (minified bytes):");
+  for (const { path, bytes } of ours.modules.slice(0, 12))
+    console.log(`${String(bytes).padStart(8)}  ${path}`);
 }

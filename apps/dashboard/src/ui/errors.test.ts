@@ -1,4 +1,5 @@
 import { ConnectionError, HttpStatusError, KnownError } from "@gatehouse/js";
+import { knownError } from "@gatehouse/shared";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { describeError, errorMessage } from "./errors.ts";
 
@@ -60,7 +61,9 @@ describe("describeError", () => {
     expect(errorMessage(new HttpStatusError(400, "POST", "/x", "The domain must use https."))).toBe(
       "The domain must use https.",
     );
-    expect(errorMessage(new KnownError("EMAIL_TEMPLATE_ALREADY_EXISTS"))).toMatch(/already exists/);
+    // As the server builds it (with the catalogue's sentence), and as the SDK rebuilds it from the answer.
+    const sent = knownError("EMAIL_TEMPLATE_ALREADY_EXISTS").toJSON();
+    expect(errorMessage(KnownError.fromJSON(sent))).toMatch(/already exists/);
   });
 
   it("words known errors an owner meets, with the field they are about", () => {

@@ -6,15 +6,15 @@ import type {
   WireTestEmailResult,
 } from "@gatehouse/shared";
 import type { AccessType } from "../http/api-client.ts";
+import { type AdminProject, adminProjectFromJson } from "../objects/admin-projects.ts";
 import {
   createInternalApiKey,
   type InternalApiKey,
   type InternalApiKeyCreateOptions,
   type InternalApiKeyFirstView,
   internalApiKeyFromJson,
-} from "../objects/api-keys.ts";
-import { permissionDefinitions } from "../objects/permissions.ts";
-import { type AdminProject, adminProjectFromJson } from "../objects/projects.ts";
+} from "../objects/internal-api-keys.ts";
+import { permissionDefinitions } from "../objects/permission-definitions.ts";
 import { call, type Scope } from "../objects/scope.ts";
 import type { Session } from "../session/session.ts";
 import { Result } from "../utils/result.ts";

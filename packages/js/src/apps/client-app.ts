@@ -20,17 +20,9 @@ import type { Session } from "../session/session.ts";
 import type { Result } from "../utils/result.ts";
 import { SDK_VERSION } from "../version.ts";
 import { type Auth, type AuthJson, authFunctions } from "./auth-tokens.ts";
-import {
-  type CliLoginOptions,
-  claimCliAnonymousSession,
-  cliLoginSessionState,
-  completeCliLogin,
-  promptCliLogin,
-} from "./cli-login.ts";
+import type { CliLoginOptions } from "./cli-login.ts";
 import { AppContext } from "./context.ts";
-import { callOAuthCallback, redirectToOAuth } from "./oauth.ts";
 import type { AdminAppOptions, ClientAppOptions, TokenStoreInit } from "./options.ts";
-import { registerPasskey, signInWithPasskey } from "./passkeys.ts";
 import type { PurchaseChoice, PurchaseOffer } from "./purchase-codes.ts";
 import { currentUrl, withReturnTo } from "./redirect.ts";
 import { type ClientAppJson, findUniqueApp, randomIdentifier, registerUniqueApp } from "./serialize.ts";
@@ -141,7 +133,11 @@ export class GatehouseClientApp {
     return signIn.signInWithMfa(this.ctx, totp, code, options);
   }
 
-  signInWithOAuth(provider: string, options: { returnTo?: string } = {}): Promise<void> {
+  // OAuth, passkeys and CLI login are loaded on first use, as the purchase page's calls below: a browser app that
+  // signs in with a password does not carry them, and one that does fetches them as a chunk of their own.
+
+  async signInWithOAuth(provider: string, options: { returnTo?: string } = {}): Promise<void> {
+    const { redirectToOAuth } = await import("./oauth.ts");
     return redirectToOAuth(this.ctx, this.ctx.appSession(), provider, {
       type: "authenticate",
       returnTo: options.returnTo,
@@ -149,12 +145,12 @@ export class GatehouseClientApp {
   }
 
   /** On the OAuth callback page; false when the address has no code and state. */
-  callOAuthCallback(): Promise<boolean> {
-    return callOAuthCallback(this.ctx);
+  async callOAuthCallback(): Promise<boolean> {
+    return (await import("./oauth.ts")).callOAuthCallback(this.ctx);
   }
 
-  signInWithPasskey(): Promise<Result<undefined, KnownError>> {
-    return signInWithPasskey(this.ctx);
+  async signInWithPasskey(): Promise<Result<undefined, KnownError>> {
+    return (await import("./passkeys.ts")).signInWithPasskey(this.ctx);
   }
 
   sendForgotPasswordEmail(email: string, options?: { callbackUrl?: string }) {
@@ -232,23 +228,23 @@ export class GatehouseClientApp {
   }
 
   /** Command-line login: shows a link, then polls until the user confirms it in a browser. */
-  promptCliLogin(options: CliLoginOptions) {
-    return promptCliLogin(this.ctx, options);
+  async promptCliLogin(options: CliLoginOptions): Promise<Result<string, KnownError>> {
+    return (await import("./cli-login.ts")).promptCliLogin(this.ctx, options);
   }
 
   /** On the CLI confirmation page: gives the CLI login `loginCode` the signed-in user's session. */
-  completeCliLogin(loginCode: string): Promise<void> {
-    return completeCliLogin(this.ctx, loginCode);
+  async completeCliLogin(loginCode: string): Promise<void> {
+    return (await import("./cli-login.ts")).completeCliLogin(this.ctx, loginCode);
   }
 
   /** On the CLI confirmation page, signed out: whether the CLI holds an anonymous session to take over. */
-  cliLoginSessionState(loginCode: string): Promise<"anonymous" | "none"> {
-    return cliLoginSessionState(this.ctx, loginCode);
+  async cliLoginSessionState(loginCode: string): Promise<"anonymous" | "none"> {
+    return (await import("./cli-login.ts")).cliLoginSessionState(this.ctx, loginCode);
   }
 
   /** Takes over the CLI's anonymous session here, so that signing up upgrades that user in place. */
-  claimCliAnonymousSession(loginCode: string): Promise<void> {
-    return claimCliAnonymousSession(this.ctx, loginCode);
+  async claimCliAnonymousSession(loginCode: string): Promise<void> {
+    return (await import("./cli-login.ts")).claimCliAnonymousSession(this.ctx, loginCode);
   }
 
   // --- The current user and the project ---
@@ -348,7 +344,8 @@ export class GatehouseClientApp {
   }
 
   /** Registers a passkey for the signed-in user of the app's store. */
-  registerPasskey(options?: { hostname?: string }) {
+  async registerPasskey(options?: { hostname?: string }): Promise<Result<undefined, KnownError>> {
+    const { registerPasskey } = await import("./passkeys.ts");
     return registerPasskey(this.ctx, this.ctx.persistentSession(), options);
   }
 

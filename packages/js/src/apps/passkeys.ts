@@ -39,7 +39,8 @@ function assertWebAuthn(): void {
 function webAuthnError(error: unknown): KnownError {
   const name = error instanceof Error ? error.name : "Error";
   const message = error instanceof Error ? error.message : String(error);
-  return new KnownError("PASSKEY_WEBAUTHN_ERROR", { message, code: name });
+  // The browser's own message: the catalogue's wording would bring every message into the bundle.
+  return new KnownError("PASSKEY_WEBAUTHN_ERROR", { message, code: name }, message);
 }
 
 function credentialDescriptors(list: WirePasskeyCredentialDescriptor[] | undefined) {

@@ -6,7 +6,7 @@ import {
   type WireUserPage,
 } from "@gatehouse/shared";
 import type { AccessType } from "../http/api-client.ts";
-import { type CurrentServerUser, currentServerUserFromJson } from "../objects/current-user.ts";
+import type { CurrentServerUser } from "../objects/current-user.ts";
 import {
   type CustomerOptions,
   customerOf,
@@ -15,7 +15,13 @@ import {
   serverCustomerMethods,
 } from "../objects/customers.ts";
 import { call, type Scope, seg, withQuery } from "../objects/scope.ts";
-import { createUserSession, type ServerUser, serverUserFromJson } from "../objects/server-user.ts";
+import {
+  createUserSession,
+  currentServerUserFromJson,
+  type ServerUser,
+  serverUserFromJson,
+  userCreateToWire,
+} from "../objects/server-user.ts";
 import {
   createTeam,
   type ServerTeam,
@@ -23,7 +29,7 @@ import {
   teamFromJson,
   type WireTeam,
 } from "../objects/teams.ts";
-import { type ServerUserCreateOptions, userCreateToWire } from "../objects/users.ts";
+import type { ServerUserCreateOptions } from "../objects/users.ts";
 import { emailCapacityMethods } from "./admin-email-drafts.ts";
 import { GatehouseClientApp } from "./client-app.ts";
 import { emailMethods } from "./emails.ts";

@@ -1,14 +1,15 @@
-import type { WireClientUser, WireProviderAccessToken, WireServerUser } from "@gatehouse/shared";
+import type { WireClientUser, WireProviderAccessToken } from "@gatehouse/shared";
 import { isKnownError, type KnownError } from "@gatehouse/shared";
 import { type Auth, authFunctions } from "../apps/auth-tokens.ts";
 import type { AppContext } from "../apps/context.ts";
 import type { Session } from "../session/session.ts";
-import { type Customer, customerMethods, type ServerCustomer, serverCustomerMethods } from "./customers.ts";
-import { type ProjectOwnerMethods, projectOwnerMethods } from "./owned-projects.ts";
+import { lazyMethods } from "../utils/lazy.ts";
+import { type Customer, customerMethods, type ServerCustomer } from "./customers.ts";
+import type { ProjectOwnerMethods } from "./owned-projects.ts";
 import { call, type Scope } from "./scope.ts";
 import { teamFromJson } from "./teams.ts";
 import { userMethods } from "./user-methods.ts";
-import { type BaseUser, baseUserFromJson, type ServerUserFields, serverUserFieldsFromJson } from "./users.ts";
+import { type BaseUser, baseUserFromJson, type ServerUserFields } from "./users.ts";
 
 type UserMethods = Omit<ReturnType<typeof userMethods>, "grantPermission" | "revokePermission">;
 
@@ -40,6 +41,19 @@ export type CurrentServerUser = Omit<CurrentUser, keyof ServerCustomer> &
   ServerUserFields &
   ReturnType<typeof userMethods>;
 
+/**
+ * What an `internal` project user can do with the projects their teams own, loaded on first call: owned projects
+ * come with admin apps, which a browser app that never lists them should not carry.
+ */
+export function projectOwnerMethods(scope: Scope, session: Session): ProjectOwnerMethods {
+  return lazyMethods(async () => (await import("./owned-projects.ts")).projectOwnerMethods(scope, session), {
+    createProject: true,
+    listOwnedProjects: true,
+    transferProject: true,
+    listDevInbox: true,
+  });
+}
+
 const PASSWORD_ERRORS = ["PASSWORD_CONFIRMATION_MISMATCH", "PASSWORD_REQUIREMENTS_NOT_MET"] as const;
 
 async function passwordCall(scope: Scope, path: string, body: unknown): Promise<KnownError | undefined> {
@@ -54,7 +68,7 @@ async function passwordCall(scope: Scope, path: string, body: unknown): Promise<
 }
 
 /** The calls only a user with a session can make: password changes, connected accounts. */
-function sessionUserMethods(scope: Scope) {
+export function sessionUserMethods(scope: Scope) {
   return {
     updatePassword: (options: { oldPassword: string; newPassword: string }) =>
       passwordCall(scope, "/auth/password/update", {
@@ -115,27 +129,5 @@ export function currentUserFromJson(ctx: AppContext, session: Session, json: Wir
       session.clear();
     },
     ...(ctx.projectId === "internal" ? projectOwnerMethods(scope, session) : {}),
-  };
-}
-
-/** Builds the current user of a server app (from a request's tokens), with server fields and the server key. */
-export function currentServerUserFromJson(
-  ctx: AppContext,
-  session: Session,
-  json: WireServerUser,
-): CurrentServerUser {
-  const scope: Scope = { ctx, accessType: "server", session };
-  const selectedTeam = json.selected_team ? teamFromJson(scope, json.selected_team) : null;
-  const methods = userMethods(scope, json.id, json.primary_email ?? null);
-  return {
-    ...baseUserFromJson(json, selectedTeam),
-    ...serverUserFieldsFromJson(json),
-    ...authFunctions(ctx, session),
-    ...methods,
-    ...sessionUserMethods(scope),
-    ...serverCustomerMethods(scope, { type: "user", id: json.id }),
-    ...(ctx.projectId === "internal"
-      ? projectOwnerMethods({ ctx, accessType: "client", session }, session)
-      : {}),
   };
 }

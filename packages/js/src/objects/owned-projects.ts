@@ -5,7 +5,7 @@ import {
   type AdminProjectCreateOptions,
   adminProjectFromJson,
   projectUpdateToWire,
-} from "./projects.ts";
+} from "./admin-projects.ts";
 import { call, type Scope } from "./scope.ts";
 
 /**

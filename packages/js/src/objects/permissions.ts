@@ -1,4 +1,4 @@
-import type { WireList, WirePermissionDefinition, WireProjectPermission } from "@gatehouse/shared";
+import type { WireList, WireProjectPermission } from "@gatehouse/shared";
 import { call, type Scope, seg, withQuery } from "./scope.ts";
 
 /** A permission a user holds, in a team or project-wide (PROTOCOL.md §3.11). */
@@ -62,47 +62,4 @@ export function splitPermissionArgs<T>(
   rest: T,
 ): [PermissionScope, string | undefined, T] {
   return typeof first === "string" ? [undefined, first, rest] : [first, undefined, rest];
-}
-
-function definitionFromJson(json: WirePermissionDefinition): PermissionDefinition {
-  return {
-    id: json.id,
-    ...(json.description !== undefined ? { description: json.description } : {}),
-    containedPermissionIds: json.contained_permission_ids ?? [],
-  };
-}
-
-function definitionToWire(options: PermissionDefinitionUpdateOptions) {
-  return Object.fromEntries(
-    Object.entries({
-      id: options.id,
-      description: options.description,
-      contained_permission_ids: options.containedPermissionIds,
-    }).filter(([, value]) => value !== undefined),
-  );
-}
-
-/** Admin: permission definitions of one kind (`team` or `project`). */
-export function permissionDefinitions(scope: Scope, kind: "team" | "project") {
-  const base = `/${kind}-permission-definitions`;
-  return {
-    async list(): Promise<PermissionDefinition[]> {
-      const result = await call<WireList<WirePermissionDefinition>>(scope, base);
-      return result.items.map(definitionFromJson);
-    },
-    async create(options: PermissionDefinitionCreateOptions): Promise<PermissionDefinition> {
-      return definitionFromJson(
-        await call<WirePermissionDefinition>(scope, base, {
-          method: "POST",
-          body: definitionToWire(options),
-        }),
-      );
-    },
-    async update(id: string, options: PermissionDefinitionUpdateOptions): Promise<void> {
-      await call(scope, `${base}/${seg(id)}`, { method: "PATCH", body: definitionToWire(options) });
-    },
-    async delete(id: string): Promise<void> {
-      await call(scope, `${base}/${seg(id)}`, { method: "DELETE" });
-    },
-  };
 }

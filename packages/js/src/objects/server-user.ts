@@ -1,11 +1,22 @@
-import type { WireServerUser, WireSessionTokens } from "@gatehouse/shared";
-import type { AuthJson } from "../apps/auth-tokens.ts";
+import type { WireServerUser, WireServerUserCreate, WireSessionTokens } from "@gatehouse/shared";
+import { type AuthJson, authFunctions } from "../apps/auth-tokens.ts";
 import type { AppContext } from "../apps/context.ts";
+import type { Session } from "../session/session.ts";
+import { type CurrentServerUser, projectOwnerMethods, sessionUserMethods } from "./current-user.ts";
 import { type ServerCustomer, serverCustomerMethods } from "./customers.ts";
-import { call, type Scope } from "./scope.ts";
+import { call, defined, type Scope } from "./scope.ts";
 import { teamFromJson } from "./teams.ts";
 import { userMethods } from "./user-methods.ts";
-import { type BaseUser, baseUserFromJson, type ServerUserFields, serverUserFieldsFromJson } from "./users.ts";
+import {
+  type BaseUser,
+  baseUserFromJson,
+  type ServerUserCreateOptions,
+  type ServerUserFields,
+  userUpdateToWire,
+} from "./users.ts";
+
+// Users as a server app sees them (any user of the project, and the current user of a request), apart from the
+// client's objects so that a browser bundle does not carry them.
 
 /** Default lifetime of a session a server creates (SPEC.md §9). */
 export const DEFAULT_SESSION_EXPIRY_MS = 31_536_000_000;
@@ -61,4 +72,64 @@ export function serverUserFromJson(ctx: AppContext, json: WireServerUser): Serve
       return { getTokens: async () => ({ ...tokens }) };
     },
   };
+}
+
+/** Builds the current user of a server app (from a request's tokens), with server fields and the server key. */
+export function currentServerUserFromJson(
+  ctx: AppContext,
+  session: Session,
+  json: WireServerUser,
+): CurrentServerUser {
+  const scope: Scope = { ctx, accessType: "server", session };
+  const selectedTeam = json.selected_team ? teamFromJson(scope, json.selected_team) : null;
+  const methods = userMethods(scope, json.id, json.primary_email ?? null);
+  return {
+    ...baseUserFromJson(json, selectedTeam),
+    ...serverUserFieldsFromJson(json),
+    ...authFunctions(ctx, session),
+    ...methods,
+    ...sessionUserMethods(scope),
+    ...serverCustomerMethods(scope, { type: "user", id: json.id }),
+    ...(ctx.projectId === "internal"
+      ? projectOwnerMethods({ ctx, accessType: "client", session }, session)
+      : {}),
+  };
+}
+
+export function serverUserFieldsFromJson(json: WireServerUser): ServerUserFields {
+  return {
+    serverMetadata: json.server_metadata ?? null,
+    lastActiveAt: new Date(json.last_active_at_millis ?? json.signed_up_at_millis),
+    primaryEmailAuthEnabled: json.primary_email_auth_enabled === true,
+    countryCode: json.country_code ?? null,
+    riskScores: {
+      signUp: {
+        bot: json.risk_scores?.sign_up?.bot ?? 0,
+        freeTrialAbuse: json.risk_scores?.sign_up?.free_trial_abuse ?? 0,
+      },
+    },
+    restrictedByAdmin: json.restricted_by_admin === true,
+    restrictedByAdminReason: json.restricted_by_admin_reason ?? null,
+    restrictedByAdminPrivateDetails: json.restricted_by_admin_private_details ?? null,
+  };
+}
+
+export function userCreateToWire(options: ServerUserCreateOptions): WireServerUserCreate {
+  return defined<WireServerUserCreate>({
+    ...userUpdateToWire({
+      primaryEmail: options.primaryEmail,
+      primaryEmailVerified: options.primaryEmailVerified,
+      primaryEmailAuthEnabled: options.primaryEmailAuthEnabled,
+      password: options.password,
+      otpAuthEnabled: options.otpAuthEnabled,
+      displayName: options.displayName,
+      profileImageUrl: options.profileImageUrl,
+      clientMetadata: options.clientMetadata,
+      clientReadOnlyMetadata: options.clientReadOnlyMetadata,
+      serverMetadata: options.serverMetadata,
+      countryCode: options.countryCode,
+      riskScores: options.riskScores,
+    }),
+    is_anonymous: options.isAnonymous,
+  });
 }

@@ -1,10 +1,4 @@
-import type {
-  WireClientUser,
-  WireRestrictedReason,
-  WireServerUser,
-  WireServerUserCreate,
-  WireServerUserUpdate,
-} from "@gatehouse/shared";
+import type { WireClientUser, WireRestrictedReason, WireServerUserUpdate } from "@gatehouse/shared";
 import { bytesToBase64, defined } from "./scope.ts";
 import type { Team } from "./teams.ts";
 
@@ -124,26 +118,6 @@ export function userUpdateToWire(update: ServerUserUpdateOptions): WireServerUse
   });
 }
 
-export function userCreateToWire(options: ServerUserCreateOptions): WireServerUserCreate {
-  return defined<WireServerUserCreate>({
-    ...userUpdateToWire({
-      primaryEmail: options.primaryEmail,
-      primaryEmailVerified: options.primaryEmailVerified,
-      primaryEmailAuthEnabled: options.primaryEmailAuthEnabled,
-      password: options.password,
-      otpAuthEnabled: options.otpAuthEnabled,
-      displayName: options.displayName,
-      profileImageUrl: options.profileImageUrl,
-      clientMetadata: options.clientMetadata,
-      clientReadOnlyMetadata: options.clientReadOnlyMetadata,
-      serverMetadata: options.serverMetadata,
-      countryCode: options.countryCode,
-      riskScores: options.riskScores,
-    }),
-    is_anonymous: options.isAnonymous,
-  });
-}
-
 /** Either read of a user: a server's has more fields, which this does not read. */
 export function baseUserFromJson(json: WireClientUser, selectedTeam: Team | null): BaseUser {
   const restrictedReason = json.restricted_reason ?? null;
@@ -168,23 +142,5 @@ export function baseUserFromJson(json: WireClientUser, selectedTeam: Team | null
     selectedTeamId: json.selected_team_id ?? null,
     selectedTeam,
     toClientJson: () => structuredClone(json),
-  };
-}
-
-export function serverUserFieldsFromJson(json: WireServerUser): ServerUserFields {
-  return {
-    serverMetadata: json.server_metadata ?? null,
-    lastActiveAt: new Date(json.last_active_at_millis ?? json.signed_up_at_millis),
-    primaryEmailAuthEnabled: json.primary_email_auth_enabled === true,
-    countryCode: json.country_code ?? null,
-    riskScores: {
-      signUp: {
-        bot: json.risk_scores?.sign_up?.bot ?? 0,
-        freeTrialAbuse: json.risk_scores?.sign_up?.free_trial_abuse ?? 0,
-      },
-    },
-    restrictedByAdmin: json.restricted_by_admin === true,
-    restrictedByAdminReason: json.restricted_by_admin_reason ?? null,
-    restrictedByAdminPrivateDetails: json.restricted_by_admin_private_details ?? null,
   };
 }

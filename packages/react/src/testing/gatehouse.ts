@@ -4,7 +4,7 @@ import type { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { type GatehouseClientApp, KnownError, type Runtime } from "@gatehouse/js";
 import { afterAll, beforeAll } from "vitest";
-import type { AdminProjectConfigUpdateOptions } from "../../../js/src/objects/projects.ts";
+import type { AdminProjectConfigUpdateOptions } from "../../../js/src/objects/admin-projects.ts";
 import { appsFor, uniqueEmail } from "../../../js/src/testing/apps.ts";
 import type { ProjectKeys, RunningGatehouse } from "../../../js/src/testing/gatehouse-server.ts";
 

@@ -1,4 +1,6 @@
+import { unsupportedErrorMessage } from "./catalogue/format.ts";
 import { type ConcreteKnownErrorCode, type KnownErrorCode, knownErrorCatalogue } from "./catalogue.ts";
+import { type KnownErrorWireFacts, wireFactsOf } from "./code-table.ts";
 import type { KnownErrorDefinition } from "./definition.ts";
 
 type DetailKeyOf<C extends KnownErrorCode> =
@@ -10,12 +12,6 @@ export type KnownErrorDetails<C extends KnownErrorCode> = { [K in DetailKeyOf<C>
 /** The JSON body of a known-error response (PROTOCOL.md §2.1). */
 export type KnownErrorJson = { code: string; details?: Record<string, unknown>; error: string };
 
-function definitionOf(code: string): KnownErrorDefinition | undefined {
-  return Object.hasOwn(knownErrorCatalogue, code)
-    ? (knownErrorCatalogue as Record<string, KnownErrorDefinition>)[code]
-    : undefined;
-}
-
 /**
  * The details as they go on the wire: exactly the declared keys, in the declared order. A missing or
  * `undefined` value becomes `null` (JSON.stringify would otherwise drop the key), and undeclared keys are left
@@ -23,7 +19,7 @@ function definitionOf(code: string): KnownErrorDefinition | undefined {
  * they were given.
  */
 function wireDetails(
-  definition: KnownErrorDefinition | undefined,
+  definition: KnownErrorWireFacts | undefined,
   details: Record<string, unknown> | undefined,
 ): Record<string, unknown> | undefined {
   if (!definition) return details;
@@ -43,6 +39,9 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 /**
  * An error with a wire code, an HTTP status and details. Thrown by the server, rebuilt by the SDK.
  * `isKnownError(e, "INVALID_ACCESS_TOKEN")` is true for the code itself and for every member of that family.
+ * The class reads only the code table (code-table.ts), not the catalogue's messages, so that a browser bundle stays
+ * small: its message is the one given (the wire's `error` when rebuilt), else the code. `knownError()` builds one
+ * with the catalogue's message.
  */
 export class KnownError extends Error {
   override readonly name = "KnownError";
@@ -51,12 +50,12 @@ export class KnownError extends Error {
   readonly details: Record<string, unknown> | undefined;
 
   constructor(code: string, details?: Record<string, unknown>, message?: string) {
-    const definition = definitionOf(code);
+    const definition = wireFactsOf(code);
     if (definition && definition.status === null) {
       throw new TypeError(`${code} is an abstract known-error family and cannot be used as an error itself.`);
     }
     const normalized = wireDetails(definition, details);
-    super(message ?? definition?.message(normalized ?? {}) ?? code);
+    super(message ?? code);
     this.code = code;
     this.status = definition?.status ?? 500;
     this.details = normalized;
@@ -64,7 +63,7 @@ export class KnownError extends Error {
 
   /** The codes this error answers to: its own and its families'. */
   get families(): readonly string[] {
-    return [this.code, ...(definitionOf(this.code)?.parents ?? [])];
+    return [this.code, ...(wireFactsOf(this.code)?.parents ?? [])];
   }
 
   toJSON(): KnownErrorJson {
@@ -75,9 +74,13 @@ export class KnownError extends Error {
 
   /** Rebuilds a typed error from a response body. A code this version does not know becomes UNSUPPORTED_ERROR. */
   static fromJSON(json: KnownErrorJson): KnownError {
-    const definition = typeof json.code === "string" ? definitionOf(json.code) : undefined;
+    const definition = typeof json.code === "string" ? wireFactsOf(json.code) : undefined;
     if (!definition || definition.status === null) {
-      return new KnownError("UNSUPPORTED_ERROR", { originalErrorCode: json.code });
+      return new KnownError(
+        "UNSUPPORTED_ERROR",
+        { originalErrorCode: json.code },
+        unsupportedErrorMessage(json.code),
+      );
     }
     const details = isRecord(json.details) ? json.details : undefined;
     const message = typeof json.error === "string" ? json.error : undefined;
@@ -85,7 +88,10 @@ export class KnownError extends Error {
   }
 }
 
-/** Builds a known error with details typed by its code. Abstract families cannot be built. */
+/**
+ * Builds a known error with details typed by its code and, unless one is given, the catalogue's message for them.
+ * Abstract families cannot be built.
+ */
 export function knownError<C extends ConcreteKnownErrorCode>(
   code: C,
   ...args: DetailKeyOf<C> extends never
@@ -93,7 +99,12 @@ export function knownError<C extends ConcreteKnownErrorCode>(
     : [details: KnownErrorDetails<C>, message?: string]
 ): KnownError {
   const [details, message] = args;
-  return new KnownError(code, details as Record<string, unknown> | undefined, message);
+  const given = details as Record<string, unknown> | undefined;
+  // The type allows only catalogue codes, but a caller in plain JavaScript may still pass another.
+  const definition: KnownErrorDefinition | undefined = Object.hasOwn(knownErrorCatalogue, code)
+    ? knownErrorCatalogue[code]
+    : undefined;
+  return new KnownError(code, given, message ?? definition?.message(wireDetails(definition, given) ?? {}));
 }
 
 /** True when `error` is a KnownError of `code` or of a family below `code`. */

@@ -487,7 +487,7 @@ describe("messages", () => {
   it.each(
     concreteRows.filter(([code, , keys]) => keys.length > 0 && !MESSAGES_WITHOUT_DETAIL_VALUES.has(code)),
   )("%s mentions its details in the message", (code, _status, keys) => {
-    const message = new KnownError(code, sampleDetails(keys)).message;
+    const message = knownError(code as ConcreteKnownErrorCode, sampleDetails(keys) as never).message;
     expect(keys.some((key) => message.includes(`${key}-value`))).toBe(true);
   });
 

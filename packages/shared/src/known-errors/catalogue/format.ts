@@ -32,3 +32,11 @@ export function restrictedReasonType(reason: unknown): string {
 export function stringOr(value: unknown, fallback: string): string {
   return typeof value === "string" && value.length > 0 ? value : fallback;
 }
+
+/** UNSUPPORTED_ERROR's message; KnownError.fromJSON gives it too, without loading the catalogue. */
+export function unsupportedErrorMessage(originalErrorCode: unknown): string {
+  return (
+    "An error occurred that is not currently supported (possibly because it was added in a version of Gatehouse " +
+    `that is newer than this client). The original unsupported error code was: ${text(originalErrorCode)}`
+  );
+}

@@ -1,14 +1,10 @@
 import { defineError } from "../definition.ts";
-import { text } from "./format.ts";
+import { text, unsupportedErrorMessage } from "./format.ts";
 
 /** Errors about the request as a whole: its body, its schema, and codes this version does not know. */
 export const requestErrors = {
-  UNSUPPORTED_ERROR: defineError(
-    500,
-    ["originalErrorCode"],
-    (d) =>
-      "An error occurred that is not currently supported (possibly because it was added in a version of Gatehouse " +
-      `that is newer than this client). The original unsupported error code was: ${text(d.originalErrorCode)}`,
+  UNSUPPORTED_ERROR: defineError(500, ["originalErrorCode"], (d) =>
+    unsupportedErrorMessage(d.originalErrorCode),
   ),
   BODY_PARSING_ERROR: defineError(400, [], "The request body could not be parsed."),
   /** `details.message` is the whole validation report, and the `error` text repeats it. */
