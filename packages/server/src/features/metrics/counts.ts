@@ -8,6 +8,7 @@
 import { sql } from "drizzle-orm";
 import { type PollingWorker, startPollingWorker } from "../../background/polling-worker.ts";
 import type { Database } from "../../db/index.ts";
+import { correctVerifiedEmailFlags } from "../users/store.ts";
 import { type DataPoint, type MetricsWindow, series } from "./window.ts";
 
 type Rows<T> = { rows: T[] };
@@ -112,12 +113,7 @@ export async function repairCounts(db: Database, projectId: string | null = null
       sql`select pg_try_advisory_xact_lock(hashtextextended('project-counts-repair', 0)) as locked`,
     )) as unknown as Rows<{ locked: boolean }>;
     if (!locked.rows[0]?.locked) return 0;
-    const scope = projectId === null ? sql`true` : sql`u.project_id = ${projectId}`;
-    await tx.execute(sql`
-      update users u set has_verified_email = not u.has_verified_email
-      where ${scope} and u.has_verified_email <> exists (
-        select 1 from contact_channels c
-        where c.project_id = u.project_id and c.user_id = u.id and c.type = 'email' and c.is_verified)`);
+    await correctVerifiedEmailFlags(tx, projectId);
     const corrected = (await tx.execute(sql`
       insert into project_count_days as c
         (project_id, day, slot, users, anonymous_users, password_users, otp_users, verified_users, teams)
