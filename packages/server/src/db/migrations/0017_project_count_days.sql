@@ -35,26 +35,17 @@ GROUP BY "project_id", "day";
 -- Users added or removed by one statement, counted per project and sign-up day in one upsert. A removal whose project
 -- is gone (a project deleted, its users with it) counts nothing: its counts go with the project.
 CREATE FUNCTION "count_users_added_or_removed"() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  sign int := CASE TG_OP WHEN 'INSERT' THEN 1 ELSE -1 END;
 BEGIN
-  IF TG_OP = 'INSERT' THEN
-    INSERT INTO "project_count_days" AS c ("project_id", "day", "slot", "users", "anonymous_users", "password_users", "otp_users", "verified_users")
-    SELECT "project_id", ("signed_up_at" AT TIME ZONE 'UTC')::date, floor(random() * 8)::smallint, count(*),
-      count(*) FILTER (WHERE "is_anonymous"), count(*) FILTER (WHERE "password_hash" IS NOT NULL),
-      count(*) FILTER (WHERE "otp_auth_enabled"), count(*) FILTER (WHERE "has_verified_email" AND NOT "is_anonymous")
-    FROM "changed_users" GROUP BY 1, 2
-    ON CONFLICT ("project_id", "day", "slot") DO UPDATE SET "users" = c."users" + excluded."users",
-      "anonymous_users" = c."anonymous_users" + excluded."anonymous_users", "password_users" = c."password_users" + excluded."password_users",
-      "otp_users" = c."otp_users" + excluded."otp_users", "verified_users" = c."verified_users" + excluded."verified_users";
-  ELSE
-    INSERT INTO "project_count_days" AS c ("project_id", "day", "slot", "users", "anonymous_users", "password_users", "otp_users", "verified_users")
-    SELECT "project_id", ("signed_up_at" AT TIME ZONE 'UTC')::date, floor(random() * 8)::smallint, -count(*),
-      -count(*) FILTER (WHERE "is_anonymous"), -count(*) FILTER (WHERE "password_hash" IS NOT NULL),
-      -count(*) FILTER (WHERE "otp_auth_enabled"), -count(*) FILTER (WHERE "has_verified_email" AND NOT "is_anonymous")
-    FROM "changed_users" u WHERE EXISTS (SELECT 1 FROM "projects" p WHERE p."id" = u."project_id") GROUP BY 1, 2
-    ON CONFLICT ("project_id", "day", "slot") DO UPDATE SET "users" = c."users" + excluded."users",
-      "anonymous_users" = c."anonymous_users" + excluded."anonymous_users", "password_users" = c."password_users" + excluded."password_users",
-      "otp_users" = c."otp_users" + excluded."otp_users", "verified_users" = c."verified_users" + excluded."verified_users";
-  END IF;
+  INSERT INTO "project_count_days" AS c ("project_id", "day", "slot", "users", "anonymous_users", "password_users", "otp_users", "verified_users")
+  SELECT "project_id", ("signed_up_at" AT TIME ZONE 'UTC')::date, floor(random() * 8)::smallint, sign * count(*),
+    sign * count(*) FILTER (WHERE "is_anonymous"), sign * count(*) FILTER (WHERE "password_hash" IS NOT NULL),
+    sign * count(*) FILTER (WHERE "otp_auth_enabled"), sign * count(*) FILTER (WHERE "has_verified_email" AND NOT "is_anonymous")
+  FROM "changed_users" u WHERE EXISTS (SELECT 1 FROM "projects" p WHERE p."id" = u."project_id") GROUP BY 1, 2
+  ON CONFLICT ("project_id", "day", "slot") DO UPDATE SET "users" = c."users" + excluded."users",
+    "anonymous_users" = c."anonymous_users" + excluded."anonymous_users", "password_users" = c."password_users" + excluded."password_users",
+    "otp_users" = c."otp_users" + excluded."otp_users", "verified_users" = c."verified_users" + excluded."verified_users";
   RETURN NULL;
 END $$;
 --> statement-breakpoint
@@ -65,8 +56,8 @@ CREATE TRIGGER "users_counted_on_delete" AFTER DELETE ON "users" REFERENCING OLD
   FOR EACH STATEMENT EXECUTE FUNCTION "count_users_added_or_removed"();
 --> statement-breakpoint
 -- A user whose counted columns changed (an anonymous user upgraded, a password set, an email verified, the sign-up
--- time moved by an import): the old row taken off its day, the new one added to its own. Row by row, and only for those columns, so that the activity writer's
--- last-active updates never run it.
+-- time moved by an import): the old row taken off its day, the new one added to its own. Row by row, and only for
+-- those columns, so that the activity writer's last-active updates never run it.
 CREATE FUNCTION "count_user_changed"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   INSERT INTO "project_count_days" AS c ("project_id", "day", "slot", "users", "anonymous_users", "password_users", "otp_users", "verified_users")
