@@ -9,6 +9,7 @@ import type { AppDeps } from "./deps.ts";
 import type { ServerEnv } from "./env.ts";
 import { ActivityWriter } from "./features/activity/analytics.ts";
 import { startEmailWorker } from "./features/emails/worker.ts";
+import { startCountsRepair } from "./features/metrics/counts.ts";
 import { type SeedResult, seedAdminUser, seedInternalProject } from "./features/project-admin/seed.ts";
 import { ProjectCache } from "./features/projects/project-cache.ts";
 import { onProjectChangeInProcess, PROJECT_CHANGES_CHANNEL } from "./features/projects/project-changes.ts";
@@ -118,6 +119,8 @@ export async function bootGatehouse(
           queue === "emails" ? deps.emailWorker : deps.webhookWorker,
         )
       : async () => {};
+  // The metrics' counts recounted at start and hourly (features/metrics/counts.ts).
+  const countsRepair = startCountsRepair(handle.db);
   // PGlite has no autovacuum of its own (db/embedded-maintenance.ts); PostgreSQL does.
   const maintenance = handle.kind === "pglite" ? startEmbeddedMaintenance(handle.db) : null;
   const app = createApp(deps);
@@ -133,6 +136,7 @@ export async function bootGatehouse(
     close: async () => {
       await emailWorker?.stop();
       await webhookWorker?.stop();
+      await countsRepair.stop();
       // The last buffered activity events, while the database is still open.
       await activity.stop();
       await maintenance?.stop();

@@ -60,6 +60,11 @@ export type ServerEnv = {
    */
   emailCapacityPerHour?: number;
   /**
+   * Past how many users `GET /users?include_total=true` estimates its total (users/list.ts, `EXACT_COUNT_LIMIT`
+   * when unset); tests lower it.
+   */
+  usersExactCountLimit?: number;
+  /**
    * Where uploaded images go (PROTOCOL-EXTRA §6.7): an S3-compatible store when `STACK_S3_ENDPOINT` and
    * `STACK_S3_BUCKET` are set, else files under `<dataDir>/files` served by this server (features/images).
    */

@@ -36,6 +36,8 @@ export type FilteredUsers = ServerUser[] & {
   nextCursor: string | null;
   /** The filter's count over all pages; null unless `includeTotal` was asked for. */
   totalCount: number | null;
+  /** True when `totalCount` is an estimate (the server counts exactly up to a limit, 10,000 by default). */
+  totalCountIsEstimate: boolean;
 };
 
 export function adminUserMethods(scope: Scope) {
@@ -66,6 +68,7 @@ export function adminUserMethods(scope: Scope) {
       return Object.assign(users, {
         nextCursor: result.pagination.next_cursor ?? null,
         totalCount: typeof result.total_count === "number" ? result.total_count : null,
+        totalCountIsEstimate: result.total_count_is_estimate === true,
       });
     },
   };

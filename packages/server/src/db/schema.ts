@@ -8,6 +8,7 @@ export * from "../features/data-vault/schema.ts";
 export * from "../features/email-drafts/schema.ts";
 export * from "../features/emails/schema.ts";
 export * from "../features/events/schema.ts";
+export * from "../features/metrics/schema.ts";
 export * from "../features/notifications/schema.ts";
 export * from "../features/oauth/schema.ts";
 export * from "../features/payments/schema.ts";

@@ -47,12 +47,16 @@ export type WireServerUser = Omit<WireClientUser, "selected_team"> & {
 /** Either read: what the SDK gets when the same call may run as client or server. */
 export type WireUser = WireClientUser | WireServerUser;
 
-/** `GET /users` with `include_total=true` (a Gatehouse extension) adds the filter's count. */
+/**
+ * `GET /users` with `include_total=true` (a Gatehouse extension) adds the filter's count: exact up to a limit
+ * (10,000 by default), an estimate past it (`total_count_is_estimate`).
+ */
 export type WireUserPage = {
   items: WireServerUser[];
   is_paginated: true;
   pagination: { next_cursor: string | null };
   total_count?: number;
+  total_count_is_estimate?: boolean;
 };
 
 /** `PATCH /users/me` as a client. */

@@ -7,7 +7,13 @@ import type { FilterUsersOptions, GatehouseAdminApp, ServerUser } from "@gatehou
 export const PAGE_SIZE = 25;
 const EXPORT_PAGE_SIZE = 200;
 
-export type UsersPage = { items: ServerUser[]; nextCursor: string | null; total: number };
+export type UsersPage = {
+  items: ServerUser[];
+  nextCursor: string | null;
+  total: number;
+  /** Past the server's exact-count limit the total is an estimate, shown as "about N". */
+  totalIsEstimate: boolean;
+};
 
 export const AUTH_METHODS = ["password", "otp", "passkey", "oauth"] as const;
 export type AuthMethod = (typeof AUTH_METHODS)[number];
@@ -91,7 +97,12 @@ function listOptions(view: UsersView, limit: number, cursor: string | undefined)
 export async function listUsersPage(app: GatehouseAdminApp, view: UsersView): Promise<UsersPage> {
   const cursor = view.cursors[view.cursors.length - 1];
   const result = await app.filterUsers({ ...listOptions(view, PAGE_SIZE, cursor), includeTotal: true });
-  return { items: result, nextCursor: result.nextCursor, total: result.totalCount ?? 0 };
+  return {
+    items: result,
+    nextCursor: result.nextCursor,
+    total: result.totalCount ?? 0,
+    totalIsEstimate: result.totalCountIsEstimate,
+  };
 }
 
 /** Every user of the view (all pages), for the CSV export. */

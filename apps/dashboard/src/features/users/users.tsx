@@ -157,7 +157,9 @@ export function UsersPage() {
             </div>
             <div className="row users-summary">
               <span className="muted small" data-testid="users-total" aria-live="polite">
-                {total === undefined ? "\u00a0" : `${total} ${total === 1 ? "user" : "users"}`}
+                {total === undefined
+                  ? "\u00a0"
+                  : `${users.data?.totalIsEstimate ? "about " : ""}${total} ${total === 1 ? "user" : "users"}`}
                 {hasFilters(view) && total !== undefined
                   ? ` ${total === 1 ? "matches" : "match"} these filters`
                   : ""}

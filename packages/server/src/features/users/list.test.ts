@@ -547,3 +547,57 @@ describe("GET /users search", () => {
     );
   });
 });
+
+describe("GET /users totals past the exact-count limit", () => {
+  let limited: TestServer;
+  let project: TestProject;
+  const DAY = 24 * 3600 * 1000;
+
+  beforeAll(async () => {
+    limited = await createTestServer({ usersExactCountLimit: 3 });
+    project = await limited.createProject("Estimated totals");
+    // Ten users, one a day, and one anonymous user who is counted only when asked for.
+    const config = await getRenderedConfig(limited.deps, project.id);
+    const today = Date.now();
+    for (let day = 0; day < 10; day++) {
+      const user = await createUser(
+        limited.deps.db,
+        project.id,
+        config,
+        { primaryEmail: `user${day}@example.com`, primaryEmailVerified: day < 2 },
+        limited.deps.hooks,
+      );
+      await limited.deps.db
+        .update(users)
+        .set({ signedUpAt: new Date(today - (10 - day) * DAY) })
+        .where(eq(users.id, user.id));
+    }
+    await createUser(limited.deps.db, project.id, config, { isAnonymous: true }, limited.deps.hooks);
+  });
+  afterAll(() => limited.close());
+
+  const totalOf = async (params: Record<string, string>) => {
+    const query = new URLSearchParams({ include_total: "true", ...params }).toString();
+    const response = await limited.request(`/api/v1/users?${query}`, { headers: project.headers("server") });
+    expect(response.status, response.text).toBe(200);
+    return { count: response.body.total_count, isEstimate: response.body.total_count_is_estimate };
+  };
+
+  it("counts exactly up to the limit and says so", async () => {
+    expect(await totalOf({ primary_email_verified: "true" })).toEqual({ count: 2, isEstimate: false });
+    expect(await totalOf({ include_anonymous: "true", only_anonymous: "true" })).toEqual({
+      count: 1,
+      isEstimate: false,
+    });
+  });
+
+  it("estimates past the limit from the share of sign-ups it read, and says it is an estimate", async () => {
+    // Four users read (one more than the limit), the fourth signed up on the fourth of ten days: about ten.
+    expect(await totalOf({ include_restricted: "true" })).toEqual({ count: 10, isEstimate: true });
+    // Never more than the project's users: all eleven with the anonymous one.
+    const withAnonymous = await totalOf({ include_anonymous: "true" });
+    expect(withAnonymous.isEstimate).toBe(true);
+    expect(withAnonymous.count).toBeLessThanOrEqual(11);
+    expect(withAnonymous.count).toBeGreaterThan(3);
+  });
+});

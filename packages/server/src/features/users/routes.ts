@@ -113,7 +113,8 @@ export const userRoutes = [
     summary:
       "List users, paginated by cursor (default 100 per page, at most 200). Gatehouse extensions: the filters " +
       "primary_email_verified, restricted_by_admin, has_mfa, auth_method (password, otp, passkey, oauth), and " +
-      "include_total=true for total_count, the number of users of the filter on every page.",
+      "include_total=true for total_count, the number of users of the filter on every page (an estimate past " +
+      "10,000, with total_count_is_estimate: true).",
     tags,
     access: ["server", "admin"],
     request: { query: listUsersQuery },
@@ -124,22 +125,26 @@ export const userRoutes = [
           is_paginated: z.literal(true),
           pagination: z.object({ next_cursor: z.string().nullable() }),
           total_count: z.number().int().optional(),
+          total_count_is_estimate: z.boolean().optional(),
         }),
       ),
     },
     handler: async ({ deps, auth, query }) => {
-      const { rows, relations, nextCursor, totalCount } = await listUsers(
+      const { rows, relations, nextCursor, total } = await listUsers(
         deps.db,
         auth.project.id,
         auth.config,
         query,
+        deps.env.usersExactCountLimit,
       );
       return {
         body: {
           items: rows.map((row) => userView(row, relations, auth.config)),
           is_paginated: true,
           pagination: { next_cursor: nextCursor },
-          ...(totalCount === undefined ? {} : { total_count: totalCount }),
+          ...(total === undefined
+            ? {}
+            : { total_count: total.count, total_count_is_estimate: total.isEstimate }),
         },
       };
     },

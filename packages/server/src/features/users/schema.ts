@@ -24,6 +24,11 @@ export const users = pgTable(
     serverMetadata: jsonb("server_metadata"),
     selectedTeamId: uuid("selected_team_id"),
     isAnonymous: boolean("is_anonymous").notNull().default(false),
+    /**
+     * Whether one of the user's emails is verified: kept by a trigger on contact_channels (migration
+     * 0017_project_count_days) so that the verified-user count (metrics/schema.ts) follows the users row alone.
+     */
+    hasVerifiedEmail: boolean("has_verified_email").notNull().default(false),
     restrictedByAdmin: boolean("restricted_by_admin").notNull().default(false),
     restrictedByAdminReason: text("restricted_by_admin_reason"),
     restrictedByAdminPrivateDetails: text("restricted_by_admin_private_details"),

@@ -109,3 +109,16 @@ const touchUsersStatement = preparedSql<{ touches: string }, never>(
     from touched
     where ${users.projectId} = touched.project_id and ${users.id} = touched.id`,
 );
+
+/**
+ * Sets `has_verified_email` right where it went wrong (a channel changed outside its trigger, migration 0017), for
+ * one project or all: the counts' repair (metrics/counts.ts) runs it first, and the users' trigger moves the counts.
+ */
+export async function correctVerifiedEmailFlags(db: Database, projectId: string | null): Promise<void> {
+  const scope = projectId === null ? sql`true` : sql`u.project_id = ${projectId}`;
+  await db.execute(sql`
+    update users u set has_verified_email = not u.has_verified_email
+    where ${scope} and u.has_verified_email <> exists (
+      select 1 from contact_channels c
+      where c.project_id = u.project_id and c.user_id = u.id and c.type = 'email' and c.is_verified)`);
+}
