@@ -3,6 +3,7 @@
  * model (or a 400 saying how to configure one), the owner's rate limit, the system prompt, the tools of the request,
  * a bounded tool loop, and the token usage recorded per call.
  */
+import type { WireAiContentBlock } from "@gatehouse/shared";
 import type { ModelMessage, StepResult, ToolSet } from "ai";
 import { z } from "zod";
 import type { AppDeps } from "../../deps.ts";
@@ -109,17 +110,7 @@ function providerError(sdk: AiSdk, error: unknown): StatusError | undefined {
 
 /** A generated answer's content blocks (PROTOCOL-EXTRA §5.2): text, and each tool call with its result. */
 export function contentBlocks(steps: readonly StepResult<ToolSet>[]) {
-  const blocks: (
-    | { type: "text"; text: string }
-    | {
-        type: "tool-call";
-        toolName: string;
-        toolCallId: string;
-        args: unknown;
-        argsText: string;
-        result: unknown;
-      }
-  )[] = [];
+  const blocks: WireAiContentBlock[] = [];
   for (const step of steps) {
     for (const part of step.content) {
       if (part.type === "text" && part.text) blocks.push({ type: "text", text: part.text });
