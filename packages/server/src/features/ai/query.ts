@@ -159,16 +159,20 @@ export async function generateAnswer(
     });
     return { content: contentBlocks(result.steps), finalText: result.text };
   } catch (error) {
-    await recordUsage(deps, auth.project.id, ownerKey, {
-      ...usage,
-      steps: 0,
-      inputTokens: undefined,
-      outputTokens: undefined,
-      totalTokens: undefined,
-      error: error instanceof Error ? error.message : String(error),
-    });
+    await recordUsage(deps, auth.project.id, ownerKey, { ...usage, ...failedCallUsage(error) });
     throw providerError(sdk, error) ?? error;
   }
+}
+
+/** What a call that failed is recorded as using: no steps, no tokens, and why it failed. */
+function failedCallUsage(error: unknown) {
+  return {
+    steps: 0,
+    inputTokens: undefined,
+    outputTokens: undefined,
+    totalTokens: undefined,
+    error: error instanceof Error ? error.message : String(error),
+  };
 }
 
 /** The answer as an AI SDK UI message stream (SSE); usage is recorded when it ends. */
@@ -196,14 +200,9 @@ export async function streamAnswer(
     },
     onError: async ({ error }) => {
       failed = true;
-      await recordUsage(deps, auth.project.id, ownerKey, {
-        ...usage,
-        steps: 0,
-        inputTokens: undefined,
-        outputTokens: undefined,
-        totalTokens: undefined,
-        error: error instanceof Error ? error.message : String(error),
-      }).catch(() => {});
+      await recordUsage(deps, auth.project.id, ownerKey, { ...usage, ...failedCallUsage(error) }).catch(
+        () => {},
+      );
     },
   });
   return result.toUIMessageStreamResponse({
