@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll } from "vitest";
 import type { AppDeps } from "../../deps.ts";
-import { createTestServer, type TestServer } from "../../testing/harness.ts";
+import type { ServerEnv } from "../../env.ts";
+import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
 import { startTestSmtpServer, type TestSmtpServer } from "../../testing/smtp-server.ts";
 import { type EmailWorker, type EmailWorkerOptions, startEmailWorker } from "./worker.ts";
 
@@ -45,4 +46,42 @@ export function openEmailWorkerTestFile(
       return started;
     },
   };
+}
+
+type ServerAndProject = { server: TestServer; project: TestProject };
+export type SmtpDeliveryTestFile = ServerAndProject & { smtp: TestSmtpServer; worker: EmailWorker };
+
+/**
+ * The opening of the tests that deliver through the outbox worker to a real SMTP server: the SMTP server, a server
+ * for the file (`serverEnv`, from the SMTP server) with a worker on it, and a project named `project`, which sends
+ * through the SMTP server itself when given a `sender`; handed to `opened`, all stopped after the last test.
+ */
+export function openSmtpDeliveryTestFile(
+  options: {
+    project: string;
+    sender?: { senderEmail: string; senderName?: string };
+    serverEnv?: (smtp: TestSmtpServer) => Partial<ServerEnv>;
+    worker?: EmailWorkerOptions;
+  },
+  opened: (file: SmtpDeliveryTestFile) => void,
+): void {
+  let file: SmtpDeliveryTestFile | undefined;
+  beforeAll(async () => {
+    const smtp = await startTestSmtpServer();
+    const server = await createTestServer(options.serverEnv?.(smtp));
+    const worker = startEmailWorker(server.deps, options.worker);
+    const project = await server.createProject(options.project);
+    if (options.sender) {
+      await project.configure({
+        "emails.server": { isShared: false, host: "127.0.0.1", port: smtp.port, ...options.sender },
+      });
+    }
+    file = { smtp, server, worker, project };
+    opened(file);
+  });
+  afterAll(async () => {
+    await file?.worker.stop();
+    await file?.server.close();
+    await file?.smtp.close();
+  });
 }
