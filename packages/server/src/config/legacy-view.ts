@@ -2,6 +2,7 @@
  * The deprecated snake_case `config` objects of the project reads (PROTOCOL §3.10): the admin view and the client
  * view, both computed from the rendered config. The reverse direction, a legacy update, is in legacy-update.ts.
  */
+import type { WireAdminProjectConfig, WireClientProjectConfig, WireDomain } from "@gatehouse/shared";
 import {
   type AccountMergeStrategy,
   CUSTOM_OIDC_PROVIDER_TYPE,
@@ -20,7 +21,7 @@ export type LegacyOAuthProviderView = {
   apple_bundle_ids?: string[];
 };
 
-export type LegacyDomainView = { domain: string; handler_path: string };
+export type LegacyDomainView = WireDomain;
 
 export type LegacyEmailConfigView =
   | { type: "shared" }
@@ -34,42 +35,19 @@ export type LegacyEmailConfigView =
       sender_email?: string;
     };
 
-export type LegacyConfigView = {
-  allow_localhost: boolean;
-  sign_up_enabled: boolean;
-  credential_enabled: boolean;
-  magic_link_enabled: boolean;
-  passkey_enabled: boolean;
-  client_team_creation_enabled: boolean;
-  client_user_deletion_enabled: boolean;
-  allow_user_api_keys: boolean;
-  allow_team_api_keys: boolean;
+/** The wire's admin config view, with the server's narrower types where it knows more. */
+export type LegacyConfigView = Omit<
+  WireAdminProjectConfig,
+  "oauth_providers" | "email_config" | "email_theme" | "oauth_account_merge_strategy"
+> & {
   oauth_providers: LegacyOAuthProviderView[];
-  enabled_oauth_providers: { id: string }[];
-  domains: LegacyDomainView[];
   email_config: LegacyEmailConfigView;
   /** Omitted when no theme is selected and no default was passed. */
   email_theme?: string;
-  create_team_on_sign_up: boolean;
-  team_creator_default_permissions: { id: string }[];
-  team_member_default_permissions: { id: string }[];
-  user_default_permissions: { id: string }[];
   oauth_account_merge_strategy: AccountMergeStrategy;
 };
 
-export type ClientProjectConfig = {
-  sign_up_enabled: boolean;
-  credential_enabled: boolean;
-  magic_link_enabled: boolean;
-  passkey_enabled: boolean;
-  client_team_creation_enabled: boolean;
-  client_user_deletion_enabled: boolean;
-  allow_user_api_keys: boolean;
-  allow_team_api_keys: boolean;
-  allow_localhost: boolean;
-  enabled_oauth_providers: { id: string }[];
-  domains: LegacyDomainView[];
-};
+export type ClientProjectConfig = WireClientProjectConfig;
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -131,6 +109,20 @@ function emailConfigView(config: RenderedConfig): LegacyEmailConfigView {
   });
 }
 
+/** The on/off settings both views carry, in the order both answer them. */
+function switchesView(config: RenderedConfig) {
+  return {
+    sign_up_enabled: config.auth.allowSignUp,
+    credential_enabled: config.auth.password.allowSignIn,
+    magic_link_enabled: config.auth.otp.allowSignIn,
+    passkey_enabled: config.auth.passkey.allowSignIn,
+    client_team_creation_enabled: config.teams.allowClientTeamCreation,
+    client_user_deletion_enabled: config.users.allowClientUserDeletion,
+    allow_user_api_keys: config.apiKeys.enabled.user,
+    allow_team_api_keys: config.apiKeys.enabled.team,
+  };
+}
+
 function permissionList(set: Record<string, true>): { id: string }[] {
   return Object.keys(set)
     .sort(compare)
@@ -147,14 +139,7 @@ export function toLegacyConfigView(
 ): LegacyConfigView {
   return definedOnly<LegacyConfigView>({
     allow_localhost: config.domains.allowLocalhost,
-    sign_up_enabled: config.auth.allowSignUp,
-    credential_enabled: config.auth.password.allowSignIn,
-    magic_link_enabled: config.auth.otp.allowSignIn,
-    passkey_enabled: config.auth.passkey.allowSignIn,
-    client_team_creation_enabled: config.teams.allowClientTeamCreation,
-    client_user_deletion_enabled: config.users.allowClientUserDeletion,
-    allow_user_api_keys: config.apiKeys.enabled.user,
-    allow_team_api_keys: config.apiKeys.enabled.team,
+    ...switchesView(config),
     oauth_providers: oauthProvidersView(config),
     enabled_oauth_providers: enabledOAuthProvidersView(config),
     domains: domainsView(config),
@@ -171,14 +156,7 @@ export function toLegacyConfigView(
 /** The `config` object of the client project read (`GET /projects/current`). */
 export function toClientProjectConfig(config: RenderedConfig): ClientProjectConfig {
   return {
-    sign_up_enabled: config.auth.allowSignUp,
-    credential_enabled: config.auth.password.allowSignIn,
-    magic_link_enabled: config.auth.otp.allowSignIn,
-    passkey_enabled: config.auth.passkey.allowSignIn,
-    client_team_creation_enabled: config.teams.allowClientTeamCreation,
-    client_user_deletion_enabled: config.users.allowClientUserDeletion,
-    allow_user_api_keys: config.apiKeys.enabled.user,
-    allow_team_api_keys: config.apiKeys.enabled.team,
+    ...switchesView(config),
     allow_localhost: config.domains.allowLocalhost,
     enabled_oauth_providers: enabledOAuthProvidersView(config),
     domains: domainsView(config),

@@ -59,12 +59,5 @@ export {
   verifyPassword,
   verifyPasswordAgainstDummy,
 } from "./password.ts";
-export {
-  CROCKFORD_ALPHABET,
-  generateSecureToken,
-  randomCrockford,
-  randomHex,
-  randomUuid,
-  SECURE_TOKEN_LENGTH,
-} from "./random.ts";
+export * from "./random.ts";
 export type { AudienceKind, KeyGeneration, PublicSigningJwk } from "./signing-keys.ts";

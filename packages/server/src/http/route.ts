@@ -83,3 +83,27 @@ export function defineRoute<S extends RequestSchemas, const A extends RouteAcces
 
 // biome-ignore lint/suspicious/noExplicitAny: a registry holds routes of every shape.
 export type AnyRoute = RouteDefinition<any, any>;
+
+/** A route's declaration less what its group gives it (method, path, tags, access). */
+export type GroupedRoute<S extends RequestSchemas, A extends RouteAccess> = Omit<
+  RouteDefinition<S, A>,
+  "method" | "path" | "tags" | "access"
+>;
+
+/**
+ * Declares routes that share their tags and who may call, one call per route: `admin.get(path, { summary, … })`
+ * is `defineRoute({ method: "GET", path, tags, access, summary, … })` with the group's tags and access.
+ */
+export function routeGroup<const A extends RouteAccess>(shared: { tags: readonly string[]; access: A }) {
+  const declare =
+    (method: HttpMethod) =>
+    <S extends RequestSchemas>(path: string, route: GroupedRoute<S, A>): RouteDefinition<S, A> =>
+      defineRoute<S, A>({ method, path, ...shared, ...route });
+  return {
+    get: declare("GET"),
+    post: declare("POST"),
+    put: declare("PUT"),
+    patch: declare("PATCH"),
+    delete: declare("DELETE"),
+  };
+}

@@ -54,19 +54,8 @@ export type WireEmailConfig = {
 export type WireOAuthAccountMergeStrategy = "link_method" | "raise_error" | "allow_duplicates";
 
 /** The legacy config view of the admin read (deprecated by the protocol, still what the SDKs read). */
-export type WireAdminProjectConfig = {
-  allow_localhost: boolean;
-  sign_up_enabled: boolean;
-  credential_enabled: boolean;
-  magic_link_enabled: boolean;
-  passkey_enabled: boolean;
-  client_team_creation_enabled: boolean;
-  client_user_deletion_enabled: boolean;
-  allow_user_api_keys: boolean;
-  allow_team_api_keys: boolean;
+export type WireAdminProjectConfig = WireClientProjectConfig & {
   oauth_providers: WireProjectOAuthProvider[];
-  enabled_oauth_providers: WireIdRef[];
-  domains: WireDomain[];
   email_config: WireEmailConfig;
   email_theme: string;
   create_team_on_sign_up: boolean;

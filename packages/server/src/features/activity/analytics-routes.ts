@@ -8,9 +8,11 @@ import { knownError } from "@gatehouse/shared";
 import { z } from "zod";
 import { jsonFromBytes } from "../../http/body.ts";
 import { requireUser } from "../../http/current-user.ts";
-import { defineRoute } from "../../http/route.ts";
+import { routeGroup } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { ipInfo } from "./analytics.ts";
+
+const anyKey = routeGroup({ tags: ["Analytics"], access: ["client", "server", "admin"] });
 
 export const MAX_EVENTS_PER_BATCH = 500;
 
@@ -21,12 +23,8 @@ const eventSchema = z.strictObject({
 });
 
 export const analyticsRoutes = [
-  defineRoute({
-    method: "POST",
-    path: "/analytics/events/batch",
+  anyKey.post("/analytics/events/batch", {
     summary: "Store a batch of page views and clicks from a signed-in browser session",
-    tags: ["Analytics"],
-    access: ["client", "server", "admin"],
     request: {
       // The official SDK sends its batches gzip-compressed as application/octet-stream (PROTOCOL-EXTRA §8.14).
       body: z.preprocess(

@@ -3,6 +3,7 @@
  * model (or a 400 saying how to configure one), the owner's rate limit, the system prompt, the tools of the request,
  * a bounded tool loop, and the token usage recorded per call.
  */
+import type { WireAiContentBlock } from "@gatehouse/shared";
 import type { ModelMessage, StepResult, ToolSet } from "ai";
 import { z } from "zod";
 import type { AppDeps } from "../../deps.ts";
@@ -109,17 +110,7 @@ function providerError(sdk: AiSdk, error: unknown): StatusError | undefined {
 
 /** A generated answer's content blocks (PROTOCOL-EXTRA §5.2): text, and each tool call with its result. */
 export function contentBlocks(steps: readonly StepResult<ToolSet>[]) {
-  const blocks: (
-    | { type: "text"; text: string }
-    | {
-        type: "tool-call";
-        toolName: string;
-        toolCallId: string;
-        args: unknown;
-        argsText: string;
-        result: unknown;
-      }
-  )[] = [];
+  const blocks: WireAiContentBlock[] = [];
   for (const step of steps) {
     for (const part of step.content) {
       if (part.type === "text" && part.text) blocks.push({ type: "text", text: part.text });
@@ -168,16 +159,20 @@ export async function generateAnswer(
     });
     return { content: contentBlocks(result.steps), finalText: result.text };
   } catch (error) {
-    await recordUsage(deps, auth.project.id, ownerKey, {
-      ...usage,
-      steps: 0,
-      inputTokens: undefined,
-      outputTokens: undefined,
-      totalTokens: undefined,
-      error: error instanceof Error ? error.message : String(error),
-    });
+    await recordUsage(deps, auth.project.id, ownerKey, { ...usage, ...failedCallUsage(error) });
     throw providerError(sdk, error) ?? error;
   }
+}
+
+/** What a call that failed is recorded as using: no steps, no tokens, and why it failed. */
+function failedCallUsage(error: unknown) {
+  return {
+    steps: 0,
+    inputTokens: undefined,
+    outputTokens: undefined,
+    totalTokens: undefined,
+    error: error instanceof Error ? error.message : String(error),
+  };
 }
 
 /** The answer as an AI SDK UI message stream (SSE); usage is recorded when it ends. */
@@ -205,14 +200,9 @@ export async function streamAnswer(
     },
     onError: async ({ error }) => {
       failed = true;
-      await recordUsage(deps, auth.project.id, ownerKey, {
-        ...usage,
-        steps: 0,
-        inputTokens: undefined,
-        outputTokens: undefined,
-        totalTokens: undefined,
-        error: error instanceof Error ? error.message : String(error),
-      }).catch(() => {});
+      await recordUsage(deps, auth.project.id, ownerKey, { ...usage, ...failedCallUsage(error) }).catch(
+        () => {},
+      );
     },
   });
   return result.toUIMessageStreamResponse({

@@ -9,7 +9,7 @@ import type { WireAiProposal } from "@gatehouse/shared";
 import { z } from "zod";
 import { metadataProblem } from "../../fields/metadata.ts";
 import { storableText } from "../../fields/text.ts";
-import { defineRoute } from "../../http/route.ts";
+import { defineRoute, routeGroup } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { wire } from "../../http/wire-schema.ts";
 import { SYSTEM_PROMPT_NAMES, type SystemPromptName } from "./prompts.ts";
@@ -29,6 +29,7 @@ import {
 import type { RequestToolName } from "./tools.ts";
 
 const tags = ["AI helper"];
+const admin = routeGroup({ tags, access: ["admin"] });
 
 /** Any JSON value but null, within the metadata limits (100 KB, 64 levels, storable text). */
 const jsonValue = z.unknown().superRefine((value, ctx) => {
@@ -142,24 +143,16 @@ export const aiRoutes = [
       };
     },
   }),
-  defineRoute({
-    method: "GET",
-    path: "/internal/ai-chat/:threadId",
+  admin.get("/internal/ai-chat/:threadId", {
     summary: "The stored messages of a thread, in creation order",
-    tags,
-    access: ["admin"],
     request: { params: threadParams },
     response: { body: z.object({ messages: z.array(z.unknown()) }) },
     handler: async ({ deps, auth, params }) => ({
       body: { messages: await threadMessages(deps, auth.project.id, params.threadId) },
     }),
   }),
-  defineRoute({
-    method: "PATCH",
-    path: "/internal/ai-chat/:threadId",
+  admin.patch("/internal/ai-chat/:threadId", {
     summary: "Append one message (any JSON) to a thread",
-    tags,
-    access: ["admin"],
     request: { params: threadParams, body: z.strictObject({ message: jsonValue }) },
     response: { body: empty },
     handler: async ({ deps, auth, params, body }) => {
@@ -167,12 +160,8 @@ export const aiRoutes = [
       return { body: {} };
     },
   }),
-  defineRoute({
-    method: "POST",
-    path: "/internal/ai-chat/:threadId",
+  admin.post("/internal/ai-chat/:threadId", {
     summary: "Ask the model with a context's prompt and tools; the answer's text and tool calls (not stored)",
-    tags,
-    access: ["admin"],
     request: {
       params: threadParams,
       body: z.strictObject({
@@ -191,12 +180,8 @@ export const aiRoutes = [
       return { body: { content: answer.content } };
     },
   }),
-  defineRoute({
-    method: "POST",
-    path: "/ai/query/generate",
+  admin.post("/ai/query/generate", {
     summary: "Ask the model; the whole answer at once (text and tool calls with their results)",
-    tags,
-    access: ["admin"],
     request: { body: queryBody },
     response: {
       body: z.object({
@@ -218,12 +203,8 @@ export const aiRoutes = [
       return { body: { ...answer, conversationId: body.mcpCallMetadata?.conversationId ?? null } };
     },
   }),
-  defineRoute({
-    method: "POST",
-    path: "/ai/query/stream",
+  admin.post("/ai/query/stream", {
     summary: "Ask the model; the answer as an AI SDK UI message stream (server-sent events)",
-    tags,
-    access: ["admin"],
     request: { body: queryBody },
     response: {
       raw: true,
@@ -242,12 +223,8 @@ export const aiRoutes = [
       });
     },
   }),
-  defineRoute({
-    method: "GET",
-    path: "/internal/ai-conversations",
+  admin.get("/internal/ai-conversations", {
     summary: "The caller's saved AI conversations of this project, most recent first",
-    tags,
-    access: ["admin"],
     request: { query: z.strictObject({ projectId: z.string().max(100).optional() }) },
     response: {
       body: z.object({
@@ -271,12 +248,8 @@ export const aiRoutes = [
       };
     },
   }),
-  defineRoute({
-    method: "POST",
-    path: "/internal/ai-conversations",
+  admin.post("/internal/ai-conversations", {
     summary: "Save a conversation",
-    tags,
-    access: ["admin"],
     request: {
       body: z.strictObject({
         title: titleField,
@@ -290,12 +263,8 @@ export const aiRoutes = [
       return { body: await createConversation(deps, auth.project.id, ownerKeyOf(auth), body) };
     },
   }),
-  defineRoute({
-    method: "GET",
-    path: "/internal/ai-conversations/:conversation_id",
+  admin.get("/internal/ai-conversations/:conversation_id", {
     summary: "One saved conversation with its messages",
-    tags,
-    access: ["admin"],
     request: { params: conversationParams },
     response: {
       body: z.object({
@@ -310,12 +279,8 @@ export const aiRoutes = [
       return { body: { id: row.id, title: row.title, projectId: row.projectId, messages: row.messages } };
     },
   }),
-  defineRoute({
-    method: "PATCH",
-    path: "/internal/ai-conversations/:conversation_id",
+  admin.patch("/internal/ai-conversations/:conversation_id", {
     summary: "Rename a saved conversation",
-    tags,
-    access: ["admin"],
     request: { params: conversationParams, body: z.strictObject({ title: titleField }) },
     response: { body: empty },
     handler: async ({ deps, auth, params, body }) => {
@@ -325,12 +290,8 @@ export const aiRoutes = [
       return { body: {} };
     },
   }),
-  defineRoute({
-    method: "DELETE",
-    path: "/internal/ai-conversations/:conversation_id",
+  admin.delete("/internal/ai-conversations/:conversation_id", {
     summary: "Delete a saved conversation",
-    tags,
-    access: ["admin"],
     request: { params: conversationParams },
     response: { body: empty },
     handler: async ({ deps, auth, params }) => {
@@ -338,12 +299,8 @@ export const aiRoutes = [
       return { body: {} };
     },
   }),
-  defineRoute({
-    method: "PUT",
-    path: "/internal/ai-conversations/:conversation_id/messages",
+  admin.put("/internal/ai-conversations/:conversation_id/messages", {
     summary: "Replace a saved conversation's messages",
-    tags,
-    access: ["admin"],
     request: { params: conversationParams, body: z.strictObject({ messages: conversationMessages }) },
     response: { body: empty },
     handler: async ({ deps, auth, params, body }) => {
@@ -353,35 +310,23 @@ export const aiRoutes = [
       return { body: {} };
     },
   }),
-  defineRoute({
-    method: "GET",
-    path: "/internal/ai-proposals",
+  admin.get("/internal/ai-proposals", {
     summary: "The config changes the AI helper proposed in this project, newest first (the last 50)",
-    tags,
-    access: ["admin"],
     response: { body: z.object({ items: z.array(proposalSchema) }) },
     handler: async ({ deps, auth }) => ({
       body: { items: (await listProposals(deps, auth.project.id)).map(proposalView) },
     }),
   }),
-  defineRoute({
-    method: "GET",
-    path: "/internal/ai-proposals/:proposal_id",
+  admin.get("/internal/ai-proposals/:proposal_id", {
     summary: "One proposed config change with its diff",
-    tags,
-    access: ["admin"],
     request: { params: proposalParams },
     response: { body: proposalSchema },
     handler: async ({ deps, auth, params }) => ({
       body: proposalView(await proposalOr404(deps, auth.project.id, params.proposal_id)),
     }),
   }),
-  defineRoute({
-    method: "POST",
-    path: "/internal/ai-proposals/:proposal_id/apply",
+  admin.post("/internal/ai-proposals/:proposal_id/apply", {
     summary: "Apply a proposed config change (the owner's confirmation; 409 if the config changed meanwhile)",
-    tags,
-    access: ["admin"],
     request: { params: proposalParams, body: z.strictObject({}).optional() },
     response: { body: proposalSchema },
     handler: async ({ deps, auth, params }) => ({
@@ -390,12 +335,8 @@ export const aiRoutes = [
       ),
     }),
   }),
-  defineRoute({
-    method: "POST",
-    path: "/internal/ai-proposals/:proposal_id/discard",
+  admin.post("/internal/ai-proposals/:proposal_id/discard", {
     summary: "Discard a proposed config change",
-    tags,
-    access: ["admin"],
     request: { params: proposalParams, body: z.strictObject({}).optional() },
     response: { body: proposalSchema },
     handler: async ({ deps, auth, params }) => ({

@@ -1,24 +1,15 @@
-import type { WireSignInTokens } from "@gatehouse/shared";
-import { z } from "zod";
-import { type AnyRoute, defineRoute } from "../../http/route.ts";
-import { wire } from "../../http/wire-schema.ts";
+import { type AnyRoute, routeGroup } from "../../http/route.ts";
 import { consumeRateLimit, rateLimitScope } from "../../rate-limit/limiter.ts";
 import { RATE_LIMITS } from "../../rate-limit/rules.ts";
-import { completeSignIn } from "../sessions/sign-in.ts";
+import { completeSignIn, signInTokensSchema } from "../sessions/sign-in.ts";
 import { createUser } from "../users/service.ts";
 
+const anyKey = routeGroup({ tags: ["Anonymous authentication"], access: ["client", "server", "admin"] });
+
 export const anonymousRoutes: AnyRoute[] = [
-  defineRoute({
-    method: "POST",
-    path: "/auth/anonymous/sign-up",
+  anyKey.post("/auth/anonymous/sign-up", {
     summary: "Create an anonymous user and sign them in",
-    tags: ["Anonymous authentication"],
-    access: ["client", "server", "admin"],
-    response: {
-      body: wire<WireSignInTokens>()(
-        z.object({ access_token: z.string(), refresh_token: z.string(), user_id: z.string() }),
-      ),
-    },
+    response: { body: signInTokensSchema },
     handler: async ({ deps, auth, request, clientIp }) => {
       // Deliberately not gated by `auth.allowSignUp` (PROTOCOL.md §4.4): an anonymous user is a guest, not an
       // account, and turning it into one goes through a sign-up that is gated. The per-IP limit is shared with

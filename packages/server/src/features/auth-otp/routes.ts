@@ -1,11 +1,11 @@
-import type { WireSignInOrUpTokens } from "@gatehouse/shared";
 import { z } from "zod";
-import { type AnyRoute, defineRoute } from "../../http/route.ts";
-import { wire } from "../../http/wire-schema.ts";
+import { type AnyRoute, routeGroup } from "../../http/route.ts";
 import { codeBodySchema, emailAddressSchema } from "../contact-channels/views.ts";
+import { signInOrUpTokensSchema } from "../sessions/sign-in.ts";
 import { sendSignInCode, signInWithCode } from "./service.ts";
 
 const tags = ["OTP"];
+const anyKey = routeGroup({ tags, access: ["client", "server", "admin"] });
 
 const sendCodeBody = z.strictObject({
   email: emailAddressSchema,
@@ -17,12 +17,8 @@ const sendCodeBody = z.strictObject({
 });
 
 export const otpRoutes: AnyRoute[] = [
-  defineRoute({
-    method: "POST",
-    path: "/auth/otp/send-sign-in-code",
+  anyKey.post("/auth/otp/send-sign-in-code", {
     summary: "Email a magic link and sign-in code",
-    tags,
-    access: ["client", "server", "admin"],
     request: { body: sendCodeBody },
     response: { body: z.object({ nonce: z.string() }) },
     handler: async ({ deps, auth, body, clientIp }) => {
@@ -34,23 +30,10 @@ export const otpRoutes: AnyRoute[] = [
       return { body: result };
     },
   }),
-  defineRoute({
-    method: "POST",
-    path: "/auth/otp/sign-in",
+  anyKey.post("/auth/otp/sign-in", {
     summary: "Sign in (or sign up) with an email code: the magic-link code, or the typed code + nonce",
-    tags,
-    access: ["client", "server", "admin"],
     request: { body: codeBodySchema },
-    response: {
-      body: wire<WireSignInOrUpTokens>()(
-        z.object({
-          access_token: z.string(),
-          refresh_token: z.string(),
-          is_new_user: z.boolean(),
-          user_id: z.string(),
-        }),
-      ),
-    },
+    response: { body: signInOrUpTokensSchema },
     handler: async ({ deps, auth, body, request, clientIp }) => {
       const result = await signInWithCode(deps, auth, {
         code: body.code,
@@ -61,12 +44,8 @@ export const otpRoutes: AnyRoute[] = [
       return { body: result };
     },
   }),
-  defineRoute({
-    method: "POST",
-    path: "/auth/otp/sign-in/check-code",
+  anyKey.post("/auth/otp/sign-in/check-code", {
     summary: "Check an email sign-in code without using it",
-    tags,
-    access: ["client", "server", "admin"],
     request: { body: codeBodySchema },
     response: { body: z.object({ is_code_valid: z.literal(true) }) },
     handler: async ({ deps, auth, body, clientIp }) => {

@@ -1,57 +1,41 @@
 import type { WireSignInOrUpTokens } from "@gatehouse/shared";
 import { z } from "zod";
 import { SECURE_TOKEN_LENGTH } from "../../crypto/index.ts";
-import { type AnyRoute, defineRoute } from "../../http/route.ts";
+import { type AnyRoute, routeGroup } from "../../http/route.ts";
 import { wireFit } from "../../http/wire-schema.ts";
 import { initiateAuthentication, signInWithPasskey } from "./authentication.ts";
 import { initiateRegistration, registerPasskey } from "./registration.ts";
 import { authenticationResponseSchema, registrationResponseSchema } from "./webauthn.ts";
 
 const tags = ["Passkeys"];
-const access = ["client", "server", "admin"] as const;
+const anyKey = routeGroup({ tags, access: ["client", "server", "admin"] });
 const code = z.string().length(SECURE_TOKEN_LENGTH);
 /** The WebAuthn options JSON is the library's; it is passed through as is. */
 const ceremonyStart = z.object({ options_json: z.looseObject({}), code: z.string() });
 
 export const passkeyRoutes: AnyRoute[] = [
-  defineRoute({
-    method: "POST",
-    path: "/auth/passkey/initiate-passkey-registration",
+  anyKey.post("/auth/passkey/initiate-passkey-registration", {
     summary: "Start registering a passkey for the signed-in user: WebAuthn creation options and their code",
-    tags,
-    access,
     response: { body: ceremonyStart },
     handler: async ({ deps, auth, clientIp }) => ({ body: await initiateRegistration(deps, auth, clientIp) }),
   }),
-  defineRoute({
-    method: "POST",
-    path: "/auth/passkey/register",
+  anyKey.post("/auth/passkey/register", {
     summary: "Finish registering a passkey with the authenticator's response",
-    tags,
-    access,
     request: { body: z.strictObject({ credential: registrationResponseSchema, code }) },
     response: { body: z.object({ user_handle: z.string() }) },
     handler: async ({ deps, auth, body }) => ({
       body: await registerPasskey(deps, auth, { credential: body.credential, code: body.code }),
     }),
   }),
-  defineRoute({
-    method: "POST",
-    path: "/auth/passkey/initiate-passkey-authentication",
+  anyKey.post("/auth/passkey/initiate-passkey-authentication", {
     summary: "Start signing in with a passkey: WebAuthn request options and their code",
-    tags,
-    access,
     response: { body: ceremonyStart },
     handler: async ({ deps, auth, clientIp }) => ({
       body: await initiateAuthentication(deps, auth, clientIp),
     }),
   }),
-  defineRoute({
-    method: "POST",
-    path: "/auth/passkey/sign-in",
+  anyKey.post("/auth/passkey/sign-in", {
     summary: "Sign in with a passkey's response to the challenge",
-    tags,
-    access,
     request: { body: z.strictObject({ authentication_response: authenticationResponseSchema, code }) },
     response: {
       body: wireFit<WireSignInOrUpTokens>()(

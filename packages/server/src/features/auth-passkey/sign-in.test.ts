@@ -1,26 +1,19 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { isoBase64URL } from "@simplewebauthn/server/helpers";
 import { and, eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
+import { describe, expect, it } from "vitest";
+import type { TestProject, TestServer } from "../../testing/harness.ts";
 import { expectKnownError } from "../../testing/known-errors.ts";
 import type { Reply } from "../../testing/sign-up.ts";
 import { expireCode } from "../../testing/time.ts";
 import { passkeyCredentials } from "./schema.ts";
-import { failed, ORIGIN, type PasskeyApi, passkeyApi, SoftwareAuthenticator } from "./test-support.ts";
+import type { PasskeyTestFile } from "./test-support.ts";
+import { failed, ORIGIN, openPasskeyTestFile, SoftwareAuthenticator } from "./test-support.ts";
 import { RP_ID_PLACEHOLDER } from "./webauthn.ts";
 
-let server: TestServer;
-let project: TestProject;
-let api: PasskeyApi;
+let server: TestServer, project: TestProject, api: PasskeyTestFile["api"];
 
-beforeAll(async () => {
-  server = await createTestServer();
-  project = await server.createProject("Passkey project");
-  await project.configure({ "auth.passkey.allowSignIn": true });
-  api = passkeyApi(server, project);
-});
-afterAll(() => server.close());
+openPasskeyTestFile((opened) => ({ server, project, api } = opened));
 
 describe("passkey sign-in", () => {
   it("offers discoverable-credential request options", async () => {

@@ -13,6 +13,7 @@ import { expect } from "vitest";
 import type { TestProject, TestServer } from "../../testing/harness.ts";
 import { expectKnownError } from "../../testing/known-errors.ts";
 import type { Reply } from "../../testing/sign-up.ts";
+import { openTestServer } from "../../testing/test-file.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 import { passkeyCredentials } from "./schema.ts";
 
@@ -101,6 +102,17 @@ export function passkeyApi(server: TestServer, project: TestProject) {
 }
 
 export type PasskeyApi = ReturnType<typeof passkeyApi>;
+
+export type PasskeyTestFile = { server: TestServer; project: TestProject; api: PasskeyApi };
+
+/** The opening of the passkey test files: a server with one project that allows passkey sign-in, and its requests. */
+export function openPasskeyTestFile(opened: (file: PasskeyTestFile) => void): void {
+  openTestServer(async (server) => {
+    const project = await server.createProject("Passkey project");
+    await project.configure({ "auth.passkey.allowSignIn": true });
+    return { project, api: passkeyApi(server, project) };
+  }, opened);
+}
 
 export const failed = (reply: Reply, code: "PASSKEY_REGISTRATION_FAILED" | "PASSKEY_AUTHENTICATION_FAILED") =>
   expectKnownError(reply, 400, code);

@@ -102,12 +102,17 @@ export function trustedCeremonyOrigin(
 // (publicKey, authenticatorData, ...) as the standard grows.
 const base64url = (max: number) => z.string().min(1).max(max);
 
-export const registrationResponseSchema = z.looseObject({
+/** What both ceremonies' responses carry besides their `response`. */
+const credentialFields = {
   id: base64url(1024),
   rawId: base64url(1024),
   type: z.literal("public-key"),
   authenticatorAttachment: z.string().max(32).nullish(),
   clientExtensionResults: z.looseObject({}).default({}),
+};
+
+export const registrationResponseSchema = z.looseObject({
+  ...credentialFields,
   response: z.looseObject({
     clientDataJSON: base64url(8192),
     attestationObject: base64url(65_536),
@@ -116,11 +121,7 @@ export const registrationResponseSchema = z.looseObject({
 });
 
 export const authenticationResponseSchema = z.looseObject({
-  id: base64url(1024),
-  rawId: base64url(1024),
-  type: z.literal("public-key"),
-  authenticatorAttachment: z.string().max(32).nullish(),
-  clientExtensionResults: z.looseObject({}).default({}),
+  ...credentialFields,
   response: z.looseObject({
     clientDataJSON: base64url(8192),
     authenticatorData: base64url(8192),

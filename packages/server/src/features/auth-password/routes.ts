@@ -1,4 +1,3 @@
-import type { WireSignInTokens } from "@gatehouse/shared";
 import { knownError } from "@gatehouse/shared";
 import { z } from "zod";
 import { assertTrustedCallbackUrl } from "../../config/trusted-urls.ts";
@@ -8,15 +7,14 @@ import { isUuid } from "../../fields/ids.ts";
 import { storableText } from "../../fields/text.ts";
 import { requireUserAsSchema } from "../../http/current-user.ts";
 import { readProtocolHeader } from "../../http/protocol-headers.ts";
-import { type AnyRoute, defineRoute } from "../../http/route.ts";
+import { type AnyRoute, routeGroup } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
-import { wire } from "../../http/wire-schema.ts";
 import { consumeRateLimit, rateLimitScope } from "../../rate-limit/limiter.ts";
 import { consumePasswordCheckLimits } from "../../rate-limit/password-checks.ts";
 import { RATE_LIMITS } from "../../rate-limit/rules.ts";
 import { sendSignInAttemptsEmail } from "../emails/built-in.ts";
 import { deleteOtherSessions, findSessionByRefreshToken } from "../sessions/service.ts";
-import { completeSignIn } from "../sessions/sign-in.ts";
+import { completeSignIn, signInTokensSchema } from "../sessions/sign-in.ts";
 import { findUserByAuthEmail } from "../users/service.ts";
 import { setFirstPasswordHash, storePasswordHash } from "../users/store.ts";
 import { defaultVerifier, verifyPasswordOf } from "./credentials.ts";
@@ -25,7 +23,7 @@ import { checkPasswordResetCode, resetPassword, sendPasswordResetCode } from "./
 import { createPasswordAccount, sendVerificationEmail } from "./sign-up.ts";
 
 const tags = ["Password authentication"];
-const access = ["client", "server", "admin"] as const;
+const anyKey = routeGroup({ tags, access: ["client", "server", "admin"] });
 
 /** Emails are length-checked only; their format is the sign-up's business, and sign-in must find any stored one. */
 const anyEmail = storableText(254).min(1);
@@ -37,19 +35,12 @@ const passwordInput = z.string().max(4096);
 const callbackUrl = z.string().max(2048);
 const code = z.string().length(SECURE_TOKEN_LENGTH);
 
-const tokensResponse = wire<WireSignInTokens>()(
-  z.object({ access_token: z.string(), refresh_token: z.string(), user_id: z.string() }),
-);
 const success = z.object({ success: z.literal(true) });
 const RESET_CODE_SENT = "maybe, only if user with e-mail exists";
 
 export const passwordRoutes: AnyRoute[] = [
-  defineRoute({
-    method: "POST",
-    path: "/auth/password/sign-up",
+  anyKey.post("/auth/password/sign-up", {
     summary: "Sign up with email and password (upgrades the signed-in anonymous user, if any)",
-    tags,
-    access,
     request: {
       body: z.strictObject({
         email: z.string().trim().max(254).pipe(z.email()),
@@ -61,7 +52,7 @@ export const passwordRoutes: AnyRoute[] = [
         bot_challenge_unavailable: z.string().optional(),
       }),
     },
-    response: { body: tokensResponse },
+    response: { body: signInTokensSchema },
     handler: async ({ deps, auth, body, request, clientIp }) => {
       const { project, config } = auth;
       assertPasswordAuthEnabled(config);
@@ -101,14 +92,10 @@ export const passwordRoutes: AnyRoute[] = [
       };
     },
   }),
-  defineRoute({
-    method: "POST",
-    path: "/auth/password/sign-in",
+  anyKey.post("/auth/password/sign-in", {
     summary: "Sign in with email and password",
-    tags,
-    access,
     request: { body: z.strictObject({ email: anyEmail, password: passwordInput }) },
-    response: { body: tokensResponse },
+    response: { body: signInTokensSchema },
     handler: async ({ deps, auth, body, request, clientIp }) => {
       const { project, config } = auth;
       assertPasswordAuthEnabled(config);
@@ -148,12 +135,8 @@ export const passwordRoutes: AnyRoute[] = [
       };
     },
   }),
-  defineRoute({
-    method: "POST",
-    path: "/auth/password/send-reset-code",
+  anyKey.post("/auth/password/send-reset-code", {
     summary: "Email a password reset link, if an account signs in with this email",
-    tags,
-    access,
     request: { body: z.strictObject({ email: anyEmail, callback_url: callbackUrl }) },
     response: { body: z.object({ success: z.literal(RESET_CODE_SENT) }) },
     handler: async ({ deps, auth, body, clientIp }) => {
@@ -167,12 +150,8 @@ export const passwordRoutes: AnyRoute[] = [
       return { body: { success: RESET_CODE_SENT } };
     },
   }),
-  defineRoute({
-    method: "POST",
-    path: "/auth/password/reset",
+  anyKey.post("/auth/password/reset", {
     summary: "Set a new password with an emailed reset code; ends every session of the user",
-    tags,
-    access,
     request: { body: z.strictObject({ code, password: passwordInput }) },
     response: { body: success },
     handler: async ({ deps, auth, body, clientIp }) => {
@@ -184,12 +163,8 @@ export const passwordRoutes: AnyRoute[] = [
       return { body: { success: true as const } };
     },
   }),
-  defineRoute({
-    method: "POST",
-    path: "/auth/password/reset/check-code",
+  anyKey.post("/auth/password/reset/check-code", {
     summary: "Check a password reset code without using it",
-    tags,
-    access,
     request: { body: z.strictObject({ code }) },
     response: { body: z.object({ is_code_valid: z.literal(true) }) },
     handler: async ({ deps, auth, body, clientIp }) => {
@@ -198,12 +173,8 @@ export const passwordRoutes: AnyRoute[] = [
       return { body: { is_code_valid: true as const } };
     },
   }),
-  defineRoute({
-    method: "POST",
-    path: "/auth/password/update",
+  anyKey.post("/auth/password/update", {
     summary: "Change the signed-in user's password; ends their other sessions",
-    tags,
-    access,
     request: { body: z.strictObject({ old_password: passwordInput, new_password: passwordInput }) },
     response: { body: success },
     handler: async ({ deps, auth, body, request, clientIp }) => {
@@ -236,12 +207,8 @@ export const passwordRoutes: AnyRoute[] = [
       return { body: { success: true as const } };
     },
   }),
-  defineRoute({
-    method: "POST",
-    path: "/auth/password/set",
+  anyKey.post("/auth/password/set", {
     summary: "Give the signed-in user a password when they have none",
-    tags,
-    access,
     request: { body: z.strictObject({ password: passwordInput }) },
     response: { body: success },
     handler: async ({ deps, auth, body }) => {

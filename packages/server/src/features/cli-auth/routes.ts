@@ -1,6 +1,6 @@
 import type { WireCliLoginPoll, WireCliLoginStarted } from "@gatehouse/shared";
 import { z } from "zod";
-import { defineRoute } from "../../http/route.ts";
+import { routeGroup } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { wire } from "../../http/wire-schema.ts";
 import { consumeRateLimit, rateLimitScope } from "../../rate-limit/limiter.ts";
@@ -17,17 +17,13 @@ import {
 } from "./service.ts";
 
 const tags = ["CLI login"];
-const access = ["client", "server", "admin"] as const;
+const anyKey = routeGroup({ tags, access: ["client", "server", "admin"] });
 /** Codes are 45 characters; the cap only keeps absurd inputs away from hashing. */
 const code = z.string().min(1).max(200);
 
 export const cliAuthRoutes = [
-  defineRoute({
-    method: "POST",
-    path: "/auth/cli",
+  anyKey.post("/auth/cli", {
     summary: "Start a CLI login: a polling code for the CLI and a login code for the browser",
-    tags,
-    access,
     request: {
       body: z
         .strictObject({
@@ -56,12 +52,8 @@ export const cliAuthRoutes = [
       };
     },
   }),
-  defineRoute({
-    method: "POST",
-    path: "/auth/cli/poll",
+  anyKey.post("/auth/cli/poll", {
     summary: "Poll a CLI login; 201 with the refresh token once the browser has completed it",
-    tags,
-    access,
     request: { body: z.strictObject({ polling_code: code }) },
     response: {
       body: wire<WireCliLoginPoll>()(
@@ -78,12 +70,8 @@ export const cliAuthRoutes = [
       return { status: result.status === "success" ? 201 : 200, body: result };
     },
   }),
-  defineRoute({
-    method: "POST",
-    path: "/auth/cli/complete",
+  anyKey.post("/auth/cli/complete", {
     summary: "From the browser: check a CLI login, claim its anonymous session, or complete it",
-    tags,
-    access,
     request: {
       body: z.strictObject({
         login_code: code,

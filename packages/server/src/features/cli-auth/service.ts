@@ -1,5 +1,5 @@
 import { knownError } from "@gatehouse/shared";
-import { and, eq, gt, isNotNull, isNull, lt, or } from "drizzle-orm";
+import { and, eq, gt, isNotNull, isNull, lt } from "drizzle-orm";
 import type { RenderedConfig } from "../../config/index.ts";
 import {
   decryptSecret,
@@ -14,7 +14,7 @@ import type { AppDeps } from "../../deps.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { RATE_LIMITS } from "../../rate-limit/rules.ts";
 import { sessions } from "../sessions/schema.ts";
-import { refreshSession, type TokenPair } from "../sessions/service.ts";
+import { findSessionByRefreshTokenHash, refreshSession, type TokenPair } from "../sessions/service.ts";
 import { type UserRow, users } from "../users/schema.ts";
 import { findPrimaryChannel } from "../users/service.ts";
 import { restrictedReasonOf } from "../users/views.ts";
@@ -182,22 +182,6 @@ async function anonymousUserOf(db: Database, attempt: CliAuthAttemptRow): Promis
   // The sessions table keeps the same SHA-256, so the stored hash finds the session without the token itself.
   const found = await findSessionByRefreshTokenHash(db, attempt.projectId, attempt.anonRefreshTokenHash);
   return found?.user.isAnonymous ? found.user : null;
-}
-
-async function findSessionByRefreshTokenHash(db: Database, projectId: string, hash: string) {
-  const [row] = await db
-    .select({ session: sessions, user: users })
-    .from(sessions)
-    .innerJoin(users, eq(users.id, sessions.userId))
-    .where(
-      and(
-        eq(sessions.projectId, projectId),
-        eq(sessions.refreshTokenHash, hash),
-        or(isNull(sessions.expiresAt), gt(sessions.expiresAt, new Date())),
-      ),
-    )
-    .limit(1);
-  return row ?? null;
 }
 
 /**

@@ -7,6 +7,7 @@ import { StatusError } from "../../http/status-error.ts";
 import { users } from "../users/schema.ts";
 import { findUserByAuthEmail } from "../users/service.ts";
 import { type ContactChannelRow, contactChannels } from "./schema.ts";
+import { userChannelsWhere } from "./store.ts";
 
 export type PrimaryEmailPatch = {
   /** A new primary email, or null to have none; undefined leaves it. */
@@ -47,13 +48,7 @@ export async function applyPrimaryEmailPatch(
   const channels = await tx
     .select()
     .from(contactChannels)
-    .where(
-      and(
-        eq(contactChannels.projectId, projectId),
-        eq(contactChannels.userId, userId),
-        eq(contactChannels.type, "email"),
-      ),
-    );
+    .where(userChannelsWhere(projectId, userId, eq(contactChannels.type, "email")));
   const oldPrimary = channels.find((c) => c.isPrimary) ?? null;
   let primary: ContactChannelRow | null = oldPrimary;
 

@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { Database } from "../../db/index.ts";
 import { resolveUserId } from "../../http/current-user.ts";
 import type { RequestAuth } from "../../http/request-auth.ts";
-import { type AnyRoute, defineRoute } from "../../http/route.ts";
+import { type AnyRoute, routeGroup } from "../../http/route.ts";
 import { schemaError } from "../../http/schema-error.ts";
 import { wireRequest } from "../../http/wire-schema.ts";
 import { findUser } from "../users/service.ts";
@@ -20,6 +20,7 @@ import { verificationRoutes } from "./verification-routes.ts";
 import { contactChannelSchema, contactChannelView, emailAddressSchema } from "./views.ts";
 
 const tags = ["Contact channels"];
+const anyKey = routeGroup({ tags, access: ["client", "server", "admin"] });
 
 const channelParams = z.strictObject({ user_id: z.string(), contact_channel_id: z.string() });
 
@@ -61,12 +62,8 @@ async function requireExistingUser(db: Database, auth: RequestAuth, userId: stri
 }
 
 const crudRoutes = [
-  defineRoute({
-    method: "GET",
-    path: "/contact-channels",
+  anyKey.get("/contact-channels", {
     summary: "List a user's contact channels, oldest first",
-    tags,
-    access: ["client", "server", "admin"],
     request: {
       query: z.strictObject({ user_id: z.string(), contact_channel_id: z.string().optional() }),
     },
@@ -78,12 +75,8 @@ const crudRoutes = [
       return { body: { items: rows.map(contactChannelView), is_paginated: false } };
     },
   }),
-  defineRoute({
-    method: "POST",
-    path: "/contact-channels",
+  anyKey.post("/contact-channels", {
     summary: "Add a contact channel to a user",
-    tags,
-    access: ["client", "server", "admin"],
     request: { body: createBody },
     response: { status: 201, body: contactChannelSchema },
     handler: async ({ deps, auth, body, request }) => {
@@ -101,12 +94,8 @@ const crudRoutes = [
       return { body: contactChannelView(row) };
     },
   }),
-  defineRoute({
-    method: "GET",
-    path: "/contact-channels/:user_id/:contact_channel_id",
+  anyKey.get("/contact-channels/:user_id/:contact_channel_id", {
     summary: "Read one contact channel",
-    tags,
-    access: ["client", "server", "admin"],
     request: { params: channelParams },
     response: { body: contactChannelSchema },
     handler: async ({ deps, auth, params }) => {
@@ -116,12 +105,8 @@ const crudRoutes = [
       return { body: contactChannelView(row) };
     },
   }),
-  defineRoute({
-    method: "PATCH",
-    path: "/contact-channels/:user_id/:contact_channel_id",
+  anyKey.patch("/contact-channels/:user_id/:contact_channel_id", {
     summary: "Update a contact channel (a new value is unverified again)",
-    tags,
-    access: ["client", "server", "admin"],
     request: { params: channelParams, body: updateBody },
     response: { body: contactChannelSchema },
     handler: async ({ deps, auth, params, body, request }) => {
@@ -136,12 +121,8 @@ const crudRoutes = [
       return { body: contactChannelView(row) };
     },
   }),
-  defineRoute({
-    method: "DELETE",
-    path: "/contact-channels/:user_id/:contact_channel_id",
+  anyKey.delete("/contact-channels/:user_id/:contact_channel_id", {
     summary: "Remove a contact channel (removing the primary one leaves the user without a primary email)",
-    tags,
-    access: ["client", "server", "admin"],
     request: { params: channelParams },
     response: { body: z.object({ success: z.literal(true) }) },
     handler: async ({ deps, auth, params }) => {

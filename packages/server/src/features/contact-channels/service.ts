@@ -7,6 +7,7 @@ import { isUuid } from "../../fields/ids.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { users } from "../users/schema.ts";
 import { type ContactChannelRow, contactChannels } from "./schema.ts";
+import { userChannelsWhere } from "./store.ts";
 
 export function contactChannelNotFound(): StatusError {
   return new StatusError(404, "Contact channel not found.");
@@ -38,9 +39,9 @@ export async function listContactChannels(
     .select()
     .from(contactChannels)
     .where(
-      and(
-        eq(contactChannels.projectId, projectId),
-        eq(contactChannels.userId, userId),
+      userChannelsWhere(
+        projectId,
+        userId,
         channelId === undefined ? undefined : eq(contactChannels.id, channelId),
       ),
     )
@@ -101,13 +102,7 @@ async function clearPrimary(tx: Database, projectId: string, userId: string): Pr
   await tx
     .update(contactChannels)
     .set({ isPrimary: false })
-    .where(
-      and(
-        eq(contactChannels.projectId, projectId),
-        eq(contactChannels.userId, userId),
-        eq(contactChannels.isPrimary, true),
-      ),
-    );
+    .where(userChannelsWhere(projectId, userId, eq(contactChannels.isPrimary, true)));
 }
 
 function constraintOf(error: unknown): string | undefined {
@@ -208,11 +203,7 @@ export async function updateContactChannel(
     () =>
       db.transaction(async (raw) => {
         const tx = raw as unknown as Database;
-        const where = and(
-          eq(contactChannels.projectId, projectId),
-          eq(contactChannels.userId, userId),
-          eq(contactChannels.id, channelId),
-        );
+        const where = userChannelsWhere(projectId, userId, eq(contactChannels.id, channelId));
         if (!(await lockUser(tx, projectId, userId))) throw contactChannelNotFound();
         const [existing] = await tx.select().from(contactChannels).where(where);
         if (!existing) throw contactChannelNotFound();
@@ -250,13 +241,7 @@ export async function deleteContactChannel(
   if (!isUuid(userId) || !isUuid(channelId)) throw contactChannelNotFound();
   const deleted = await db
     .delete(contactChannels)
-    .where(
-      and(
-        eq(contactChannels.projectId, projectId),
-        eq(contactChannels.userId, userId),
-        eq(contactChannels.id, channelId),
-      ),
-    )
+    .where(userChannelsWhere(projectId, userId, eq(contactChannels.id, channelId)))
     .returning({ id: contactChannels.id });
   if (deleted.length === 0) throw contactChannelNotFound();
 }
@@ -273,9 +258,9 @@ export async function markContactChannelVerified(
     .update(contactChannels)
     .set({ isVerified: true })
     .where(
-      and(
-        eq(contactChannels.projectId, projectId),
-        eq(contactChannels.userId, userId),
+      userChannelsWhere(
+        projectId,
+        userId,
         eq(contactChannels.type, "email"),
         eq(contactChannels.value, email),
       ),

@@ -4,7 +4,7 @@
  * row), and an address is unique per user and type (upsert on that key instead of inserting twice). Sign-in
  * uniqueness across users is the callers' check before they write (see `findUserByAuthEmail`).
  */
-import { and, eq } from "drizzle-orm";
+import { and, eq, type SQL } from "drizzle-orm";
 import { randomUuid } from "../../crypto/index.ts";
 import type { Database } from "../../db/index.ts";
 import { contactChannels } from "./schema.ts";
@@ -23,6 +23,11 @@ function newPrimaryEmail(channel: UserEmail & { verified: boolean; usedForAuth: 
     isPrimary: true,
     usedForAuth: channel.usedForAuth,
   };
+}
+
+/** "The channels of this user in this project", narrowed by whatever else is given. */
+export function userChannelsWhere(projectId: string, userId: string, ...narrowing: (SQL | undefined)[]) {
+  return and(eq(contactChannels.projectId, projectId), eq(contactChannels.userId, userId), ...narrowing);
 }
 
 /** The primary email of a user being created (the user has no channel yet). */

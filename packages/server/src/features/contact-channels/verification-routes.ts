@@ -1,22 +1,19 @@
 import { knownError } from "@gatehouse/shared";
 import { z } from "zod";
 import { requireUser, resolveUserId } from "../../http/current-user.ts";
-import { defineRoute } from "../../http/route.ts";
+import { routeGroup } from "../../http/route.ts";
 import { findPrimaryChannel } from "../users/service.ts";
 import { contactChannelNotFound, findContactChannel } from "./service.ts";
 import { sendEmailVerificationCode, verifyEmailCode } from "./verification.ts";
 import { codeBodySchema, emailAddressSchema } from "./views.ts";
 
 const tags = ["Contact channels"];
+const anyKey = routeGroup({ tags, access: ["client", "server", "admin"] });
 const success = z.object({ success: z.literal(true) });
 
 export const verificationRoutes = [
-  defineRoute({
-    method: "POST",
-    path: "/contact-channels/:user_id/:contact_channel_id/send-verification-code",
+  anyKey.post("/contact-channels/:user_id/:contact_channel_id/send-verification-code", {
     summary: "Email a verification link to a contact channel",
-    tags,
-    access: ["client", "server", "admin"],
     request: {
       params: z.strictObject({ user_id: z.string(), contact_channel_id: z.string() }),
       body: z.strictObject({ callback_url: z.string() }),
@@ -35,12 +32,8 @@ export const verificationRoutes = [
       return { body: { success: true } };
     },
   }),
-  defineRoute({
-    method: "POST",
-    path: "/contact-channels/send-verification-code",
+  anyKey.post("/contact-channels/send-verification-code", {
     summary: "Email a verification link to the signed-in user's primary email (legacy)",
-    tags,
-    access: ["client", "server", "admin"],
     request: { body: z.strictObject({ email: emailAddressSchema, callback_url: z.string() }) },
     response: { body: success },
     handler: async ({ deps, auth, body, clientIp }) => {
@@ -62,12 +55,8 @@ export const verificationRoutes = [
       return { body: { success: true } };
     },
   }),
-  defineRoute({
-    method: "POST",
-    path: "/contact-channels/verify",
+  anyKey.post("/contact-channels/verify", {
     summary: "Verify an email address with the code from a verification link",
-    tags,
-    access: ["client", "server", "admin"],
     request: { body: codeBodySchema },
     response: { body: success },
     handler: async ({ deps, auth, body, clientIp }) => {
@@ -79,12 +68,8 @@ export const verificationRoutes = [
       return { body: { success: true } };
     },
   }),
-  defineRoute({
-    method: "POST",
-    path: "/contact-channels/verify/check-code",
+  anyKey.post("/contact-channels/verify/check-code", {
     summary: "Check an email verification code without using it",
-    tags,
-    access: ["client", "server", "admin"],
     request: { body: codeBodySchema },
     response: { body: z.object({ is_code_valid: z.literal(true) }) },
     handler: async ({ deps, auth, body, clientIp }) => {

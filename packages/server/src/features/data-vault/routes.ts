@@ -4,10 +4,11 @@
  */
 import { z } from "zod";
 import { storableText } from "../../fields/text.ts";
-import { defineRoute } from "../../http/route.ts";
+import { routeGroup } from "../../http/route.ts";
 import { getVaultValue, requireStore, setVaultValue } from "./service.ts";
 
 const tags = ["Data vault"];
+const serverOrAdmin = routeGroup({ tags, access: ["server", "admin"] });
 
 const storeParams = z.strictObject({ id: z.string().max(100) });
 /** The SDK's hashed key is a base64 digest; anything longer than a few digests is not one. */
@@ -16,12 +17,8 @@ const hashedKeyField = storableText(1000).pipe(z.string().min(1));
 const encryptedValueField = storableText(1_000_000);
 
 export const dataVaultRoutes = [
-  defineRoute({
-    method: "POST",
-    path: "/data-vault/stores/:id/set",
+  serverOrAdmin.post("/data-vault/stores/:id/set", {
     summary: "Store a value under a hashed key (replacing any value there)",
-    tags,
-    access: ["server", "admin"],
     request: {
       params: storeParams,
       body: z.strictObject({ hashed_key: hashedKeyField, encrypted_value: encryptedValueField }),
@@ -37,12 +34,8 @@ export const dataVaultRoutes = [
       return { body: { success: true as const } };
     },
   }),
-  defineRoute({
-    method: "POST",
-    path: "/data-vault/stores/:id/get",
+  serverOrAdmin.post("/data-vault/stores/:id/get", {
     summary: "Read the value stored under a hashed key",
-    tags,
-    access: ["server", "admin"],
     request: { params: storeParams, body: z.strictObject({ hashed_key: hashedKeyField }) },
     response: { body: z.object({ encrypted_value: z.string() }) },
     handler: async ({ deps, auth, params, body }) => {

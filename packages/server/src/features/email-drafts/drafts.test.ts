@@ -2,38 +2,20 @@
  * `/internal/email-drafts` (PROTOCOL-EXTRA §1.5) and sending a draft with `send-email {draft_id}` (§1.7, variant C)
  * through the outbox worker to a real SMTP server.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DEFAULT_DARK_THEME_ID, DEFAULT_SELECTED_THEME_ID } from "../../email-rendering/index.ts";
-import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
-import { startTestSmtpServer, type TestSmtpServer } from "../../testing/smtp-server.ts";
+import type { TestProject, TestServer } from "../../testing/harness.ts";
+import type { TestSmtpServer } from "../../testing/smtp-server.ts";
 import { createSignedInUser } from "../../testing/users.ts";
-import { type EmailWorker, startEmailWorker } from "../emails/worker.ts";
+import { openSmtpDeliveryTestFile } from "../emails/test-support.ts";
+import type { EmailWorker } from "../emails/worker.ts";
 import { MARKETING_CATEGORY } from "../notifications/categories.ts";
 
-let smtp: TestSmtpServer;
-let server: TestServer;
-let project: TestProject;
-let worker: EmailWorker;
-
-beforeAll(async () => {
-  smtp = await startTestSmtpServer();
-  server = await createTestServer();
-  worker = startEmailWorker(server.deps, { intervalMs: 60_000 });
-  project = await server.createProject("Drafts Co");
-  await project.configure({
-    "emails.server": {
-      isShared: false,
-      host: "127.0.0.1",
-      port: smtp.port,
-      senderEmail: "news@drafts.example",
-    },
-  });
-});
-afterAll(async () => {
-  await worker.stop();
-  await server.close();
-  await smtp.close();
-});
+let smtp: TestSmtpServer, server: TestServer, project: TestProject, worker: EmailWorker;
+openSmtpDeliveryTestFile(
+  { project: "Drafts Co", sender: { senderEmail: "news@drafts.example" }, worker: { intervalMs: 60_000 } },
+  (opened) => ({ smtp, server, project, worker } = opened),
+);
 
 const api = (
   path: string,

@@ -6,12 +6,13 @@ import type { WireCreatedId, WireEmailDraft } from "@gatehouse/shared";
 import { z } from "zod";
 import type { RenderedConfig } from "../../config/index.ts";
 import { displayNameField, storableText } from "../../fields/text.ts";
-import { defineRoute } from "../../http/route.ts";
+import { routeGroup } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { wire } from "../../http/wire-schema.ts";
 import { createDraft, deleteDraft, draftOr404, draftView, listDrafts, updateDraft } from "./service.ts";
 
 const tags = ["Email drafts"];
+const admin = routeGroup({ tags, access: ["admin"] });
 
 /** As long as a template's TSX (the config's limit), though drafts are stored in their own table. */
 const tsxSourceField = storableText(200_000);
@@ -37,23 +38,15 @@ function checkTheme(config: RenderedConfig, themeId: string | false | null | und
 }
 
 export const emailDraftRoutes = [
-  defineRoute({
-    method: "GET",
-    path: "/internal/email-drafts",
+  admin.get("/internal/email-drafts", {
     summary: "List the project's email drafts, most recently edited first",
-    tags,
-    access: ["admin"],
     response: { body: z.object({ drafts: z.array(draftSchema) }) },
     handler: async ({ deps, auth }) => ({
       body: { drafts: (await listDrafts(deps, auth.project.id)).map(draftView) },
     }),
   }),
-  defineRoute({
-    method: "POST",
-    path: "/internal/email-drafts",
+  admin.post("/internal/email-drafts", {
     summary: "Create an email draft (from a Marketing starter unless a TSX source is given)",
-    tags,
-    access: ["admin"],
     request: {
       body: z.strictObject({
         display_name: displayNameField,
@@ -72,24 +65,16 @@ export const emailDraftRoutes = [
       return { body: { id } };
     },
   }),
-  defineRoute({
-    method: "GET",
-    path: "/internal/email-drafts/:id",
+  admin.get("/internal/email-drafts/:id", {
     summary: "Read one email draft",
-    tags,
-    access: ["admin"],
     request: { params: idParams },
     response: { body: draftSchema },
     handler: async ({ deps, auth, params }) => ({
       body: draftView(await draftOr404(deps, auth.project.id, params.id)),
     }),
   }),
-  defineRoute({
-    method: "PATCH",
-    path: "/internal/email-drafts/:id",
+  admin.patch("/internal/email-drafts/:id", {
     summary: "Change an email draft; leaving theme_id out sets it back to the project's default theme",
-    tags,
-    access: ["admin"],
     request: {
       params: idParams,
       body: z.strictObject({
@@ -110,12 +95,8 @@ export const emailDraftRoutes = [
       return { body: { ok: "ok" as const } };
     },
   }),
-  defineRoute({
-    method: "DELETE",
-    path: "/internal/email-drafts/:id",
+  admin.delete("/internal/email-drafts/:id", {
     summary: "Delete an email draft",
-    tags,
-    access: ["admin"],
     request: { params: idParams },
     response: { body: ok },
     handler: async ({ deps, auth, params }) => {

@@ -5,20 +5,17 @@
 import type { WireCapacityBoost, WireEmailDeliveryInfo } from "@gatehouse/shared";
 import { knownError } from "@gatehouse/shared";
 import { z } from "zod";
-import { defineRoute } from "../../http/route.ts";
+import { routeGroup } from "../../http/route.ts";
 import { wire } from "../../http/wire-schema.ts";
 import { activateBoost, deliveryInfo } from "./capacity.ts";
 
 const tags = ["Emails"];
+const serverOrAdmin = routeGroup({ tags, access: ["server", "admin"] });
 const windowStats = z.object({ sent: z.number(), bounced: z.number(), marked_as_spam: z.number() });
 
 export const capacityRoutes = [
-  defineRoute({
-    method: "GET",
-    path: "/emails/delivery-info",
+  serverOrAdmin.get("/emails/delivery-info", {
     summary: "Emails sent in the last hour, day, week and month, and the project's sending capacity",
-    tags,
-    access: ["server", "admin"],
     response: {
       body: wire<WireEmailDeliveryInfo>()(
         z.object({
@@ -35,12 +32,8 @@ export const capacityRoutes = [
     },
     handler: async ({ deps, auth }) => ({ body: await deliveryInfo(deps, auth.project.id) }),
   }),
-  defineRoute({
-    method: "POST",
-    path: "/emails/capacity-boost",
+  serverOrAdmin.post("/emails/capacity-boost", {
     summary: "Send four times as fast for the next four hours (once at a time)",
-    tags,
-    access: ["server", "admin"],
     response: { body: wire<WireCapacityBoost>()(z.object({ expires_at: z.string() })) },
     handler: async ({ deps, auth }) => {
       const boost = await activateBoost(deps, auth.project.id);

@@ -5,6 +5,7 @@
  * are the ones the outbox worker obeys: after each claim it keeps what fits the project's budget for the last hour
  * and hands the rest back to the queue until a slot frees (`withinCapacity`).
  */
+import type { WireEmailDeliveryInfo, WireEmailWindowStats } from "@gatehouse/shared";
 import { and, eq, gt, inArray, lte, min, sql } from "drizzle-orm";
 import { randomUuid } from "../../crypto/index.ts";
 import type { AppDeps } from "../../deps.ts";
@@ -19,18 +20,8 @@ const RECHECK_MS = 60_000;
 
 const WINDOWS = { hour: "1 hour", day: "1 day", week: "7 days", month: "30 days" } as const;
 type WindowName = keyof typeof WINDOWS;
-type WindowStats = { sent: number; bounced: number; marked_as_spam: number };
-
-export type DeliveryInfo = {
-  stats: Record<WindowName, WindowStats>;
-  capacity: {
-    rate_per_second: number;
-    boost_multiplier: number;
-    penalty_factor: number;
-    is_boost_active: boolean;
-    boost_expires_at: string | null;
-  };
-};
+type WindowStats = WireEmailWindowStats;
+export type DeliveryInfo = WireEmailDeliveryInfo;
 
 const sentSince = (interval: string) =>
   sql<number>`count(*) filter (where ${sentEmails.sentAt} > now() - ${interval}::interval)`.mapWith(Number);

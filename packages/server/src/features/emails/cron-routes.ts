@@ -12,7 +12,7 @@ import { z } from "zod";
 import { constantTimeEqual, sha256Hex } from "../../crypto/index.ts";
 import type { AppDeps } from "../../deps.ts";
 import { escapeHtml } from "../../http/html.ts";
-import { defineRoute } from "../../http/route.ts";
+import { defineRoute, routeGroup } from "../../http/route.ts";
 import { schemaError } from "../../http/schema-error.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { failedEmailsByProject } from "./failed-digest.ts";
@@ -20,6 +20,7 @@ import { enqueueRenderedEmail } from "./outbox.ts";
 import { renderDueEmails } from "./render-step.ts";
 
 const tags = ["Emails"];
+const open = routeGroup({ tags, access: "public" });
 const INTERNAL_PROJECT_ID = "internal";
 
 /** Refuses a caller without the cron secret; digests make the comparison's time independent of the token. */
@@ -58,12 +59,8 @@ export const emailCronRoutes = [
       return { body: { ok: true as const } };
     },
   }),
-  defineRoute({
-    method: "POST",
-    path: "/internal/failed-emails-digest",
+  open.post("/internal/failed-emails-digest", {
     summary: "Email each project's owners the emails that failed in the last day (cron, bearer CRON_SECRET)",
-    tags,
-    access: "public",
     request: { query: z.strictObject({ dry_run: flag }) },
     response: {
       body: z.object({

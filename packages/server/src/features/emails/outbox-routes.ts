@@ -7,7 +7,7 @@ import { and, desc, eq, gt, inArray, lte, or, type SQL, sql } from "drizzle-orm"
 import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
 import { z } from "zod";
 import type { AppDeps } from "../../deps.ts";
-import { defineRoute } from "../../http/route.ts";
+import { routeGroup } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { openVariables, sealVariables } from "./body.ts";
 import {
@@ -23,6 +23,7 @@ import {
 import { type SentEmailRow, sentEmails } from "./schema.ts";
 
 const tags = ["Emails"];
+const serverOrAdmin = routeGroup({ tags, access: ["server", "admin"] });
 
 /** The SQL condition for rows shown with this status (outbox-view.ts `outboxStatus`, in SQL). */
 function statusCondition(status: OutboxStatus): SQL | undefined {
@@ -159,12 +160,8 @@ function changes(
 }
 
 export const outboxRoutes = [
-  defineRoute({
-    method: "GET",
-    path: "/emails/outbox",
+  serverOrAdmin.get("/emails/outbox", {
     summary: "List the project's outbox, newest first, optionally by status",
-    tags,
-    access: ["server", "admin"],
     request: { query: listQuery },
     response: {
       body: z.object({
@@ -208,24 +205,16 @@ export const outboxRoutes = [
       };
     },
   }),
-  defineRoute({
-    method: "GET",
-    path: "/emails/outbox/:id",
+  serverOrAdmin.get("/emails/outbox/:id", {
     summary: "Read one email of the outbox",
-    tags,
-    access: ["server", "admin"],
     request: { params: z.strictObject({ id: z.uuid() }) },
     response: { body: outboxItemSchema },
     handler: async ({ deps, auth, params }) => ({
       body: outboxItem(deps.env, await findRow(deps, auth.project.id, params.id)),
     }),
   }),
-  defineRoute({
-    method: "PATCH",
-    path: "/emails/outbox/:id",
+  serverOrAdmin.patch("/emails/outbox/:id", {
     summary: "Pause, reschedule, cancel or change an email that has not been sent",
-    tags,
-    access: ["server", "admin"],
     request: { params: z.strictObject({ id: z.uuid() }), body: patchBody },
     response: { body: outboxItemSchema },
     handler: async ({ deps, auth, params, body }) => {

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { assertTrustedCallbackUrl } from "../../config/trusted-urls.ts";
 import { normalizeEmail } from "../../fields/email.ts";
 import { escapeHtml } from "../../http/html.ts";
-import { defineRoute } from "../../http/route.ts";
+import { routeGroup } from "../../http/route.ts";
 import { wire } from "../../http/wire-schema.ts";
 import { consumeRateLimit, rateLimitScope } from "../../rate-limit/limiter.ts";
 import { RATE_LIMITS } from "../../rate-limit/rules.ts";
@@ -19,6 +19,8 @@ import { smtpOptionsFromSettings, trySendOnce } from "./transport.ts";
 import { unsubscribeRoutes } from "./unsubscribe.ts";
 
 const tags = ["Emails"];
+const serverOrAdmin = routeGroup({ tags, access: ["server", "admin"] });
+const admin = routeGroup({ tags, access: ["admin"] });
 
 const sentEmailSchema = z.object({
   id: z.string(),
@@ -45,12 +47,8 @@ export const emailRoutes = [
   ...capacityRoutes,
   ...unsubscribeRoutes,
   devInboxRoute,
-  defineRoute({
-    method: "POST",
-    path: "/internal/send-sign-in-invitation",
+  serverOrAdmin.post("/internal/send-sign-in-invitation", {
     summary: "Email an invitation to sign in, with a link to the given callback URL",
-    tags,
-    access: ["server", "admin"],
     request: {
       body: z.strictObject({ email: z.email().max(254), callback_url: z.url().max(2000) }),
     },
@@ -69,12 +67,8 @@ export const emailRoutes = [
       return { body: { success: true } };
     },
   }),
-  defineRoute({
-    method: "GET",
-    path: "/internal/emails",
+  admin.get("/internal/emails", {
     summary: "List the project's sent and queued emails, newest first, with their delivery state",
-    tags,
-    access: ["admin"],
     request: {
       query: z.strictObject({ limit: z.coerce.number().int().min(1).max(500).optional() }),
     },
@@ -89,12 +83,8 @@ export const emailRoutes = [
       return { body: { items: rows.map(sentEmailListItem), is_paginated: false } };
     },
   }),
-  defineRoute({
-    method: "POST",
-    path: "/internal/send-test-email",
+  admin.post("/internal/send-test-email", {
     summary: "Send a test email through the given SMTP settings and report whether it worked",
-    tags,
-    access: ["admin"],
     request: {
       body: z.strictObject({
         recipient_email: z.email(),

@@ -2,39 +2,23 @@
  * `POST /emails/send-email` through the whole outbox: queued in the request, rendered and delivered by the worker
  * to a real SMTP server, with categories, unsubscribe links and skips (PROTOCOL-EXTRA §1.7, §1.8, §1.11).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
-import { type ReceivedEmail, startTestSmtpServer, type TestSmtpServer } from "../../testing/smtp-server.ts";
+import { describe, expect, it } from "vitest";
+import type { TestProject, TestServer } from "../../testing/harness.ts";
+import type { ReceivedEmail, TestSmtpServer } from "../../testing/smtp-server.ts";
 import { expireCode } from "../../testing/time.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 import { MARKETING_CATEGORY } from "../notifications/categories.ts";
-import { type EmailWorker, startEmailWorker } from "./worker.ts";
+import { openSmtpDeliveryTestFile } from "./test-support.ts";
+import type { EmailWorker } from "./worker.ts";
 
-let smtp: TestSmtpServer;
-let server: TestServer;
-let project: TestProject;
-let worker: EmailWorker;
-
-beforeAll(async () => {
-  smtp = await startTestSmtpServer();
-  server = await createTestServer();
-  worker = startEmailWorker(server.deps);
-  project = await server.createProject("Newsletter Co");
-  await project.configure({
-    "emails.server": {
-      isShared: false,
-      host: "127.0.0.1",
-      port: smtp.port,
-      senderEmail: "news@newsletter.example",
-      senderName: "Newsletter Co",
-    },
-  });
-});
-afterAll(async () => {
-  await worker.stop();
-  await server.close();
-  await smtp.close();
-});
+let smtp: TestSmtpServer, server: TestServer, project: TestProject, worker: EmailWorker;
+openSmtpDeliveryTestFile(
+  {
+    project: "Newsletter Co",
+    sender: { senderEmail: "news@newsletter.example", senderName: "Newsletter Co" },
+  },
+  (opened) => ({ smtp, server, project, worker } = opened),
+);
 
 const send = (body: unknown, access: "server" | "admin" | "client" = "server", target = project) =>
   server.request("/api/v1/emails/send-email", { method: "POST", headers: target.headers(access), body });

@@ -2,33 +2,25 @@
  * The identity flows end to end through a real SMTP server: the emails arrive over SMTP, and the links and codes in
  * them complete sign-up verification, password reset and email-code sign-in.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { TestProject, TestServer } from "../../testing/harness.ts";
 import { codeFromEmail } from "../../testing/outbox.ts";
-import { startTestSmtpServer, type TestSmtpServer } from "../../testing/smtp-server.ts";
-import { type EmailWorker, startEmailWorker } from "./worker.ts";
+import type { TestSmtpServer } from "../../testing/smtp-server.ts";
+import { openSmtpDeliveryTestFile } from "./test-support.ts";
+import type { EmailWorker } from "./worker.ts";
 
-let smtp: TestSmtpServer;
-let server: TestServer;
-let project: TestProject;
-let worker: EmailWorker;
-
+let smtp: TestSmtpServer, server: TestServer, project: TestProject, worker: EmailWorker;
+openSmtpDeliveryTestFile(
+  { project: "Mail Flows", serverEnv: (started) => ({ smtpUrl: started.url }) },
+  (opened) => ({ smtp, server, project, worker } = opened),
+);
 beforeAll(async () => {
-  smtp = await startTestSmtpServer();
-  server = await createTestServer({ smtpUrl: smtp.url });
-  worker = startEmailWorker(server.deps);
-  project = await server.createProject("Mail Flows");
   const patched = await server.request("/api/v1/internal/projects/current", {
     method: "PATCH",
     headers: project.headers("admin"),
     body: { config: { magic_link_enabled: true } },
   });
   expect(patched.status).toBe(200);
-});
-afterAll(async () => {
-  await worker.stop();
-  await server.close();
-  await smtp.close();
 });
 
 async function receive(address: string) {

@@ -1,42 +1,27 @@
 import { and, eq } from "drizzle-orm";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { generateSecureToken } from "../../crypto/index.ts";
 import type { AppDeps } from "../../deps.ts";
-import { createTestServer, type TestServer } from "../../testing/harness.ts";
+import type { TestServer } from "../../testing/harness.ts";
 import { codeFromEmail, latestEmailTo } from "../../testing/outbox.ts";
-import { closedPort, startTestSmtpServer, type TestSmtpServer } from "../../testing/smtp-server.ts";
+import { closedPort, type TestSmtpServer } from "../../testing/smtp-server.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 import { settleAfterAnswer } from "./after-answer.ts";
 import { readableEmail, redactText, sealMessage } from "./body.ts";
 import { sendBuiltInEmail } from "./built-in.ts";
 import { renderDueEmails } from "./render-step.ts";
 import { type SentEmailRow, sentEmails } from "./schema.ts";
-import { detachBootWorker } from "./test-support.ts";
-import { type EmailWorker, startEmailWorker } from "./worker.ts";
+import { openEmailWorkerTestFile } from "./test-support.ts";
+import type { EmailWorkerOptions } from "./worker.ts";
 
 // Issue 19 item 5: a backup of `sent_emails` must not be a way to reset passwords or sign in.
 
 let server: TestServer;
 let smtp: TestSmtpServer;
-const workers: EmailWorker[] = [];
+const { startWorker } = openEmailWorkerTestFile((opened) => ({ server, smtp } = opened));
 
-beforeAll(async () => {
-  server = await createTestServer();
-  await detachBootWorker(server);
-  smtp = await startTestSmtpServer();
-});
-afterEach(async () => {
-  await Promise.all(workers.splice(0).map((w) => w.stop()));
-});
-afterAll(async () => {
-  await smtp.close();
-  await server.close();
-});
-
-function drain(deps: AppDeps, options: Parameters<typeof startEmailWorker>[1] = {}) {
-  const started = startEmailWorker(deps, options);
-  workers.push(started);
-  return started.drain();
+function drain(deps: AppDeps, options: EmailWorkerOptions = {}) {
+  return startWorker(deps, options).drain();
 }
 
 /** A server in production mode on the same database; `smtpUrl` unset means the dev outbox. */

@@ -9,7 +9,7 @@ import { SECURE_TOKEN_LENGTH } from "../../crypto/index.ts";
 import type { AppDeps } from "../../deps.ts";
 import { escapeHtml } from "../../http/html.ts";
 import { HTML_SECURITY_HEADERS } from "../../http/html-security-headers.ts";
-import { defineRoute } from "../../http/route.ts";
+import { defineRoute, routeGroup } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { findCategoryById, type NotificationCategory } from "../notifications/categories.ts";
 import { setNotificationPreference } from "../notifications/service.ts";
@@ -73,6 +73,8 @@ async function unsubscribe(deps: AppDeps, code: string): Promise<Response> {
 const query = z.strictObject({ code: z.string().max(200) });
 const description = "An HTML page saying the category was turned off";
 
+const open = routeGroup({ tags: ["Emails"], access: "public" });
+
 export const unsubscribeRoutes = [
   defineRoute({
     method: "GET",
@@ -85,12 +87,8 @@ export const unsubscribeRoutes = [
     response: { raw: true, description },
     handler: ({ deps, query }) => unsubscribe(deps, query.code),
   }),
-  defineRoute({
-    method: "POST",
-    path: "/emails/unsubscribe-link",
+  open.post("/emails/unsubscribe-link", {
     summary: "One-click unsubscribe from a mail client (RFC 8058: List-Unsubscribe-Post)",
-    tags: ["Emails"],
-    access: "public",
     request: { query, body: z.object({ "List-Unsubscribe": z.string().max(100).optional() }).optional() },
     response: { raw: true, description },
     handler: ({ deps, query }) => unsubscribe(deps, query.code),

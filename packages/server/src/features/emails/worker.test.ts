@@ -1,36 +1,21 @@
 import { and, eq } from "drizzle-orm";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { AppDeps } from "../../deps.ts";
-import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
+import type { TestProject, TestServer } from "../../testing/harness.ts";
 import { closedPort, startTestSmtpServer, type TestSmtpServer } from "../../testing/smtp-server.ts";
 import { readableEmail } from "./body.ts";
 import { sendBuiltInEmail } from "./built-in.ts";
 import { enqueueRenderedEmail } from "./outbox.ts";
 import { sentEmails } from "./schema.ts";
-import { detachBootWorker } from "./test-support.ts";
-import { type EmailWorker, retryDelayMs, startEmailWorker } from "./worker.ts";
+import { openEmailWorkerTestFile } from "./test-support.ts";
+import { type EmailWorkerOptions, retryDelayMs, startEmailWorker } from "./worker.ts";
 
 let server: TestServer;
 let smtp: TestSmtpServer;
-const workers: EmailWorker[] = [];
+const { startWorker } = openEmailWorkerTestFile((opened) => ({ server, smtp } = opened));
 
-beforeAll(async () => {
-  server = await createTestServer();
-  await detachBootWorker(server);
-  smtp = await startTestSmtpServer();
-});
-afterEach(async () => {
-  await Promise.all(workers.splice(0).map((w) => w.stop()));
-});
-afterAll(async () => {
-  await smtp.close();
-  await server.close();
-});
-
-function worker(deps: AppDeps = server.deps, options: Parameters<typeof startEmailWorker>[1] = {}) {
-  const started = startEmailWorker(deps, options);
-  workers.push(started);
-  return started;
+function worker(deps: AppDeps = server.deps, options: EmailWorkerOptions = {}) {
+  return startWorker(deps, options);
 }
 
 function useProjectSmtp(project: TestProject, settings: Record<string, unknown>) {

@@ -2,7 +2,7 @@ import type { WireNotificationPreference } from "@gatehouse/shared";
 import { z } from "zod";
 import { userIdOrMeField } from "../../fields/ids.ts";
 import { resolveUserId } from "../../http/current-user.ts";
-import { type AnyRoute, defineRoute } from "../../http/route.ts";
+import { type AnyRoute, routeGroup } from "../../http/route.ts";
 import { wire } from "../../http/wire-schema.ts";
 import { listNotificationPreferences, setNotificationPreference } from "./service.ts";
 
@@ -16,14 +16,11 @@ const preferenceSchema = wire<WireNotificationPreference>()(
 );
 
 const tags = ["Notification preferences"];
+const anyKey = routeGroup({ tags, access: ["client", "server", "admin"] });
 
 export const notificationRoutes: AnyRoute[] = [
-  defineRoute({
-    method: "GET",
-    path: "/emails/notification-preference/:user_id",
+  anyKey.get("/emails/notification-preference/:user_id", {
     summary: "List a user's notification categories and whether each is enabled",
-    tags,
-    access: ["client", "server", "admin"],
     request: { params: z.strictObject({ user_id: userIdOrMeField }) },
     response: { body: z.object({ items: z.array(preferenceSchema), is_paginated: z.literal(false) }) },
     handler: async ({ deps, auth, params }) => {
@@ -32,12 +29,8 @@ export const notificationRoutes: AnyRoute[] = [
       return { body: { items, is_paginated: false } };
     },
   }),
-  defineRoute({
-    method: "PATCH",
-    path: "/emails/notification-preference/:user_id/:notification_category_id",
+  anyKey.patch("/emails/notification-preference/:user_id/:notification_category_id", {
     summary: "Enable or disable a notification category for a user (Transactional cannot be disabled)",
-    tags,
-    access: ["client", "server", "admin"],
     request: {
       // Any string: an unknown category is a 404, whatever it looks like.
       params: z.strictObject({ user_id: userIdOrMeField, notification_category_id: z.string().max(100) }),

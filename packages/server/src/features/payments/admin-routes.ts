@@ -1,17 +1,15 @@
 /** The owners' payments routes (PROTOCOL-EXTRA §2.5) that do not need a payment provider. */
 import { z } from "zod";
 import { CUSTOMER_TYPES } from "../../config/payments.ts";
-import { defineRoute } from "../../http/route.ts";
+import { routeGroup } from "../../http/route.ts";
 import { customerIdField } from "./customers.ts";
 import { decodeCursor, listTransactions, TRANSACTION_TYPES } from "./transactions.ts";
 
+const admin = routeGroup({ tags: ["Payments"], access: ["admin"] });
+
 export const paymentAdminRoutes = [
-  defineRoute({
-    method: "GET",
-    path: "/internal/payments/transactions",
+  admin.get("/internal/payments/transactions", {
     summary: "The project's purchases and item changes, newest first",
-    tags: ["Payments"],
-    access: ["admin"],
     request: {
       query: z.strictObject({
         cursor: z.string().max(500).optional(),

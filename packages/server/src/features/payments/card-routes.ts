@@ -4,13 +4,14 @@
  * on teams where they hold `team_admin`, as on every customer route.
  */
 import { z } from "zod";
-import { defineRoute } from "../../http/route.ts";
-import { checkClientCustomerAccess, customerIdField, requireCustomerExists } from "./customers.ts";
-import { customerOf, FORBIDDEN } from "./routes.ts";
+import { routeGroup } from "../../http/route.ts";
+import { customerIdField } from "./customers.ts";
+import { customerActedOn } from "./routes.ts";
 import { createCardSetupIntent, setDefaultCardFromSetupIntent } from "./stripe-cards.ts";
 import { switchSubscription } from "./switch.ts";
 
 const tags = ["Payments"];
+const anyKey = routeGroup({ tags, access: ["client", "server", "admin"] });
 
 const userOrTeamParams = z.strictObject({
   customer_type: z.enum(["user", "team"]),
@@ -26,46 +27,30 @@ const cardSchema = z.object({
 });
 
 export const cardRoutes = [
-  defineRoute({
-    method: "POST",
-    path: "/payments/payment-method/:customer_type/:customer_id/setup-intent",
+  anyKey.post("/payments/payment-method/:customer_type/:customer_id/setup-intent", {
     summary: "Start saving a card for the customer: a Stripe SetupIntent for Stripe.js to confirm",
-    tags,
-    access: ["client", "server", "admin"],
     request: { params: userOrTeamParams, body: z.strictObject({}).optional() },
     response: { body: z.object({ client_secret: z.string(), stripe_account_id: z.string() }) },
     handler: async ({ deps, auth, params }) => {
-      const customer = customerOf(params);
-      await checkClientCustomerAccess(deps.db, auth, customer, FORBIDDEN);
-      await requireCustomerExists(deps.db, auth.project.id, customer);
+      const customer = await customerActedOn(deps.db, auth, params);
       return { body: await createCardSetupIntent(deps, auth.project.id, customer) };
     },
   }),
-  defineRoute({
-    method: "POST",
-    path: "/payments/payment-method/:customer_type/:customer_id/set-default",
+  anyKey.post("/payments/payment-method/:customer_type/:customer_id/set-default", {
     summary: "Make the card a succeeded SetupIntent saved the customer's default",
-    tags,
-    access: ["client", "server", "admin"],
     request: {
       params: userOrTeamParams,
       body: z.strictObject({ setup_intent_id: z.string().min(1).max(255) }),
     },
     response: { body: z.object({ success: z.literal(true), default_payment_method: cardSchema }) },
     handler: async ({ deps, auth, params, body }) => {
-      const customer = customerOf(params);
-      await checkClientCustomerAccess(deps.db, auth, customer, FORBIDDEN);
-      await requireCustomerExists(deps.db, auth.project.id, customer);
+      const customer = await customerActedOn(deps.db, auth, params);
       const card = await setDefaultCardFromSetupIntent(deps, auth.project.id, customer, body.setup_intent_id);
       return { body: { success: true as const, default_payment_method: card } };
     },
   }),
-  defineRoute({
-    method: "POST",
-    path: "/payments/products/:customer_type/:customer_id/switch",
+  anyKey.post("/payments/products/:customer_type/:customer_id/switch", {
     summary: "Switch a customer's subscription to another product of its product line",
-    tags,
-    access: ["client", "server", "admin"],
     request: {
       params: userOrTeamParams,
       body: z.strictObject({
@@ -77,9 +62,7 @@ export const cardRoutes = [
     },
     response: { body: z.object({ success: z.literal(true) }) },
     handler: async ({ deps, auth, params, body }) => {
-      const customer = customerOf(params);
-      await checkClientCustomerAccess(deps.db, auth, customer, FORBIDDEN);
-      await requireCustomerExists(deps.db, auth.project.id, customer);
+      const customer = await customerActedOn(deps.db, auth, params);
       await switchSubscription(
         deps,
         { projectId: auth.project.id, config: auth.config, fromClient: auth.accessType === "client" },

@@ -5,12 +5,13 @@
  */
 import type Stripe from "stripe";
 import { z } from "zod";
-import { defineRoute } from "../../http/route.ts";
+import { routeGroup } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { stripeClient } from "./stripe.ts";
 import { connectedAccountOf } from "./stripe-cards.ts";
 
 const tags = ["Payments"];
+const admin = routeGroup({ tags, access: ["admin"] });
 
 /** Names of the methods whose id does not read well title-cased. */
 const METHOD_NAMES: Record<string, string> = {
@@ -61,12 +62,8 @@ async function accountConfig(stripe: Stripe, accountId: string): Promise<Stripe.
 const methodIdField = z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, { error: "not a payment method id" });
 
 export const methodConfigRoutes = [
-  defineRoute({
-    method: "GET",
-    path: "/internal/payments/method-configs",
+  admin.get("/internal/payments/method-configs", {
     summary: "The payment methods Stripe offers on the project's account, and which are turned on",
-    tags,
-    access: ["admin"],
     response: {
       body: z.object({
         config_id: z.string(),
@@ -96,12 +93,8 @@ export const methodConfigRoutes = [
       return { body: { config_id: config.id, methods } };
     },
   }),
-  defineRoute({
-    method: "PATCH",
-    path: "/internal/payments/method-configs",
+  admin.patch("/internal/payments/method-configs", {
     summary: "Turn payment methods on or off on the project's Stripe account",
-    tags,
-    access: ["admin"],
     request: {
       body: z.strictObject({
         config_id: z.string().min(1).max(255),

@@ -11,7 +11,7 @@ import type { WirePurchaseUrl } from "@gatehouse/shared";
 import { knownError } from "@gatehouse/shared";
 import { z } from "zod";
 import { CUSTOMER_TYPES } from "../../config/payments.ts";
-import { defineRoute } from "../../http/route.ts";
+import { routeGroup } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { wire } from "../../http/wire-schema.ts";
 import { markCodeUsed } from "../verification-codes/service.ts";
@@ -36,18 +36,16 @@ import {
 import { findStripeAccountId } from "./stripe.ts";
 
 const tags = ["Payments"];
+const anyKey = routeGroup({ tags, access: ["client", "server", "admin"] });
+const open = routeGroup({ tags, access: "public" });
 const FORBIDDEN = "Clients may only buy for their own user, or for teams where they hold team_admin.";
 
 const fullCodeField = z.string().min(1).max(300);
 const returnUrlField = z.string().max(2000).optional();
 
 export const purchaseRoutes = [
-  defineRoute({
-    method: "POST",
-    path: "/payments/purchases/create-purchase-url",
+  anyKey.post("/payments/purchases/create-purchase-url", {
     summary: "A URL of the purchase page for one customer and one product",
-    tags,
-    access: ["client", "server", "admin"],
     request: {
       body: z.strictObject({
         customer_type: z.enum(CUSTOMER_TYPES),
@@ -110,12 +108,8 @@ export const purchaseRoutes = [
       return { body: { url } };
     },
   }),
-  defineRoute({
-    method: "POST",
-    path: "/payments/purchases/validate-code",
+  open.post("/payments/purchases/validate-code", {
     summary: "What a purchase code offers (read by the purchase page; the code is the credential)",
-    tags,
-    access: "public",
     request: { body: z.strictObject({ full_code: fullCodeField, return_url: returnUrlField }) },
     response: {
       body: z.object({
@@ -180,12 +174,8 @@ export const purchaseRoutes = [
       };
     },
   }),
-  defineRoute({
-    method: "GET",
-    path: "/payments/purchases/validate-code",
+  open.get("/payments/purchases/validate-code", {
     summary: "Whether a purchase code's project and return URL are acceptable (the code itself is not read)",
-    tags,
-    access: "public",
     request: { query: z.strictObject({ full_code: fullCodeField, return_url: returnUrlField }) },
     response: { body: z.object({ valid: z.literal(true) }) },
     handler: async ({ deps, query }) => {
@@ -194,12 +184,8 @@ export const purchaseRoutes = [
       return { body: { valid: true } };
     },
   }),
-  defineRoute({
-    method: "POST",
-    path: "/internal/payments/test-mode-purchase-session",
+  open.post("/internal/payments/test-mode-purchase-session", {
     summary: "Complete a purchase in test mode: the product is granted with no payment",
-    tags,
-    access: "public",
     request: {
       body: z.strictObject({
         full_code: fullCodeField,
@@ -225,12 +211,8 @@ export const purchaseRoutes = [
       return { body: { success: true } };
     },
   }),
-  defineRoute({
-    method: "POST",
-    path: "/payments/purchases/purchase-session",
+  open.post("/payments/purchases/purchase-session", {
     summary: "Stripe Elements payments are not offered: the purchase page pays with Stripe Checkout",
-    tags,
-    access: "public",
     request: {
       body: z.strictObject({
         full_code: fullCodeField,

@@ -15,7 +15,7 @@ import { randomUuid } from "../../crypto/index.ts";
 import type { Database } from "../../db/index.ts";
 import type { ServerEnv } from "../../env.ts";
 import { isUuid } from "../../fields/ids.ts";
-import { defineRoute } from "../../http/route.ts";
+import { routeGroup } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { type ProductPurchaseRow, productPurchases } from "./schema.ts";
 import {
@@ -187,13 +187,11 @@ const moneyAmount = z.string().regex(/^(0|[1-9][0-9]{0,11})(\.[0-9]{1,2})?$/, {
   error: 'an amount in dollars as a string, e.g. "29.99"',
 });
 
+const admin = routeGroup({ tags: ["Payments"], access: ["admin"] });
+
 export const refundRoutes = [
-  defineRoute({
-    method: "POST",
-    path: "/internal/payments/transactions/refund",
+  admin.post("/internal/payments/transactions/refund", {
     summary: "Refund a purchase paid through Stripe, optionally taking the product back",
-    tags: ["Payments"],
-    access: ["admin"],
     request: {
       body: z.strictObject({
         type: z.enum(["subscription", "one-time-purchase"]),

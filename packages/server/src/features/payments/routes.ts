@@ -6,8 +6,10 @@
 import type { WireBilling, WireInvoice, WireItem, WirePaginatedList } from "@gatehouse/shared";
 import { z } from "zod";
 import { CUSTOMER_TYPES } from "../../config/payments.ts";
+import type { Database } from "../../db/index.ts";
 import { storableText } from "../../fields/text.ts";
-import { defineRoute } from "../../http/route.ts";
+import type { RequestAuth } from "../../http/request-auth.ts";
+import { routeGroup } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { wire } from "../../http/wire-schema.ts";
 import { type Customer, inlineProductSchema, itemForCustomer, productForCustomer } from "./catalogue.ts";
@@ -18,6 +20,8 @@ import { billingOf, cancelStripeSubscriptionAtPeriodEnd, invoicesOf } from "./st
 import { compareProductOrder, customerProductSchema, customerProductViews, productCursor } from "./views.ts";
 
 const tags = ["Payments"];
+const anyKey = routeGroup({ tags, access: ["client", "server", "admin"] });
+const serverOrAdmin = routeGroup({ tags, access: ["server", "admin"] });
 
 const customerParams = {
   customer_type: z.enum(CUSTOMER_TYPES),
@@ -33,18 +37,26 @@ export const customerOf = (params: { customer_type: Customer["type"]; customer_i
 
 export const FORBIDDEN = "Clients may only act on their own user, or on teams where they hold team_admin.";
 
+/** The customer the path names, once the caller may act on it and it exists in the project. */
+export async function customerActedOn(
+  db: Database,
+  auth: RequestAuth,
+  params: Parameters<typeof customerOf>[0],
+): Promise<Customer> {
+  const customer = customerOf(params);
+  await checkClientCustomerAccess(db, auth, customer, FORBIDDEN);
+  await requireCustomerExists(db, auth.project.id, customer);
+  return customer;
+}
+
 const pageQuery = z.strictObject({
   cursor: z.string().max(200).optional(),
   limit: z.coerce.number().int().min(1).max(100).default(10),
 });
 
 export const paymentCustomerRoutes = [
-  defineRoute({
-    method: "GET",
-    path: "/payments/items/:customer_type/:customer_id/:item_id",
+  anyKey.get("/payments/items/:customer_type/:customer_id/:item_id", {
     summary: "A customer's quantity of an item",
-    tags,
-    access: ["client", "server", "admin"],
     request: { params: z.strictObject({ ...customerParams, item_id: z.string().min(1).max(200) }) },
     response: {
       body: wire<WireItem>()(z.object({ id: z.string(), display_name: z.string(), quantity: z.number() })),
@@ -58,12 +70,8 @@ export const paymentCustomerRoutes = [
       return { body: { id: item.id, display_name: item.displayName, quantity } };
     },
   }),
-  defineRoute({
-    method: "POST",
-    path: "/payments/items/:customer_type/:customer_id/:item_id/update-quantity",
+  serverOrAdmin.post("/payments/items/:customer_type/:customer_id/:item_id/update-quantity", {
     summary: "Add a signed change to a customer's quantity of an item, refused below zero unless allowed",
-    tags,
-    access: ["server", "admin"],
     request: {
       params: z.strictObject({ ...customerParams, item_id: z.string().min(1).max(200) }),
       query: z.strictObject({ allow_negative: z.enum(["true", "false"]) }),
@@ -100,12 +108,8 @@ export const paymentCustomerRoutes = [
       return { body: {} };
     },
   }),
-  defineRoute({
-    method: "GET",
-    path: "/payments/products/:customer_type/:customer_id",
+  anyKey.get("/payments/products/:customer_type/:customer_id", {
     summary: "The products a customer holds, by product id",
-    tags,
-    access: ["client", "server", "admin"],
     request: { params: z.strictObject(customerParams), query: pageQuery },
     response: {
       body: z.object({
@@ -115,9 +119,7 @@ export const paymentCustomerRoutes = [
       }),
     },
     handler: async ({ deps, auth, params, query }) => {
-      const customer = customerOf(params);
-      await checkClientCustomerAccess(deps.db, auth, customer, FORBIDDEN);
-      await requireCustomerExists(deps.db, auth.project.id, customer);
+      const customer = await customerActedOn(deps.db, auth, params);
       const rows = await listCustomerPurchases(deps.db, auth.project.id, customer);
       let views = customerProductViews(auth.config, rows, new Date());
       if (auth.accessType === "client") views = views.filter((view) => !view.product.server_only);
@@ -135,12 +137,8 @@ export const paymentCustomerRoutes = [
       };
     },
   }),
-  defineRoute({
-    method: "POST",
-    path: "/payments/products/:customer_type/:customer_id",
+  serverOrAdmin.post("/payments/products/:customer_type/:customer_id", {
     summary: "Grant a product to a customer without payment",
-    tags,
-    access: ["server", "admin"],
     request: {
       params: z.strictObject(customerParams),
       body: z
@@ -173,21 +171,15 @@ export const paymentCustomerRoutes = [
       return { body: { success: true, ...(row.kind === "subscription" ? { subscription_id: row.id } : {}) } };
     },
   }),
-  defineRoute({
-    method: "DELETE",
-    path: "/payments/products/:customer_type/:customer_id/:product_id",
+  anyKey.delete("/payments/products/:customer_type/:customer_id/:product_id", {
     summary: "Cancel a customer's subscription to a product at the end of its period",
-    tags,
-    access: ["client", "server", "admin"],
     request: {
       params: z.strictObject({ ...customerParams, product_id: z.string().min(1).max(200) }),
       query: z.strictObject({ subscription_id: z.string().max(100).optional() }),
     },
     response: { body: z.object({ success: z.literal(true) }) },
     handler: async ({ deps, auth, params, query }) => {
-      const customer = customerOf(params);
-      await checkClientCustomerAccess(deps.db, auth, customer, FORBIDDEN);
-      await requireCustomerExists(deps.db, auth.project.id, customer);
+      const customer = await customerActedOn(deps.db, auth, params);
       await cancelSubscriptions(
         deps.db,
         auth.project.id,
@@ -199,12 +191,8 @@ export const paymentCustomerRoutes = [
       return { body: { success: true } };
     },
   }),
-  defineRoute({
-    method: "GET",
-    path: "/payments/billing/:customer_type/:customer_id",
+  anyKey.get("/payments/billing/:customer_type/:customer_id", {
     summary: "A customer's billing details with the payment provider",
-    tags,
-    access: ["client", "server", "admin"],
     request: { params: z.strictObject(userOrTeamParams) },
     response: {
       body: wire<WireBilling>()(
@@ -223,18 +211,12 @@ export const paymentCustomerRoutes = [
       ),
     },
     handler: async ({ deps, auth, params }) => {
-      const customer = customerOf(params);
-      await checkClientCustomerAccess(deps.db, auth, customer, FORBIDDEN);
-      await requireCustomerExists(deps.db, auth.project.id, customer);
+      const customer = await customerActedOn(deps.db, auth, params);
       return { body: await billingOf(deps, auth.project.id, customer) };
     },
   }),
-  defineRoute({
-    method: "GET",
-    path: "/payments/invoices/:customer_type/:customer_id",
+  anyKey.get("/payments/invoices/:customer_type/:customer_id", {
     summary: "A customer's subscription invoices, newest first",
-    tags,
-    access: ["client", "server", "admin"],
     request: { params: z.strictObject(userOrTeamParams), query: pageQuery },
     response: {
       body: wire<WirePaginatedList<WireInvoice>>()(
@@ -253,9 +235,7 @@ export const paymentCustomerRoutes = [
       ),
     },
     handler: async ({ deps, auth, params, query }) => {
-      const customer = customerOf(params);
-      await checkClientCustomerAccess(deps.db, auth, customer, FORBIDDEN);
-      await requireCustomerExists(deps.db, auth.project.id, customer);
+      const customer = await customerActedOn(deps.db, auth, params);
       const page = await invoicesOf(deps, auth.project.id, customer, query.limit, query.cursor);
       return {
         body: { items: page.items, is_paginated: true, pagination: { next_cursor: page.nextCursor } },

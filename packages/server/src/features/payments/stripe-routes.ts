@@ -5,7 +5,7 @@
  */
 import { knownError } from "@gatehouse/shared";
 import { z } from "zod";
-import { defineRoute } from "../../http/route.ts";
+import { routeGroup } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { markCodeUsed } from "../verification-codes/service.ts";
 import { rememberStripeAccount } from "./charges-enabled.ts";
@@ -25,6 +25,8 @@ import {
 } from "./stripe.ts";
 
 const tags = ["Payments"];
+const admin = routeGroup({ tags, access: ["admin"] });
+const open = routeGroup({ tags, access: "public" });
 
 /** What the purchase code's checkout session carries back to the webhook. */
 export type CheckoutMetadata = {
@@ -35,12 +37,8 @@ export type CheckoutMetadata = {
 };
 
 export const stripeRoutes = [
-  defineRoute({
-    method: "POST",
-    path: "/internal/payments/setup",
+  admin.post("/internal/payments/setup", {
     summary: "Connect the project's Stripe account: a link to Stripe's onboarding",
-    tags,
-    access: ["admin"],
     response: { body: z.object({ url: z.string() }) },
     handler: async ({ deps, auth }) => {
       const accountId = await ensureStripeAccount(deps, auth.project.id);
@@ -55,12 +53,8 @@ export const stripeRoutes = [
       return { body: { url: link.url } };
     },
   }),
-  defineRoute({
-    method: "GET",
-    path: "/internal/payments/stripe/account-info",
+  admin.get("/internal/payments/stripe/account-info", {
     summary: "The state of the project's Stripe account",
-    tags,
-    access: ["admin"],
     response: {
       body: z.object({
         account_id: z.string(),
@@ -85,12 +79,8 @@ export const stripeRoutes = [
       };
     },
   }),
-  defineRoute({
-    method: "POST",
-    path: "/internal/payments/stripe-widgets/account-session",
+  admin.post("/internal/payments/stripe-widgets/account-session", {
     summary: "A session for Stripe's embedded components (payments, payouts, notifications)",
-    tags,
-    access: ["admin"],
     response: { body: z.object({ client_secret: z.string() }) },
     handler: async ({ deps, auth }) => {
       const accountId = await findStripeAccountId(deps.db, auth.project.id);
@@ -110,12 +100,8 @@ export const stripeRoutes = [
       return { body: { client_secret: session.client_secret } };
     },
   }),
-  defineRoute({
-    method: "POST",
-    path: "/payments/purchases/checkout-session",
+  open.post("/payments/purchases/checkout-session", {
     summary: "Pay a purchase code with Stripe Checkout: the URL of Stripe's payment page",
-    tags,
-    access: "public",
     request: {
       body: z.strictObject({
         full_code: z.string().min(1).max(300),

@@ -5,6 +5,7 @@
  * connected account (`stripeAccount`). `GATEHOUSE_STRIPE_API_URL` points the client elsewhere (tests run a local
  * stand-in: testing/stripe-stand-in.ts).
  */
+import type { WireBilling } from "@gatehouse/shared";
 import { and, eq } from "drizzle-orm";
 import type Stripe from "stripe";
 import type { Database } from "../../db/index.ts";
@@ -199,16 +200,7 @@ export async function cancelStripeSubscriptionAtPeriodEnd(
   return subscriptionEnd(updated);
 }
 
-export type Billing = {
-  has_customer: boolean;
-  default_payment_method: {
-    id: string;
-    brand: string | null;
-    last4: string | null;
-    exp_month: number | null;
-    exp_year: number | null;
-  } | null;
-};
+export type Billing = WireBilling;
 
 /** A customer's billing details at Stripe; `has_customer: false` for one that never started a card payment. */
 export async function billingOf(

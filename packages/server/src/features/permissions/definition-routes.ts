@@ -6,7 +6,7 @@ import {
   type PermissionScope,
 } from "../../config/index.ts";
 import { storableText } from "../../fields/text.ts";
-import { type AnyRoute, defineRoute } from "../../http/route.ts";
+import { type AnyRoute, routeGroup } from "../../http/route.ts";
 import { wire } from "../../http/wire-schema.ts";
 import {
   createPermissionDefinition,
@@ -42,52 +42,37 @@ const params = z.strictObject({ permission_id: permissionIdSchema });
 
 function definitionRoutes(scope: PermissionScope, base: string): AnyRoute[] {
   const tags = [scope === "team" ? "Team permission definitions" : "Project permission definitions"];
+  const admin = routeGroup({ tags, access: ["admin"] });
   const noun = `${scope} permission`;
   return [
-    defineRoute({
-      method: "GET",
-      path: base,
+    admin.get(base, {
       summary:
         scope === "team"
           ? "List team permission definitions, including the read-only system ($) permissions"
           : "List project permission definitions",
-      tags,
-      access: ["admin"],
       response: { body: z.object({ items: z.array(definitionSchema), is_paginated: z.literal(false) }) },
       handler: async ({ auth }) => ({
         body: { items: listPermissionDefinitions(auth.config, scope), is_paginated: false },
       }),
     }),
-    defineRoute({
-      method: "POST",
-      path: base,
+    admin.post(base, {
       summary: `Define a ${noun}`,
-      tags,
-      access: ["admin"],
       request: { body: z.strictObject({ id: customPermissionIdSchema, ...fields }) },
       response: { status: 201, body: definitionSchema },
       handler: async ({ deps, auth, body }) => ({
         body: await createPermissionDefinition(deps, auth.project.id, scope, body),
       }),
     }),
-    defineRoute({
-      method: "PATCH",
-      path: `${base}/:permission_id`,
+    admin.patch(`${base}/:permission_id`, {
       summary: `Change a ${noun}: its id (references and grants follow), description or contained permissions`,
-      tags,
-      access: ["admin"],
       request: { params, body: z.strictObject({ id: customPermissionIdSchema.optional(), ...fields }) },
       response: { body: definitionSchema },
       handler: async ({ deps, auth, params, body }) => ({
         body: await updatePermissionDefinition(deps, auth.project.id, scope, params.permission_id, body),
       }),
     }),
-    defineRoute({
-      method: "DELETE",
-      path: `${base}/:permission_id`,
+    admin.delete(`${base}/:permission_id`, {
       summary: `Delete a ${noun} with every grant of it and every reference to it`,
-      tags,
-      access: ["admin"],
       request: { params },
       response: { body: z.object({ success: z.literal(true) }) },
       handler: async ({ deps, auth, params }) => {

@@ -5,7 +5,7 @@ import type { Database } from "../../db/index.ts";
 import { userIdOrMeField } from "../../fields/ids.ts";
 import { ownListRefusal, ownListUserId, resolveUserId } from "../../http/current-user.ts";
 import type { RequestAuth } from "../../http/request-auth.ts";
-import { type AnyRoute, defineRoute } from "../../http/route.ts";
+import { type AnyRoute, routeGroup } from "../../http/route.ts";
 import { wire } from "../../http/wire-schema.ts";
 import { permissionDefinitionRoutes, permissionIdSchema } from "./definition-routes.ts";
 import {
@@ -64,6 +64,8 @@ function grantRoutes<Query extends ListQuery, Params extends GrantParams>(
   scope: GrantScope<Query, Params>,
 ): AnyRoute[] {
   const tags = [scope.tag];
+  const anyKey = routeGroup({ tags, access: ["client", "server", "admin"] });
+  const serverOrAdmin = routeGroup({ tags, access: ["server", "admin"] });
   const target = (auth: RequestAuth, params: Params): GrantTarget => ({
     projectId: auth.project.id,
     config: auth.config,
@@ -71,12 +73,8 @@ function grantRoutes<Query extends ListQuery, Params extends GrantParams>(
     permissionId: params.permission_id,
   });
   return [
-    defineRoute({
-      method: "GET",
-      path: scope.path,
+    anyKey.get(scope.path, {
       summary: scope.listSummary,
-      tags,
-      access: ["client", "server", "admin"],
       request: { query: scope.listQuery },
       response: { body: z.object({ items: z.array(scope.item), is_paginated: z.literal(false) }) },
       handler: async ({ deps, auth, query }) => {
@@ -92,24 +90,16 @@ function grantRoutes<Query extends ListQuery, Params extends GrantParams>(
         return { body: { items: await scope.list(deps.db, options, query), is_paginated: false } };
       },
     }),
-    defineRoute({
-      method: "POST",
-      path: scope.grantPath,
+    serverOrAdmin.post(scope.grantPath, {
       summary: scope.grantSummary,
-      tags,
-      access: ["server", "admin"],
       request: { params: scope.grantParams },
       response: { status: 201, body: scope.item },
       handler: async ({ deps, auth, params }) => ({
         body: await scope.grant(deps.db, target(auth, params), params),
       }),
     }),
-    defineRoute({
-      method: "DELETE",
-      path: scope.grantPath,
+    serverOrAdmin.delete(scope.grantPath, {
       summary: scope.revokeSummary,
-      tags,
-      access: ["server", "admin"],
       request: { params: scope.grantParams },
       response: { body: success },
       handler: async ({ deps, auth, params }) => {

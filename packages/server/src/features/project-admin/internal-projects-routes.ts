@@ -2,7 +2,7 @@ import { knownError } from "@gatehouse/shared";
 import { z } from "zod";
 import { storableText } from "../../fields/text.ts";
 import type { RequestAuth } from "../../http/request-auth.ts";
-import { defineRoute } from "../../http/route.ts";
+import { routeGroup } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { withStoredProjectLogos } from "../images/stored-image.ts";
 import { hasTeamPermission } from "../permissions/service.ts";
@@ -19,7 +19,7 @@ import type { UserRow } from "../users/schema.ts";
 import { projectFieldsSchema } from "./routes.ts";
 
 const tags = ["Projects"];
-const access = ["client", "server", "admin"] as const;
+const anyKey = routeGroup({ tags, access: ["client", "server", "admin"] });
 
 /**
  * These routes act for a dashboard user: a signed-in, non-anonymous user of the `internal` project (PROTOCOL.md §6).
@@ -33,12 +33,8 @@ function requireInternalUser(auth: RequestAuth): UserRow {
 }
 
 export const internalProjectRoutes = [
-  defineRoute({
-    method: "POST",
-    path: "/internal/projects",
+  anyKey.post("/internal/projects", {
     summary: "Create a project owned by one of the signed-in dashboard user's teams",
-    tags,
-    access,
     request: {
       body: projectFieldsSchema.extend({
         display_name: storableText(256).trim().min(1),
@@ -56,12 +52,8 @@ export const internalProjectRoutes = [
       return { body: toAdminProjectView(project, configs.get(project.id)!, deps.env.isDevelopment) };
     },
   }),
-  defineRoute({
-    method: "GET",
-    path: "/internal/projects",
+  anyKey.get("/internal/projects", {
     summary: "List the projects the signed-in dashboard user manages",
-    tags,
-    access,
     response: { body: z.object({ items: z.array(adminProjectSchema), is_paginated: z.literal(false) }) },
     handler: async ({ deps, auth }) => {
       const user = requireInternalUser(auth);
@@ -74,12 +66,8 @@ export const internalProjectRoutes = [
       return { body: { items, is_paginated: false as const } };
     },
   }),
-  defineRoute({
-    method: "POST",
-    path: "/internal/projects/transfer",
+  anyKey.post("/internal/projects/transfer", {
     summary: "Hand a managed project over to another of the dashboard user's teams",
-    tags,
-    access,
     request: { body: z.strictObject({ project_id: z.string().min(1).max(100), new_team_id: z.uuid() }) },
     // The reference answers the string "true" here (PROTOCOL-EXTRA §8.12), unlike the boolean of other routes.
     response: { body: z.object({ success: z.literal("true") }) },

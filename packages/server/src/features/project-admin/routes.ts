@@ -2,7 +2,7 @@ import { z } from "zod";
 import { legacyConfigUpdateSchema } from "../../config/index.ts";
 import { logoUrlField } from "../../fields/images.ts";
 import { storableText } from "../../fields/text.ts";
-import { defineRoute } from "../../http/route.ts";
+import { routeGroup } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { withStoredProjectLogos } from "../images/stored-image.ts";
 import { getRenderedConfig } from "../projects/config-store.ts";
@@ -16,6 +16,8 @@ import {
 } from "../projects/views.ts";
 
 const tags = ["Projects"];
+const anyKey = routeGroup({ tags, access: ["client", "server", "admin"] });
+const admin = routeGroup({ tags, access: ["admin"] });
 /** An http(s) URL, or a data URL that is uploaded and replaced by its URL (PROTOCOL-EXTRA §6.7). */
 const optionalUrl = logoUrlField.nullable().optional();
 
@@ -33,32 +35,20 @@ export const projectFieldsSchema = z.strictObject({
 });
 
 export const projectRoutes = [
-  defineRoute({
-    method: "GET",
-    path: "/projects/current",
+  anyKey.get("/projects/current", {
     summary: "The current project as clients see it",
-    tags,
-    access: ["client", "server", "admin"],
     response: { body: clientProjectSchema },
     handler: async ({ auth }) => ({ body: toClientProjectView(auth.project, auth.config) }),
   }),
-  defineRoute({
-    method: "GET",
-    path: "/internal/projects/current",
+  admin.get("/internal/projects/current", {
     summary: "The current project with its settings, for its owners",
-    tags,
-    access: ["admin"],
     response: { body: adminProjectSchema },
     handler: async ({ deps, auth }) => ({
       body: toAdminProjectView(auth.project, auth.config, deps.env.isDevelopment),
     }),
   }),
-  defineRoute({
-    method: "PATCH",
-    path: "/internal/projects/current",
+  admin.patch("/internal/projects/current", {
     summary: "Update the current project's fields and legacy config",
-    tags,
-    access: ["admin"],
     request: { body: projectFieldsSchema },
     response: { body: adminProjectSchema },
     handler: async ({ deps, auth, body }) => {
@@ -71,12 +61,8 @@ export const projectRoutes = [
       return { body: toAdminProjectView(project, config, deps.env.isDevelopment) };
     },
   }),
-  defineRoute({
-    method: "DELETE",
-    path: "/internal/projects/current",
+  admin.delete("/internal/projects/current", {
     summary: "Delete the current project and everything in it",
-    tags,
-    access: ["admin"],
     response: { body: z.object({ success: z.literal(true) }) },
     handler: async ({ deps, auth }) => {
       if (auth.project.id === "internal")

@@ -8,7 +8,7 @@ import {
 } from "../../config/index.ts";
 import { levelKeyProblem, type OverrideLevel } from "../../config/levels.ts";
 import type { RequestAuth } from "../../http/request-auth.ts";
-import { defineRoute } from "../../http/route.ts";
+import { routeGroup } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { wire } from "../../http/wire-schema.ts";
 import {
@@ -21,6 +21,8 @@ import {
 } from "../projects/config-store.ts";
 
 const tags = ["Config"];
+const admin = routeGroup({ tags, access: ["admin"] });
+const serverOrAdmin = routeGroup({ tags, access: ["server", "admin"] });
 const levelParams = z.strictObject({ level: z.enum(["project", "branch", "environment"]) });
 const success = z.object({ success: z.literal(true) });
 
@@ -72,21 +74,13 @@ function assertLevelAccess(auth: RequestAuth, level: OverrideLevel): void {
 }
 
 export const configRoutes = [
-  defineRoute({
-    method: "GET",
-    path: "/internal/config",
+  admin.get("/internal/config", {
     summary: "The fully rendered config of the current project",
-    tags,
-    access: ["admin"],
     response: { body: configString },
     handler: async ({ auth }) => ({ body: { config_string: JSON.stringify(auth.config) } }),
   }),
-  defineRoute({
-    method: "GET",
-    path: "/internal/config/override/:level",
+  serverOrAdmin.get("/internal/config/override/:level", {
     summary: "The stored override of one config level",
-    tags,
-    access: ["server", "admin"],
     request: { params: levelParams },
     response: { body: configString },
     handler: async ({ deps, auth, params }) => {
@@ -95,12 +89,8 @@ export const configRoutes = [
       return { body: { config_string: JSON.stringify(overrides[params.level]) } };
     },
   }),
-  defineRoute({
-    method: "PATCH",
-    path: "/internal/config/override/:level",
+  serverOrAdmin.patch("/internal/config/override/:level", {
     summary: "Change keys of one config level (each key replaces everything beneath it)",
-    tags,
-    access: ["server", "admin"],
     request: { params: levelParams, body: z.strictObject({ config_override_string: z.string() }) },
     response: { body: success },
     handler: async ({ deps, auth, params, body }) => {
@@ -114,12 +104,8 @@ export const configRoutes = [
       return { body: { success: true } };
     },
   }),
-  defineRoute({
-    method: "PATCH",
-    path: "/internal/config/override",
+  admin.patch("/internal/config/override", {
     summary: "Legacy alias of PATCH /internal/config/override/environment (older SDKs)",
-    tags,
-    access: ["admin"],
     request: { body: z.strictObject({ config_override_string: z.string() }) },
     response: { body: success },
     handler: async ({ deps, auth, body }) => {
@@ -132,12 +118,8 @@ export const configRoutes = [
       return { body: { success: true } };
     },
   }),
-  defineRoute({
-    method: "PUT",
-    path: "/internal/config/override/:level",
+  serverOrAdmin.put("/internal/config/override/:level", {
     summary: "Replace one config level's override",
-    tags,
-    access: ["server", "admin"],
     request: {
       params: levelParams,
       body: z.strictObject({ config_string: z.string(), source: branchSource.optional() }),
@@ -163,12 +145,8 @@ export const configRoutes = [
       return { body: { success: true } };
     },
   }),
-  defineRoute({
-    method: "POST",
-    path: "/internal/config/override/:level/reset-keys",
+  admin.post("/internal/config/override/:level/reset-keys", {
     summary: "Remove keys (and everything beneath them) from a branch or environment override",
-    tags,
-    access: ["admin"],
     request: {
       params: z.strictObject({ level: z.enum(["branch", "environment"]) }),
       body: z.strictObject({ keys: z.array(z.string().min(1).max(512)).max(1000) }),
@@ -181,23 +159,15 @@ export const configRoutes = [
       return { body: { success: true } };
     },
   }),
-  defineRoute({
-    method: "GET",
-    path: "/internal/config/source",
+  admin.get("/internal/config/source", {
     summary: "Where the branch-level config comes from",
-    tags,
-    access: ["admin"],
     response: { body: z.object({ source: z.record(z.string(), z.unknown()) }) },
     handler: async ({ deps, auth }) => {
       return { body: { source: await getBranchConfigSource(deps.db, auth.project.id) } };
     },
   }),
-  defineRoute({
-    method: "DELETE",
-    path: "/internal/config/source",
+  admin.delete("/internal/config/source", {
     summary: "Unlink the branch-level config from its source",
-    tags,
-    access: ["admin"],
     response: { body: success },
     handler: async ({ deps, auth }) => {
       await setBranchConfigSource(deps.db, auth.project.id, { type: "unlinked" });

@@ -1,7 +1,7 @@
 import type { WireInternalApiKey, WireInternalApiKeyFirstView } from "@gatehouse/shared";
 import { z } from "zod";
 import { storableText } from "../../fields/text.ts";
-import { defineRoute } from "../../http/route.ts";
+import { routeGroup } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { wire } from "../../http/wire-schema.ts";
 import type { ProjectApiKeySetRow } from "./schema.ts";
@@ -49,18 +49,15 @@ function toView(row: ProjectApiKeySetRow): WireInternalApiKey {
 
 const keySetParams = z.strictObject({ api_key_id: z.uuid() });
 const tags = ["Project API keys"];
+const admin = routeGroup({ tags, access: ["admin"] });
 
 function notFound(): never {
   throw new StatusError(404, "API key set not found.");
 }
 
 export const projectKeyRoutes = [
-  defineRoute({
-    method: "POST",
-    path: "/internal/api-keys",
+  admin.post("/internal/api-keys", {
     summary: "Create a project API key set; the full keys are in this response only",
-    tags,
-    access: ["admin"],
     request: {
       body: z.strictObject({
         description: storableText(1000),
@@ -99,35 +96,23 @@ export const projectKeyRoutes = [
       };
     },
   }),
-  defineRoute({
-    method: "GET",
-    path: "/internal/api-keys",
+  admin.get("/internal/api-keys", {
     summary: "List project API key sets (last four characters only)",
-    tags,
-    access: ["admin"],
     response: { body: z.object({ items: z.array(keySetSchema), is_paginated: z.literal(false) }) },
     handler: async ({ deps, auth }) => ({
       body: { items: (await listKeySets(deps.db, auth.project.id)).map(toView), is_paginated: false },
     }),
   }),
-  defineRoute({
-    method: "GET",
-    path: "/internal/api-keys/:api_key_id",
+  admin.get("/internal/api-keys/:api_key_id", {
     summary: "Read a project API key set",
-    tags,
-    access: ["admin"],
     request: { params: keySetParams },
     response: { body: keySetSchema },
     handler: async ({ deps, auth, params }) => ({
       body: toView((await findKeySet(deps.db, auth.project.id, params.api_key_id)) ?? notFound()),
     }),
   }),
-  defineRoute({
-    method: "PATCH",
-    path: "/internal/api-keys/:api_key_id",
+  admin.patch("/internal/api-keys/:api_key_id", {
     summary: "Update the description of, or revoke, a project API key set",
-    tags,
-    access: ["admin"],
     request: {
       params: keySetParams,
       body: z.strictObject({

@@ -17,19 +17,24 @@ export const ONBOARDING_STATUSES = [
 
 const domainView = z.object({ domain: z.string(), handler_path: z.string() });
 
+/** The on/off settings both config views carry, in the order both answer them (config/legacy-view.ts). */
+const configSwitches = {
+  sign_up_enabled: z.boolean(),
+  credential_enabled: z.boolean(),
+  magic_link_enabled: z.boolean(),
+  passkey_enabled: z.boolean(),
+  client_team_creation_enabled: z.boolean(),
+  client_user_deletion_enabled: z.boolean(),
+  allow_user_api_keys: z.boolean(),
+  allow_team_api_keys: z.boolean(),
+};
+
 export const clientProjectSchema = wire<WireClientProject>()(
   z.object({
     id: z.string(),
     display_name: z.string(),
     config: z.object({
-      sign_up_enabled: z.boolean(),
-      credential_enabled: z.boolean(),
-      magic_link_enabled: z.boolean(),
-      passkey_enabled: z.boolean(),
-      client_team_creation_enabled: z.boolean(),
-      client_user_deletion_enabled: z.boolean(),
-      allow_user_api_keys: z.boolean(),
-      allow_team_api_keys: z.boolean(),
+      ...configSwitches,
       allow_localhost: z.boolean(),
       enabled_oauth_providers: z.array(z.object({ id: z.string() })),
       domains: z.array(domainView),
@@ -56,14 +61,7 @@ export const adminProjectSchema = wire<WireAdminProject>()(
     onboarding_state: z.record(z.string(), z.unknown()).nullable(),
     config: z.object({
       allow_localhost: z.boolean(),
-      sign_up_enabled: z.boolean(),
-      credential_enabled: z.boolean(),
-      magic_link_enabled: z.boolean(),
-      passkey_enabled: z.boolean(),
-      client_team_creation_enabled: z.boolean(),
-      client_user_deletion_enabled: z.boolean(),
-      allow_user_api_keys: z.boolean(),
-      allow_team_api_keys: z.boolean(),
+      ...configSwitches,
       oauth_providers: z.array(
         z.object({
           provider_config_id: z.string(),

@@ -7,7 +7,7 @@ import {
 import { z } from "zod";
 import { requireUser, resolveUserId } from "../../http/current-user.ts";
 import { readProtocolHeader } from "../../http/protocol-headers.ts";
-import { defineRoute } from "../../http/route.ts";
+import { routeGroup } from "../../http/route.ts";
 import { wire } from "../../http/wire-schema.ts";
 import { endUserIpInfo } from "../../net/ip-info.ts";
 import { findUser } from "../users/service.ts";
@@ -20,6 +20,8 @@ import {
 } from "./service.ts";
 
 const tags = ["Sessions"];
+const serverOrAdmin = routeGroup({ tags, access: ["server", "admin"] });
+const anyKey = routeGroup({ tags, access: ["client", "server", "admin"] });
 const success = z.object({ success: z.literal(true) });
 
 const sessionSchema = wire<WireSession>()(
@@ -47,12 +49,8 @@ const sessionSchema = wire<WireSession>()(
 );
 
 export const sessionRoutes = [
-  defineRoute({
-    method: "POST",
-    path: "/auth/sessions",
+  serverOrAdmin.post("/auth/sessions", {
     summary: "Create a session for a user (servers signing a user in, impersonation)",
-    tags,
-    access: ["server", "admin"],
     request: {
       body: z.strictObject({
         user_id: z.string(),
@@ -75,12 +73,8 @@ export const sessionRoutes = [
       return { body: tokens };
     },
   }),
-  defineRoute({
-    method: "DELETE",
-    path: "/auth/sessions/current",
+  anyKey.delete("/auth/sessions/current", {
     summary: "Sign out: end the session of the access token",
-    tags,
-    access: ["client", "server", "admin"],
     response: { body: success },
     handler: async ({ deps, auth }) => {
       const sessionId = auth.accessToken?.refresh_token_id;
@@ -90,12 +84,8 @@ export const sessionRoutes = [
       return { body: { success: true } };
     },
   }),
-  defineRoute({
-    method: "POST",
-    path: "/auth/sessions/current/refresh",
+  anyKey.post("/auth/sessions/current/refresh", {
     summary: "A new access token for the refresh token in x-stack-refresh-token",
-    tags,
-    access: ["client", "server", "admin"],
     response: { body: wire<WireRefreshedToken>()(z.object({ access_token: z.string() })) },
     handler: async ({ deps, auth, request, clientIp }) => {
       const refreshToken = readProtocolHeader(request.headers, "refresh-token");
@@ -112,12 +102,8 @@ export const sessionRoutes = [
       return { body: { access_token: accessToken } };
     },
   }),
-  defineRoute({
-    method: "GET",
-    path: "/auth/sessions",
+  anyKey.get("/auth/sessions", {
     summary: "List a user's active sessions, newest first",
-    tags,
-    access: ["client", "server", "admin"],
     request: { query: z.strictObject({ user_id: z.string() }) },
     response: { body: z.object({ items: z.array(sessionSchema), is_paginated: z.literal(false) }) },
     handler: async ({ deps, auth, query }) => {
@@ -148,12 +134,8 @@ export const sessionRoutes = [
       return { body: { items, is_paginated: false } };
     },
   }),
-  defineRoute({
-    method: "DELETE",
-    path: "/auth/sessions/:session_id",
+  anyKey.delete("/auth/sessions/:session_id", {
     summary: "End one of a user's sessions (not the current one)",
-    tags,
-    access: ["client", "server", "admin"],
     request: {
       params: z.strictObject({ session_id: z.uuid() }),
       query: z.strictObject({ user_id: z.string() }),

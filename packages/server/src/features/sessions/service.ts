@@ -141,6 +141,15 @@ export async function findSessionByRefreshToken(
   refreshToken: string,
 ): Promise<{ session: SessionRow; user: UserRow } | null> {
   if (refreshToken.length === 0 || refreshToken.length > 200) return null;
+  return findSessionByRefreshTokenHash(db, projectId, sha256Hex(refreshToken));
+}
+
+/** The same by the token's SHA-256, for a caller that keeps only that (the CLI login's anonymous session). */
+export async function findSessionByRefreshTokenHash(
+  db: Database,
+  projectId: string,
+  refreshTokenHash: string,
+): Promise<{ session: SessionRow; user: UserRow } | null> {
   const [row] = await db
     .select({ session: sessions, user: users })
     .from(sessions)
@@ -148,7 +157,7 @@ export async function findSessionByRefreshToken(
     .where(
       and(
         eq(sessions.projectId, projectId),
-        eq(sessions.refreshTokenHash, sha256Hex(refreshToken)),
+        eq(sessions.refreshTokenHash, refreshTokenHash),
         or(isNull(sessions.expiresAt), gt(sessions.expiresAt, new Date())),
       ),
     )

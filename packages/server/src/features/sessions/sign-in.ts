@@ -1,6 +1,8 @@
-import { knownError } from "@gatehouse/shared";
+import { knownError, type WireSignInOrUpTokens, type WireSignInTokens } from "@gatehouse/shared";
+import { z } from "zod";
 import type { RenderedConfig } from "../../config/index.ts";
 import type { AppDeps } from "../../deps.ts";
+import { wire } from "../../http/wire-schema.ts";
 import { recordKnownSignInAddress } from "../../rate-limit/password-checks.ts";
 import { signInEvent } from "../activity/analytics.ts";
 import type { ContactChannelRow } from "../contact-channels/schema.ts";
@@ -10,6 +12,21 @@ import { issueTokens } from "./service.ts";
 
 /** How long an MFA attempt code is good for (PROTOCOL.md §4.3). */
 export const MFA_ATTEMPT_LIFETIME_MS = 5 * 60 * 1000;
+
+/** The answer of the sign-in routes that never create the user. */
+export const signInTokensSchema = wire<WireSignInTokens>()(
+  z.object({ access_token: z.string(), refresh_token: z.string(), user_id: z.string() }),
+);
+
+/** The answer of the sign-in routes that may create the user. */
+export const signInOrUpTokensSchema = wire<WireSignInOrUpTokens>()(
+  z.object({
+    access_token: z.string(),
+    refresh_token: z.string(),
+    is_new_user: z.boolean(),
+    user_id: z.string(),
+  }),
+);
 
 export type SignInResult = {
   access_token: string;

@@ -3,9 +3,10 @@
  * reference's dev tool fetches them with a bare `fetch`) and the addresses of this API.
  */
 import { z } from "zod";
-import { defineRoute } from "../../http/route.ts";
+import { routeGroup } from "../../http/route.ts";
 
 const tags = ["System"];
+const open = routeGroup({ tags, access: "public" });
 
 /** The reference's page components, each at version 1 (the only version its dev tool knows). */
 const PAGE_COMPONENTS = [
@@ -39,12 +40,8 @@ export function backendUrls(baseUrl: string): string[] {
 }
 
 export const internalSystemRoutes = [
-  defineRoute({
-    method: "GET",
-    path: "/internal/component-versions",
+  open.get("/internal/component-versions", {
     summary: "The versions of the hosted page components (sign-in, sign-up, …), for the SDK's dev tool",
-    tags,
-    access: "public",
     response: { body: z.object({ versions: z.record(z.string(), componentVersion) }) },
     handler: async () => ({
       body: {
@@ -54,12 +51,8 @@ export const internalSystemRoutes = [
       },
     }),
   }),
-  defineRoute({
-    method: "GET",
-    path: "/internal/backend-urls",
+  open.get("/internal/backend-urls", {
     summary: "The addresses of this API, the first one preferred",
-    tags,
-    access: "public",
     response: { body: z.object({ urls: z.array(z.string()) }) },
     handler: async ({ deps }) => ({ body: { urls: backendUrls(deps.env.baseUrl) } }),
   }),

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { resolveRequestAuth } from "../../http/request-auth.ts";
 import { textResponse } from "../../http/responses.ts";
-import { defineRoute } from "../../http/route.ts";
+import { routeGroup } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { findProject } from "../projects/service.ts";
 import { feedbackRoutes } from "./feedback.ts";
@@ -9,17 +9,14 @@ import { internalSystemRoutes } from "./internal-routes.ts";
 import { versionRoutes } from "./version-routes.ts";
 
 const tags = ["System"];
+const open = routeGroup({ tags, access: "public" });
 
 export const systemRoutes = [
   ...versionRoutes,
   ...internalSystemRoutes,
   ...feedbackRoutes,
-  defineRoute({
-    method: "GET",
-    path: "",
+  open.get("", {
     summary: "A welcome text that also says how the request was authenticated",
-    tags,
-    access: "public",
     response: {
       raw: true,
       description:
@@ -41,12 +38,8 @@ export const systemRoutes = [
       return textResponse(lines.join("\n"));
     },
   }),
-  defineRoute({
-    method: "GET",
-    path: "/projects/:project_id/.well-known/jwks.json",
+  open.get("/projects/:project_id/.well-known/jwks.json", {
     summary: "The public keys that verify this project's access tokens",
-    tags,
-    access: "public",
     request: {
       params: z.strictObject({ project_id: z.string().max(64) }),
       query: z.strictObject({

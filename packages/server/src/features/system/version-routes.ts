@@ -5,9 +5,10 @@
  */
 import { z } from "zod";
 import { textResponse } from "../../http/responses.ts";
-import { defineRoute } from "../../http/route.ts";
+import { defineRoute, routeGroup } from "../../http/route.ts";
 
 const tags = ["System"];
+const open = routeGroup({ tags, access: "public" });
 
 /** The reference version whose protocol this server speaks; client SDKs are compared with it. */
 export const PROTOCOL_VERSION = "2.8.86";
@@ -78,12 +79,8 @@ export const versionRoutes = [
       return textResponse(`${subject} is not supported yet by this Gatehouse server.`);
     },
   }),
-  defineRoute({
-    method: "POST",
-    path: "/check-version",
+  open.post("/check-version", {
     summary: "Whether a client SDK's version fits this server",
-    tags,
-    access: "public",
     request: { body: z.object({ clientVersion: z.string().max(100) }) },
     response: {
       body: z.union([

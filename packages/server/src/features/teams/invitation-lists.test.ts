@@ -1,39 +1,26 @@
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
+import { describe, expect, it, vi } from "vitest";
+import type { TestProject, TestServer } from "../../testing/harness.ts";
 import { expectKnownError, expectPlainError as expectPlain } from "../../testing/known-errors.ts";
 import { teamInvitations } from "./schema.ts";
 import { seamState } from "./test-seam.ts";
-import { freshEmail, invitationHelpers, teamsApi, UNKNOWN_ID } from "./test-support.ts";
+import { freshEmail, openTeamsTestFile, type TeamsApi, teamsApi, UNKNOWN_ID } from "./test-support.ts";
 
 vi.mock("./permission-seam.ts", () => import("./test-seam.ts"));
 
 let server: TestServer;
 let project: TestProject;
-let api: ReturnType<typeof teamsApi>;
-let invite: ReturnType<typeof invitationHelpers>["invite"];
-let expire: ReturnType<typeof invitationHelpers>["expire"];
-
-beforeAll(async () => {
-  server = await createTestServer();
-  project = await server.createProject("Invitation lists");
-  api = teamsApi(server, project);
-  ({ invite, expire } = invitationHelpers(server, project, api));
-});
-afterAll(() => server.close());
-beforeEach(() => {
-  seamState.denied.clear();
-  seamState.grants.length = 0;
-});
+let api: TeamsApi;
+openTeamsTestFile("Invitation lists", (opened) => ({ server, project, api } = opened));
 
 describe("GET /team-invitations", () => {
   it("lists a team's open invitations for members with $read_members and $invite_members, and for servers", async () => {
     const ada = await api.user();
     const team = await api.team("Listed", [ada.user.id]);
-    const first = await invite("First@Example.com", { team });
-    const second = await invite(freshEmail(), { team });
-    const gone = await invite(freshEmail(), { team });
-    await expire(gone.id);
+    const first = await api.invite("First@Example.com", { team });
+    const second = await api.invite(freshEmail(), { team });
+    const gone = await api.invite(freshEmail(), { team });
+    await api.expire(gone.id);
     const list = await api.get(`/team-invitations?team_id=${team.id}`, ada.as);
     expect(list.status, list.text).toBe(200);
     expect(list.body.is_paginated).toBe(false);
@@ -92,8 +79,8 @@ describe("GET /team-invitations", () => {
     const unverified = freshEmail();
     const bob = await api.user({ primaryEmail: email, primaryEmailVerified: true });
     const carl = await api.user({ primaryEmail: unverified });
-    const mine = await invite(email);
-    await invite(unverified);
+    const mine = await api.invite(email);
+    await api.invite(unverified);
     const list = await api.get("/team-invitations?user_id=me", bob.as);
     expect(list.body.items.map((i: { id: string }) => i.id)).toEqual([mine.id]);
     expect((await api.get("/team-invitations?user_id=me", carl.as)).body.items).toEqual([]);
@@ -129,7 +116,7 @@ describe("DELETE /team-invitations/:id", () => {
   it("revokes for members with $remove_members, only within the named team", async () => {
     const ada = await api.user();
     const team = await api.team("Revoking", [ada.user.id]);
-    const { id } = await invite(freshEmail(), { team });
+    const { id } = await api.invite(freshEmail(), { team });
     const elsewhere = await api.team("Elsewhere", [ada.user.id]);
     expectKnownError(
       await api.del(`/team-invitations/${id}?team_id=${elsewhere.id}`, ada.as),
@@ -178,7 +165,7 @@ describe("DELETE /team-invitations/:id", () => {
 describe("POST /team-invitations/:id/accept", () => {
   it("lets the invitee with a verified matching email join, once", async () => {
     const email = freshEmail();
-    const { team, id } = await invite(email);
+    const { team, id } = await api.invite(email);
     const bob = await api.user({ primaryEmail: email, primaryEmailVerified: true });
     const accepted = await api.post(`/team-invitations/${id}/accept?user_id=me`, bob.as);
     expect(accepted).toMatchObject({ status: 200, body: {} });
@@ -197,7 +184,7 @@ describe("POST /team-invitations/:id/accept", () => {
 
   it("refuses other and unverified emails, expired and unknown invitations alike", async () => {
     const email = freshEmail();
-    const { id, code } = await invite(email);
+    const { id, code } = await api.invite(email);
     const other = await api.user({ primaryEmail: freshEmail(), primaryEmailVerified: true });
     const unverified = await api.user({ primaryEmail: email });
     expectKnownError(
@@ -235,7 +222,7 @@ describe("POST /team-invitations/:id/accept", () => {
       "USER_NOT_FOUND",
     );
 
-    await expire(id);
+    await api.expire(id);
     const owner = await api.user({ primaryEmail: `owner-${email}`, primaryEmailVerified: true });
     await server.deps.db
       .update(teamInvitations)
@@ -255,7 +242,7 @@ describe("POST /team-invitations/:id/accept", () => {
 
   it("does not reach into another project", async () => {
     const email = freshEmail();
-    const { id } = await invite(email);
+    const { id } = await api.invite(email);
     const otherApi = teamsApi(server, await server.createProject("Other"));
     const twin = await otherApi.user({ primaryEmail: email, primaryEmailVerified: true });
     expectKnownError(

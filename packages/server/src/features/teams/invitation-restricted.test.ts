@@ -6,19 +6,17 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
 import { expectKnownError } from "../../testing/known-errors.ts";
-import { freshEmail, invitationHelpers, teamsApi } from "./test-support.ts";
+import { freshEmail, type TeamsApi, teamsApi } from "./test-support.ts";
 
 let server: TestServer;
 let project: TestProject;
-let api: ReturnType<typeof teamsApi>;
-let invite: ReturnType<typeof invitationHelpers>["invite"];
+let api: TeamsApi;
 
 beforeAll(async () => {
   server = await createTestServer();
   project = await server.createProject("Restricted invitees");
   await project.configure({ "onboarding.requireEmailVerification": true });
   api = teamsApi(server, project);
-  ({ invite } = invitationHelpers(server, project, api));
 });
 afterAll(() => server.close());
 
@@ -36,7 +34,7 @@ async function restrictedInvitee(email: string) {
 describe("the code routes", () => {
   it("refuse a restricted user's details and accept with 403, and leave the code usable", async () => {
     const email = freshEmail();
-    const { team, code } = await invite(email);
+    const { team, code } = await api.invite(email);
     const carl = await restrictedInvitee(email);
     for (const path of ["/team-invitations/accept/details", "/team-invitations/accept"]) {
       expectKnownError(
@@ -58,7 +56,7 @@ describe("the code routes", () => {
   });
 
   it("need a user for details as for accept", async () => {
-    const { code } = await invite(freshEmail());
+    const { code } = await api.invite(freshEmail());
     for (const path of ["/team-invitations/accept/details", "/team-invitations/accept"]) {
       expectKnownError(
         await api.post(path, "client-anonymous", { code }),
@@ -72,7 +70,7 @@ describe("the code routes", () => {
 describe("POST /team-invitations/:id/accept", () => {
   it("refuses a restricted client user before looking at the invitation", async () => {
     const email = freshEmail();
-    const { id } = await invite(email);
+    const { id } = await api.invite(email);
     const carl = await restrictedInvitee(email);
     expectKnownError(
       await api.post(`/team-invitations/${id}/accept?user_id=me`, carl.as),

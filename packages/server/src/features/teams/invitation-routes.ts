@@ -6,7 +6,7 @@ import type { Database } from "../../db/index.ts";
 import { emailField, normalizeEmail } from "../../fields/email.ts";
 import { requireUser, resolveUserId } from "../../http/current-user.ts";
 import type { RequestAuth } from "../../http/request-auth.ts";
-import { defineRoute } from "../../http/route.ts";
+import { routeGroup } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { wire } from "../../http/wire-schema.ts";
 import { consumeRateLimit, rateLimitScope } from "../../rate-limit/limiter.ts";
@@ -28,7 +28,7 @@ import { findTeam } from "./service.ts";
 import { invitationView, listOf, success, teamInvitationSchema } from "./views.ts";
 
 const tags = ["Team invitations"];
-const all = ["client", "server", "admin"] as const;
+const anyKey = routeGroup({ tags, access: ["client", "server", "admin"] });
 /** PROTOCOL.md §4.3: a code is exactly 45 characters, anything else is a SCHEMA_ERROR. */
 const codeBody = z.strictObject({ code: z.string().length(45) });
 
@@ -67,12 +67,8 @@ async function checkInvitationCode(
 }
 
 export const invitationRoutes = [
-  defineRoute({
-    method: "POST",
-    path: "/team-invitations/send-code",
+  anyKey.post("/team-invitations/send-code", {
     summary: "Invite an email address to a team; the link in the email carries a one-time code",
-    tags,
-    access: all,
     request: {
       body: z.strictObject({ team_id: z.string(), email: emailField, callback_url: z.string().max(2048) }),
     },
@@ -104,12 +100,8 @@ export const invitationRoutes = [
       return { body: { success: true, id: invitation.id } };
     },
   }),
-  defineRoute({
-    method: "POST",
-    path: "/team-invitations/accept/check-code",
+  anyKey.post("/team-invitations/accept/check-code", {
     summary: "Check an invitation code without using it",
-    tags,
-    access: all,
     request: { body: codeBody },
     response: { body: z.object({ is_code_valid: z.literal(true) }) },
     handler: async ({ deps, auth, body, clientIp }) => {
@@ -117,12 +109,8 @@ export const invitationRoutes = [
       return { body: { is_code_valid: true } };
     },
   }),
-  defineRoute({
-    method: "POST",
-    path: "/team-invitations/accept/details",
+  anyKey.post("/team-invitations/accept/details", {
     summary: "The team an invitation code is for, without using the code",
-    tags,
-    access: all,
     request: { body: codeBody },
     response: {
       body: wire<WireInvitationDetails>()(z.object({ team_id: z.string(), team_display_name: z.string() })),
@@ -135,12 +123,8 @@ export const invitationRoutes = [
       return { body: { team_id: team.id, team_display_name: team.displayName } };
     },
   }),
-  defineRoute({
-    method: "POST",
-    path: "/team-invitations/accept",
+  anyKey.post("/team-invitations/accept", {
     summary: "Join the team of an invitation code as the signed-in user (joining a team twice is a no-op)",
-    tags,
-    access: all,
     request: { body: codeBody },
     response: { body: z.object({}) },
     handler: async ({ deps, auth, body, clientIp }) => {
@@ -157,12 +141,8 @@ export const invitationRoutes = [
       return { body: {} };
     },
   }),
-  defineRoute({
-    method: "GET",
-    path: "/team-invitations",
+  anyKey.get("/team-invitations", {
     summary: "Open invitations of a team (team_id) or addressed to a user's verified emails (user_id)",
-    tags,
-    access: all,
     request: { query: z.strictObject({ team_id: z.string().optional(), user_id: z.string().optional() }) },
     response: { body: listOf(teamInvitationSchema) },
     handler: async ({ deps, auth, query }) => {
@@ -190,12 +170,8 @@ export const invitationRoutes = [
       return { body: { items, is_paginated: false } };
     },
   }),
-  defineRoute({
-    method: "DELETE",
-    path: "/team-invitations/:id",
+  anyKey.delete("/team-invitations/:id", {
     summary: "Revoke an invitation of a team (clients need $remove_members)",
-    tags,
-    access: all,
     request: {
       params: z.strictObject({ id: z.uuid() }),
       query: z.strictObject({ team_id: z.string().optional() }),
@@ -212,12 +188,8 @@ export const invitationRoutes = [
       return { body: { success: true } };
     },
   }),
-  defineRoute({
-    method: "POST",
-    path: "/team-invitations/:id/accept",
+  anyKey.post("/team-invitations/:id/accept", {
     summary: "Accept an invitation addressed to one of the user's verified emails",
-    tags,
-    access: all,
     request: {
       params: z.strictObject({ id: z.uuid() }),
       query: z.strictObject({ user_id: z.string() }),

@@ -1,29 +1,23 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
+import { describe, expect, it, vi } from "vitest";
+import type { TestProject, TestServer } from "../../testing/harness.ts";
 import { expectKnownError } from "../../testing/known-errors.ts";
 import { codeFromEmail, emailsTo, latestEmailTo } from "../../testing/outbox.ts";
 import { seamState } from "./test-seam.ts";
-import { CALLBACK, freshEmail, invitationHelpers, teamsApi, UNKNOWN_ID } from "./test-support.ts";
+import {
+  CALLBACK,
+  freshEmail,
+  openTeamsTestFile,
+  type TeamsApi,
+  teamsApi,
+  UNKNOWN_ID,
+} from "./test-support.ts";
 
 vi.mock("./permission-seam.ts", () => import("./test-seam.ts"));
 
 let server: TestServer;
 let project: TestProject;
-let api: ReturnType<typeof teamsApi>;
-let invite: ReturnType<typeof invitationHelpers>["invite"];
-let expire: ReturnType<typeof invitationHelpers>["expire"];
-
-beforeAll(async () => {
-  server = await createTestServer();
-  project = await server.createProject("Invitations");
-  api = teamsApi(server, project);
-  ({ invite, expire } = invitationHelpers(server, project, api));
-});
-afterAll(() => server.close());
-beforeEach(() => {
-  seamState.denied.clear();
-  seamState.grants.length = 0;
-});
+let api: TeamsApi;
+openTeamsTestFile("Invitations", (opened) => ({ server, project, api } = opened));
 
 describe("POST /team-invitations/send-code", () => {
   it("emails a link carrying the code to the invitee, sent by a member with $invite_members", async () => {
@@ -109,7 +103,7 @@ describe("POST /team-invitations/send-code", () => {
 describe("accepting with the emailed code", () => {
   it("checks, shows the details of, and uses the code, once", async () => {
     const email = freshEmail();
-    const { team, code } = await invite(email);
+    const { team, code } = await api.invite(email);
     const bob = await api.user({ primaryEmail: email });
     const check = await api.post("/team-invitations/accept/check-code", "client-anonymous", { code });
     expect(check).toMatchObject({ status: 200, body: { is_code_valid: true } });
@@ -136,7 +130,7 @@ describe("accepting with the emailed code", () => {
   it("is a no-op for someone who already is a member", async () => {
     const ada = await api.user();
     const team = await api.team("Already", [ada.user.id]);
-    const { code } = await invite(freshEmail(), { team });
+    const { code } = await api.invite(freshEmail(), { team });
     seamState.grants.length = 0;
     expect((await api.post("/team-invitations/accept", ada.as, { code })).body).toEqual({});
     expect(seamState.grants).toEqual([]);
@@ -145,7 +139,7 @@ describe("accepting with the emailed code", () => {
   });
 
   it("needs a signed-in, unrestricted user and leaves the code usable otherwise", async () => {
-    const { code } = await invite(freshEmail());
+    const { code } = await api.invite(freshEmail());
     expectKnownError(
       await api.post("/team-invitations/accept", "client-anonymous", { code }),
       401,
@@ -179,7 +173,7 @@ describe("accepting with the emailed code", () => {
       "VERIFICATION_CODE_NOT_FOUND",
     );
 
-    const { id, code } = await invite(freshEmail());
+    const { id, code } = await api.invite(freshEmail());
     const otherApi = teamsApi(server, await server.createProject("Other"));
     const stranger = await otherApi.user();
     expectKnownError(
@@ -188,7 +182,7 @@ describe("accepting with the emailed code", () => {
       "VERIFICATION_CODE_NOT_FOUND",
     );
 
-    await expire(id);
+    await api.expire(id);
     for (const path of [
       "/team-invitations/accept",
       "/team-invitations/accept/check-code",
@@ -200,7 +194,7 @@ describe("accepting with the emailed code", () => {
 
   it("stops working when the invitation is revoked or its team deleted", async () => {
     const ada = await api.user();
-    const revoked = await invite(freshEmail());
+    const revoked = await api.invite(freshEmail());
     expect(
       (await api.del(`/team-invitations/${revoked.id}?team_id=${revoked.team.id}`, "server")).body,
     ).toEqual({
@@ -212,7 +206,7 @@ describe("accepting with the emailed code", () => {
       "VERIFICATION_CODE_NOT_FOUND",
     );
 
-    const orphan = await invite(freshEmail());
+    const orphan = await api.invite(freshEmail());
     expect((await api.del(`/teams/${orphan.team.id}`, "server")).status).toBe(200);
     expectKnownError(
       await api.post("/team-invitations/accept/details", ada.as, { code: orphan.code }),

@@ -5,6 +5,7 @@ import { randomUuid } from "../../crypto/index.ts";
 import type { Database } from "../../db/index.ts";
 import { isUuid } from "../../fields/ids.ts";
 import { contactChannels } from "../contact-channels/schema.ts";
+import { userChannelsWhere } from "../contact-channels/store.ts";
 import type { UserRow } from "../users/schema.ts";
 import { findPrimaryChannel } from "../users/service.ts";
 import { restrictedReasonOf } from "../users/views.ts";
@@ -99,9 +100,9 @@ export async function verifiedEmailsOf(db: Database, projectId: string, userId: 
     .select({ value: contactChannels.value })
     .from(contactChannels)
     .where(
-      and(
-        eq(contactChannels.projectId, projectId),
-        eq(contactChannels.userId, userId),
+      userChannelsWhere(
+        projectId,
+        userId,
         eq(contactChannels.type, "email"),
         eq(contactChannels.isVerified, true),
       ),

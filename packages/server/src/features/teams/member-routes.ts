@@ -6,7 +6,7 @@ import { userIdOrMeField } from "../../fields/ids.ts";
 import { serverProfileImageField } from "../../fields/images.ts";
 import { storableText } from "../../fields/text.ts";
 import { requireUser, resolveUserId } from "../../http/current-user.ts";
-import { defineRoute } from "../../http/route.ts";
+import { routeGroup } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { storedImageUrl } from "../images/stored-image.ts";
 import {
@@ -28,13 +28,12 @@ import {
 const membershipParams = z.strictObject({ team_id: z.uuid(), user_id: userIdOrMeField });
 const profileBody = { client: clientMemberProfileSchema, server: serverMemberProfileSchema };
 
+const serverOrAdmin = routeGroup({ tags: ["Teams"], access: ["server", "admin"] });
+const anyKey = routeGroup({ tags: ["Teams"], access: ["client", "server", "admin"] });
+
 export const membershipRoutes = [
-  defineRoute({
-    method: "POST",
-    path: "/team-memberships/:team_id/:user_id",
+  serverOrAdmin.post("/team-memberships/:team_id/:user_id", {
     summary: "Add a user to a team, with the team member default permissions",
-    tags: ["Teams"],
-    access: ["server", "admin"],
     request: { params: membershipParams },
     response: { status: 201, body: z.object({ team_id: z.string(), user_id: z.string() }) },
     handler: async ({ deps, auth, params }) => {
@@ -45,12 +44,8 @@ export const membershipRoutes = [
       return { body: { team_id: team.id, user_id: user.id } };
     },
   }),
-  defineRoute({
-    method: "DELETE",
-    path: "/team-memberships/:team_id/:user_id",
+  anyKey.delete("/team-memberships/:team_id/:user_id", {
     summary: "Remove a member; clients may leave (user_id=me) or, with $remove_members, remove others",
-    tags: ["Teams"],
-    access: ["client", "server", "admin"],
     request: { params: membershipParams },
     response: { body: success },
     handler: async ({ deps, auth, params }) => {
@@ -75,12 +70,8 @@ export const membershipRoutes = [
 ];
 
 export const memberProfileRoutes = [
-  defineRoute({
-    method: "GET",
-    path: "/team-member-profiles",
+  anyKey.get("/team-member-profiles", {
     summary: "List member profiles of a team and/or a user (clients: of a team they belong to)",
-    tags: ["Teams"],
-    access: ["client", "server", "admin"],
     request: {
       query: z.strictObject({ team_id: z.string().optional(), user_id: z.string().optional() }),
     },
@@ -108,12 +99,8 @@ export const memberProfileRoutes = [
       return { body: { items, is_paginated: false } };
     },
   }),
-  defineRoute({
-    method: "GET",
-    path: "/team-member-profiles/:team_id/:user_id",
+  anyKey.get("/team-member-profiles/:team_id/:user_id", {
     summary: "Read one member's profile in a team",
-    tags: ["Teams"],
-    access: ["client", "server", "admin"],
     request: { params: membershipParams },
     response: { body: profileBody },
     handler: async ({ deps, auth, params }) => {
@@ -127,12 +114,8 @@ export const memberProfileRoutes = [
       return { body: await oneProfile(deps.db, auth.project.id, auth.config, params.team_id, userId) };
     },
   }),
-  defineRoute({
-    method: "PATCH",
-    path: "/team-member-profiles/:team_id/:user_id",
+  anyKey.patch("/team-member-profiles/:team_id/:user_id", {
     summary: "Update a member's profile in a team (clients: only their own)",
-    tags: ["Teams"],
-    access: ["client", "server", "admin"],
     request: {
       params: membershipParams,
       body: z.strictObject({

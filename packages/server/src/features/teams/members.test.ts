@@ -1,27 +1,17 @@
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
+import { describe, expect, it, vi } from "vitest";
+import type { TestProject, TestServer } from "../../testing/harness.ts";
 import { expectKnownError } from "../../testing/known-errors.ts";
 import { users } from "../users/schema.ts";
 import { seamState } from "./test-seam.ts";
-import { PNG, teamsApi, UNKNOWN_ID } from "./test-support.ts";
+import { openTeamsTestFile, PNG, type TeamsApi, teamsApi, UNKNOWN_ID } from "./test-support.ts";
 
 vi.mock("./permission-seam.ts", () => import("./test-seam.ts"));
 
 let server: TestServer;
 let project: TestProject;
-let api: ReturnType<typeof teamsApi>;
-
-beforeAll(async () => {
-  server = await createTestServer();
-  project = await server.createProject("Members");
-  api = teamsApi(server, project);
-});
-afterAll(() => server.close());
-beforeEach(() => {
-  seamState.denied.clear();
-  seamState.grants.length = 0;
-});
+let api: TeamsApi;
+openTeamsTestFile("Members", (opened) => ({ server, project, api } = opened));
 
 describe("POST /team-memberships/:team_id/:user_id", () => {
   it("adds a member with the member default permissions, once", async () => {

@@ -5,11 +5,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
 import { expectKnownError, expectPlainError } from "../../testing/known-errors.ts";
-import { teamsApi } from "./test-support.ts";
+import { type TeamsApi, teamsApi } from "./test-support.ts";
 
 let server: TestServer;
 let project: TestProject;
-let api: ReturnType<typeof teamsApi>;
+let api: TeamsApi;
 
 beforeAll(async () => {
   server = await createTestServer();

@@ -6,7 +6,7 @@ import { serverProfileImageField } from "../../fields/images.ts";
 import { metadataField } from "../../fields/metadata.ts";
 import { storableText } from "../../fields/text.ts";
 import { ownListRefusal, ownListUserId, requireUser } from "../../http/current-user.ts";
-import { defineRoute } from "../../http/route.ts";
+import { defineRoute, routeGroup } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { wireRequest } from "../../http/wire-schema.ts";
 import { storedImageUrl } from "../images/stored-image.ts";
@@ -22,6 +22,7 @@ import { createTeam, deleteTeam, listTeams, type TeamFields, updateTeam } from "
 import { success } from "./views.ts";
 
 const tags = ["Teams"];
+const anyKey = routeGroup({ tags, access: ["client", "server", "admin"] });
 const teamBody = { client: clientTeamSchema, server: serverTeamSchema };
 const teamParams = z.strictObject({ team_id: z.uuid() });
 
@@ -109,12 +110,8 @@ export const teamCrudRoutes = [
       return { body: { items, is_paginated: true, pagination: { next_cursor: nextCursor } } };
     },
   }),
-  defineRoute({
-    method: "POST",
-    path: "/teams",
+  anyKey.post("/teams", {
     summary: "Create a team; the creator (creator_user_id, may be `me`) becomes its first member",
-    tags,
-    access: ["client", "server", "admin"],
     request: {
       body: wireRequest<WireTeamCreate>()(
         z.strictObject({
@@ -158,24 +155,16 @@ export const teamCrudRoutes = [
       return { body: teamView(team) };
     },
   }),
-  defineRoute({
-    method: "GET",
-    path: "/teams/:team_id",
+  anyKey.get("/teams/:team_id", {
     summary: "Read a team (clients: only teams they belong to)",
-    tags,
-    access: ["client", "server", "admin"],
     request: { params: teamParams },
     response: { body: teamBody },
     handler: async ({ deps, auth, params }) => ({
       body: teamView(await teamForMemberWith(deps.db, auth, params.team_id, [])),
     }),
   }),
-  defineRoute({
-    method: "PATCH",
-    path: "/teams/:team_id",
+  anyKey.patch("/teams/:team_id", {
     summary: "Update a team (clients need $update_team)",
-    tags,
-    access: ["client", "server", "admin"],
     request: { params: teamParams, body: wireRequest<WireTeamUpdate>()(z.strictObject(teamUpdateFields)) },
     response: { body: teamBody },
     handler: async ({ deps, auth, params, body, request }) => {
@@ -191,12 +180,8 @@ export const teamCrudRoutes = [
       return { body: teamView(team) };
     },
   }),
-  defineRoute({
-    method: "DELETE",
-    path: "/teams/:team_id",
+  anyKey.delete("/teams/:team_id", {
     summary: "Delete a team with its memberships and invitations (clients need $delete_team)",
-    tags,
-    access: ["client", "server", "admin"],
     // The reference reads no body here, so whatever an SDK sends along is ignored rather than refused.
     request: { params: teamParams, body: z.unknown().optional() },
     response: { body: success },

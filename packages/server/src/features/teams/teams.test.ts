@@ -1,27 +1,17 @@
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import type { TestProject, TestServer } from "../../testing/harness.ts";
 import { expectKnownError } from "../../testing/known-errors.ts";
 import { users } from "../users/schema.ts";
 import { seamState } from "./test-seam.ts";
-import { PNG, type Reply, teamsApi, UNKNOWN_ID } from "./test-support.ts";
+import { openTeamsTestFile, PNG, type Reply, type TeamsApi, teamsApi, UNKNOWN_ID } from "./test-support.ts";
 
 vi.mock("./permission-seam.ts", () => import("./test-seam.ts"));
 
 let server: TestServer;
 let project: TestProject;
-let api: ReturnType<typeof teamsApi>;
-
-beforeAll(async () => {
-  server = await createTestServer();
-  project = await server.createProject("Teams");
-  api = teamsApi(server, project);
-});
-afterAll(() => server.close());
-beforeEach(() => {
-  seamState.denied.clear();
-  seamState.grants.length = 0;
-});
+let api: TeamsApi;
+openTeamsTestFile("Teams", (opened) => ({ server, project, api } = opened));
 
 const SERVER_TEAM_KEYS = [
   "client_metadata",

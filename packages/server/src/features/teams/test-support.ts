@@ -1,7 +1,7 @@
 /** Request helpers shared by the teams tests. */
 import { and, eq } from "drizzle-orm";
-import { expect } from "vitest";
-import type { TestProject, TestServer } from "../../testing/harness.ts";
+import { afterAll, beforeAll, beforeEach, expect } from "vitest";
+import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
 import { TINY_PNG_DATA_URL } from "../../testing/images.ts";
 import { codeFromEmail, latestEmailTo } from "../../testing/outbox.ts";
 import { expireRows } from "../../testing/time.ts";
@@ -10,6 +10,7 @@ import { users } from "../users/schema.ts";
 import type { NewUser } from "../users/service.ts";
 import { verificationCodes } from "../verification-codes/schema.ts";
 import { teamInvitations } from "./schema.ts";
+import { seamState } from "./test-seam.ts";
 
 export type Reply = Awaited<ReturnType<TestServer["request"]>>;
 export type Caller =
@@ -18,6 +19,12 @@ export type Caller =
   | { token: string; headers?: Record<string, string> }
   | "client-anonymous";
 
+export type TeamsApi = ReturnType<typeof teamsApi>;
+
+/**
+ * Requests to `project` as a given caller, and the objects the teams tests start from: users, teams, and
+ * invitations (`invite`, `expire`).
+ */
 export function teamsApi(server: TestServer, project: TestProject) {
   const headersFor = (caller: Caller) => {
     if (caller === "server" || caller === "admin") return project.headers(caller);
@@ -30,7 +37,7 @@ export function teamsApi(server: TestServer, project: TestProject) {
       headers: headersFor(caller),
       ...(body === undefined ? {} : { body }),
     });
-  return {
+  const api = {
     get: (path: string, caller: Caller) => call("GET", path, caller),
     post: (path: string, caller: Caller, body: unknown = {}) => call("POST", path, caller, body),
     patch: (path: string, caller: Caller, body: unknown) => call("PATCH", path, caller, body),
@@ -58,28 +65,8 @@ export function teamsApi(server: TestServer, project: TestProject) {
       return row?.selectedTeamId ?? null;
     },
   };
-}
-
-export const UNKNOWN_ID = "00000000-0000-4000-8000-000000000000";
-/** A (tiny) inline picture, the only kind clients may upload; it is stored and answered as a URL. */
-export const PNG = TINY_PNG_DATA_URL;
-
-let emailCounter = 0;
-/** A recipient address no other test in the file uses (the outbox is read per address). */
-export function freshEmail(): string {
-  emailCounter += 1;
-  return `invitee${emailCounter}@example.com`;
-}
-
-export const CALLBACK = "http://localhost:3000/handler/team-invitation";
-
-/** Helpers of the invitation tests: invite by the API and read the emailed code; expire an invitation. */
-export function invitationHelpers(
-  server: TestServer,
-  project: TestProject,
-  api: ReturnType<typeof teamsApi>,
-) {
   return {
+    ...api,
     /** Invites `email` to a new team (as the server unless told): the team, invitation id and emailed code. */
     invite: async (
       email: string,
@@ -105,4 +92,39 @@ export function invitationHelpers(
       await expireRows(server, verificationCodes, eq(verificationCodes.id, row!.codeId));
     },
   };
+}
+
+export const UNKNOWN_ID = "00000000-0000-4000-8000-000000000000";
+/** A (tiny) inline picture, the only kind clients may upload; it is stored and answered as a URL. */
+export const PNG = TINY_PNG_DATA_URL;
+
+let emailCounter = 0;
+/** A recipient address no other test in the file uses (the outbox is read per address). */
+export function freshEmail(): string {
+  emailCounter += 1;
+  return `invitee${emailCounter}@example.com`;
+}
+
+export const CALLBACK = "http://localhost:3000/handler/team-invitation";
+
+/**
+ * The opening of the teams test files that stand in for the permission checks (`vi.mock("./permission-seam.ts")`):
+ * one server and project for the file, closed after it, and the requests to it, handed to `opened` before the
+ * first test; the seam's denials and grants are cleared before each test.
+ */
+export function openTeamsTestFile(
+  projectName: string,
+  opened: (file: { server: TestServer; project: TestProject; api: TeamsApi }) => void,
+): void {
+  let server: TestServer | undefined;
+  beforeAll(async () => {
+    server = await createTestServer();
+    const project = await server.createProject(projectName);
+    opened({ server, project, api: teamsApi(server, project) });
+  });
+  afterAll(() => server?.close());
+  beforeEach(() => {
+    seamState.denied.clear();
+    seamState.grants.length = 0;
+  });
 }

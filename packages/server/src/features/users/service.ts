@@ -8,7 +8,7 @@ import { preparedPerDatabase } from "../../db/prepared-sql.ts";
 import { normalizeEmail } from "../../fields/email.ts";
 import { isUuid } from "../../fields/ids.ts";
 import { type ContactChannelRow, contactChannels } from "../contact-channels/schema.ts";
-import { insertPrimaryEmail, insertPrimaryEmails } from "../contact-channels/store.ts";
+import { insertPrimaryEmail, insertPrimaryEmails, userChannelsWhere } from "../contact-channels/store.ts";
 import { recordEvents } from "../events/record.ts";
 import type { FeatureHooks, RequestedProviderAccount } from "../hooks.ts";
 import { createPersonalTeam } from "../teams/personal-team.ts";
@@ -58,13 +58,7 @@ export async function findPrimaryChannel(db: Database, projectId: string, userId
   const [row] = await db
     .select()
     .from(contactChannels)
-    .where(
-      and(
-        eq(contactChannels.projectId, projectId),
-        eq(contactChannels.userId, userId),
-        eq(contactChannels.isPrimary, true),
-      ),
-    )
+    .where(userChannelsWhere(projectId, userId, eq(contactChannels.isPrimary, true)))
     .limit(1);
   return row ?? null;
 }

@@ -3,43 +3,23 @@
  * signed; retries follow the protocol's schedule with the same message id; filters and disabled endpoints hold.
  */
 import { eq, sql } from "drizzle-orm";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
 import { recordEvents } from "../events/record.ts";
 import { events } from "../events/schema.ts";
 import { webhookDeliveries, webhookEndpoints } from "./schema.ts";
 import {
-  type Answer,
   createEndpoint,
   independentlyVerified,
   makeRetriesDue,
-  type Receiver,
-  startReceiver,
+  openWebhookTestFile,
   startTestWorker,
 } from "./test-support.ts";
 import { RETRY_DELAYS_MS, type WebhookWorker } from "./worker.ts";
 
 let server: TestServer;
 let worker: WebhookWorker;
-const receivers: Receiver[] = [];
-
-beforeAll(async () => {
-  server = await createTestServer();
-  worker = await startTestWorker(server);
-});
-afterEach(async () => {
-  await Promise.all(receivers.splice(0).map((receiver) => receiver.close()));
-});
-afterAll(async () => {
-  await worker.stop();
-  await server.close();
-});
-
-async function receiver(answer?: (index: number) => Answer) {
-  const started = await startReceiver(answer);
-  receivers.push(started);
-  return started;
-}
+const { receiver } = openWebhookTestFile((opened) => ({ server, worker } = opened));
 
 const userData = (id: string) => ({
   id,

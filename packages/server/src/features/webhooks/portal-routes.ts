@@ -8,7 +8,7 @@ import { z } from "zod";
 import type { AppDeps } from "../../deps.ts";
 import { storableText } from "../../fields/text.ts";
 import type { RequestAuth } from "../../http/request-auth.ts";
-import { defineRoute } from "../../http/route.ts";
+import { routeGroup } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
 import { wire } from "../../http/wire-schema.ts";
 import { WEBHOOK_EVENT_TYPES } from "../events/record.ts";
@@ -27,7 +27,7 @@ import { verifyPortalToken } from "./portal-token.ts";
 import { deliverySchema, deliveryView, EVENT_TYPE_LIST, endpointSchema, endpointView } from "./views.ts";
 
 const tags = ["Webhook portal"];
-const access = ["admin"] as const;
+const admin = routeGroup({ tags, access: ["admin"] });
 
 /** The portal token as a caller: admin access to this project's webhook routes, and only to those. */
 async function portalAuth(deps: AppDeps, token: string): Promise<RequestAuth> {
@@ -64,34 +64,22 @@ const endpointParams = z.strictObject({ endpoint_id: z.uuid() });
 const created = wire<WireWebhookEndpointCreated>()(endpointSchema.extend({ secret: z.string() }));
 
 export const portalRoutes = [
-  defineRoute({
-    method: "GET",
-    path: "/webhooks-portal/event-types",
+  admin.get("/webhooks-portal/event-types", {
     summary: "The event types an endpoint can subscribe to",
-    tags,
-    access,
     bearerAuth: portalAuth,
     response: { body: z.object({ items: z.array(z.object({ name: z.string(), description: z.string() })) }) },
     handler: async () => ({ body: { items: EVENT_TYPE_LIST } }),
   }),
-  defineRoute({
-    method: "GET",
-    path: "/webhooks-portal/endpoints",
+  admin.get("/webhooks-portal/endpoints", {
     summary: "The project's webhook endpoints",
-    tags,
-    access,
     bearerAuth: portalAuth,
     response: { body: z.object({ items: z.array(endpointSchema) }) },
     handler: async ({ deps, auth }) => ({
       body: { items: (await listEndpoints(deps, auth.project.id)).map(endpointView) },
     }),
   }),
-  defineRoute({
-    method: "POST",
-    path: "/webhooks-portal/endpoints",
+  admin.post("/webhooks-portal/endpoints", {
     summary: "Add an endpoint; its signing secret is in this answer only",
-    tags,
-    access,
     bearerAuth: portalAuth,
     request: { body: z.strictObject(endpointFields) },
     response: { status: 201, body: created },
@@ -100,12 +88,8 @@ export const portalRoutes = [
       return { status: 201, body: { ...endpointView(row), secret } };
     },
   }),
-  defineRoute({
-    method: "GET",
-    path: "/webhooks-portal/endpoints/:endpoint_id",
+  admin.get("/webhooks-portal/endpoints/:endpoint_id", {
     summary: "One endpoint",
-    tags,
-    access,
     bearerAuth: portalAuth,
     request: { params: endpointParams },
     response: { body: endpointSchema },
@@ -113,12 +97,8 @@ export const portalRoutes = [
       body: endpointView(await getEndpoint(deps, auth.project.id, params.endpoint_id)),
     }),
   }),
-  defineRoute({
-    method: "PATCH",
-    path: "/webhooks-portal/endpoints/:endpoint_id",
+  admin.patch("/webhooks-portal/endpoints/:endpoint_id", {
     summary: "Change an endpoint's URL, description, event types or enabled state",
-    tags,
-    access,
     bearerAuth: portalAuth,
     request: {
       params: endpointParams,
@@ -129,12 +109,8 @@ export const portalRoutes = [
       body: endpointView(await updateEndpoint(deps, auth.project.id, params.endpoint_id, body)),
     }),
   }),
-  defineRoute({
-    method: "DELETE",
-    path: "/webhooks-portal/endpoints/:endpoint_id",
+  admin.delete("/webhooks-portal/endpoints/:endpoint_id", {
     summary: "Delete an endpoint and its deliveries",
-    tags,
-    access,
     bearerAuth: portalAuth,
     request: { params: endpointParams },
     response: { body: z.object({ success: z.literal(true) }) },
@@ -143,12 +119,8 @@ export const portalRoutes = [
       return { body: { success: true } };
     },
   }),
-  defineRoute({
-    method: "POST",
-    path: "/webhooks-portal/endpoints/:endpoint_id/rotate-secret",
+  admin.post("/webhooks-portal/endpoints/:endpoint_id/rotate-secret", {
     summary: "Replace an endpoint's signing secret; the new one is in this answer only",
-    tags,
-    access,
     bearerAuth: portalAuth,
     request: { params: endpointParams },
     response: { body: z.object({ secret: z.string() }) },
@@ -156,12 +128,8 @@ export const portalRoutes = [
       body: { secret: await rotateEndpointSecret(deps, auth.project.id, params.endpoint_id) },
     }),
   }),
-  defineRoute({
-    method: "GET",
-    path: "/webhooks-portal/endpoints/:endpoint_id/deliveries",
+  admin.get("/webhooks-portal/endpoints/:endpoint_id/deliveries", {
     summary: "An endpoint's recent deliveries, newest first, with their attempts",
-    tags,
-    access,
     bearerAuth: portalAuth,
     request: {
       params: endpointParams,
@@ -173,12 +141,8 @@ export const portalRoutes = [
       return { body: { items: rows.map(deliveryView) } };
     },
   }),
-  defineRoute({
-    method: "POST",
-    path: "/webhooks-portal/endpoints/:endpoint_id/test",
+  admin.post("/webhooks-portal/endpoints/:endpoint_id/test", {
     summary: "Queue a stack.test message to this endpoint (listed with its deliveries)",
-    tags,
-    access,
     bearerAuth: portalAuth,
     request: { params: endpointParams },
     response: { status: 201, body: deliverySchema },
@@ -187,12 +151,8 @@ export const portalRoutes = [
       body: deliveryView(await queueTestMessage(deps, auth.project.id, params.endpoint_id)),
     }),
   }),
-  defineRoute({
-    method: "POST",
-    path: "/webhooks-portal/deliveries/:delivery_id/resend",
+  admin.post("/webhooks-portal/deliveries/:delivery_id/resend", {
     summary: "Send a finished delivery again (same message id), as a new attempt due now",
-    tags,
-    access,
     bearerAuth: portalAuth,
     request: { params: z.strictObject({ delivery_id: z.uuid() }) },
     response: { body: deliverySchema },

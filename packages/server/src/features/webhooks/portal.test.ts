@@ -2,7 +2,7 @@
  * The webhook portal: the token of POST /webhooks/svix-token, what it opens (one project's endpoints, nothing
  * else), the endpoint and delivery routes, send-test-webhook, and the SSRF refusals when an endpoint is saved.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
 import { recordEvents } from "../events/record.ts";
 import { createPortalToken, PORTAL_TOKEN_LIFETIME_MS, verifyPortalToken } from "./portal-token.ts";
@@ -10,9 +10,7 @@ import {
   createEndpoint,
   independentlyVerified,
   makeRetriesDue,
-  type Receiver,
-  startReceiver,
-  startTestWorker,
+  openWebhookTestFile,
 } from "./test-support.ts";
 import type { WebhookWorker } from "./worker.ts";
 
@@ -20,27 +18,13 @@ let server: TestServer;
 let worker: WebhookWorker;
 let a: TestProject;
 let b: TestProject;
-const receivers: Receiver[] = [];
-
-beforeAll(async () => {
-  server = await createTestServer();
-  worker = await startTestWorker(server);
-  a = await server.createProject("Portal A");
-  b = await server.createProject("Portal B");
-});
-afterEach(async () => {
-  await Promise.all(receivers.splice(0).map((receiver) => receiver.close()));
-});
-afterAll(async () => {
-  await worker.stop();
-  await server.close();
-});
-
-async function receiver(...args: Parameters<typeof startReceiver>) {
-  const started = await startReceiver(...args);
-  receivers.push(started);
-  return started;
-}
+const { receiver } = openWebhookTestFile(
+  (opened) => ({ server, worker, a, b } = opened),
+  async (started: TestServer) => ({
+    a: await started.createProject("Portal A"),
+    b: await started.createProject("Portal B"),
+  }),
+);
 
 async function portalToken(project: TestProject): Promise<string> {
   const response = await server.request("/api/v1/webhooks/svix-token", {

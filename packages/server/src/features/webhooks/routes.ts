@@ -5,7 +5,7 @@
 import type { WireWebhookPortalToken, WireWebhookTestResult } from "@gatehouse/shared";
 import { z } from "zod";
 import { randomUuid } from "../../crypto/index.ts";
-import { defineRoute } from "../../http/route.ts";
+import { routeGroup } from "../../http/route.ts";
 import { wire } from "../../http/wire-schema.ts";
 import { webhookAddressesGuarded } from "../../net/address-guard.ts";
 import { consumeRateLimit, rateLimitScope } from "../../rate-limit/limiter.ts";
@@ -17,6 +17,7 @@ import { sendMessage } from "./sender.ts";
 import { openEndpointSecret } from "./signing.ts";
 
 const tags = ["Webhooks"];
+const admin = routeGroup({ tags, access: ["admin"] });
 
 /** Where the portal page is served; the token travels in the fragment, so it never reaches a server log. */
 export function portalUrl(baseUrl: string, token: string): string {
@@ -24,12 +25,8 @@ export function portalUrl(baseUrl: string, token: string): string {
 }
 
 export const webhookRoutes = [
-  defineRoute({
-    method: "POST",
-    path: "/webhooks/svix-token",
+  admin.post("/webhooks/svix-token", {
     summary: "A 24-hour token for the project's webhook portal, and the portal's URL",
-    tags,
-    access: ["admin"],
     response: {
       status: 201,
       body: wire<WireWebhookPortalToken>()(z.object({ token: z.string(), url: z.string() })),
@@ -39,12 +36,8 @@ export const webhookRoutes = [
       return { status: 201, body: { token, url: portalUrl(deps.env.baseUrl, token) } };
     },
   }),
-  defineRoute({
-    method: "POST",
-    path: "/internal/send-test-webhook",
+  admin.post("/internal/send-test-webhook", {
     summary: "Send a stack.test message to one endpoint now and report whether it answered with a 2xx",
-    tags,
-    access: ["admin"],
     request: { body: z.strictObject({ endpoint_id: z.uuid() }) },
     response: {
       body: wire<WireWebhookTestResult>()(

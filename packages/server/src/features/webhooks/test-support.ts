@@ -1,8 +1,9 @@
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { sql } from "drizzle-orm";
+import { afterAll, afterEach, beforeAll } from "vitest";
 import type { Database } from "../../db/index.ts";
-import type { TestProject, TestServer } from "../../testing/harness.ts";
+import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
 import { webhookDeliveries } from "./schema.ts";
 import { startWebhookWorker, type WebhookWorker, type WebhookWorkerOptions } from "./worker.ts";
 
@@ -110,4 +111,37 @@ export async function independentlyVerified(
   return String(headers[`${prefix}-signature`])
     .split(" ")
     .some((entry) => entry === `v1,${expected}`);
+}
+
+/**
+ * The opening of the webhook test files: a server whose worker the tests drive (startTestWorker), with what `setUp`
+ * makes of it, handed to `opened` before the first test; worker and server are stopped after the last test.
+ * `receiver` starts a receiver that is closed after the test.
+ */
+export function openWebhookTestFile<T extends object>(
+  opened: (file: T & { server: TestServer; worker: WebhookWorker }) => void,
+  setUp: (server: TestServer) => Promise<T> = async () => ({}) as T,
+) {
+  let server: TestServer | undefined;
+  let worker: WebhookWorker | undefined;
+  const receivers: Receiver[] = [];
+  beforeAll(async () => {
+    server = await createTestServer();
+    worker = await startTestWorker(server);
+    opened({ ...(await setUp(server)), server, worker });
+  });
+  afterEach(async () => {
+    await Promise.all(receivers.splice(0).map((receiver) => receiver.close()));
+  });
+  afterAll(async () => {
+    await worker?.stop();
+    await server?.close();
+  });
+  return {
+    async receiver(...args: Parameters<typeof startReceiver>) {
+      const started = await startReceiver(...args);
+      receivers.push(started);
+      return started;
+    },
+  };
 }
