@@ -71,6 +71,23 @@ export type SignUpRulesStats = {
   analytics_hours: number;
   total_triggers: number;
   triggers_by_action: Record<SignUpRuleActionType, number>;
+  /** Rules whose condition failed to run on a real sign-up (which counted as no match), one entry per rule. */
+  rule_failures: {
+    rule_id: string;
+    /** Whether the latest failure is of the rule's current condition: the rule is failing now. */
+    failing: boolean;
+    /** Failures in the last `analytics_hours` hours. */
+    total_count: number;
+    all_time_count: number;
+    last_failure: {
+      occurred_at: string;
+      error: string;
+      /** The condition that failed, as it was then. */
+      condition: string;
+      /** The sign-up it failed on. */
+      input: { email: string; country_code: string | null; auth_method: string; oauth_provider: string };
+    };
+  }[];
 };
 
 export function signUpRuleMethods(scope: Scope) {
@@ -89,7 +106,7 @@ export function signUpRuleMethods(scope: Scope) {
         },
       });
     },
-    /** How often each rule matched real sign-ups: the last 48 hours by hour, and all time. */
+    /** How often each rule matched real sign-ups (the last 48 hours by hour, and all time), and which failed. */
     getSignUpRulesStats(): Promise<SignUpRulesStats> {
       return call<SignUpRulesStats>(scope, "/internal/sign-up-rules-stats");
     },
