@@ -302,7 +302,8 @@ describe("the cost limit", () => {
   it.each([
     'email.split("").all(a, email.split("").all(b, a != b))',
     'email.split("").map(c, email).join(email) != ""',
-    "cel.bind(a, email + email, cel.bind(b, a + a, cel.bind(c, b + b, cel.bind(d, c + c, cel.bind(e, d + d, cel.bind(f, e + e, size(f) > 0))))))",
+    // Each name doubles the one before: 512 characters times 2 ** 8.
+    "cel.bind(a, email + email, cel.bind(b, a + a, cel.bind(c, b + b, cel.bind(d, c + c, cel.bind(e, d + d, cel.bind(f, e + e, cel.bind(g, f + f, cel.bind(h, g + g, size(h) > 0))))))))",
   ])("refuses, without running it, a condition whose worst case is over the limit: %s", (condition) => {
     expect(conditionProblem(condition)?.reason).toMatch(/could (take more than|build a value of more than)/);
     expect(evaluateCondition(condition, long)).toEqual({ error: expect.stringMatching(/could/) });

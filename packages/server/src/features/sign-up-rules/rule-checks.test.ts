@@ -204,7 +204,7 @@ describe("a condition that fails on a sign-up", () => {
         all_time_count: 1,
         last_failure: {
           occurred_at: expect.any(String),
-          error: recorded[0]!.data.error,
+          error: (recorded[0]!.data as { error: string }).error,
           condition: 'int(email.split("@")[0]) > 5',
           input: {
             email: "jane@example.com",
