@@ -4,6 +4,7 @@
  * what they do. The reference SDK has no methods for them (its dashboard calls the routes directly), so the names
  * are ours; the answers are the wire's (snake_case), like `getMetrics`.
  */
+import type { WireSignUpRuleFailures } from "@gatehouse/shared";
 import { call, type Scope } from "../objects/scope.ts";
 
 export type SignUpAuthMethod = "password" | "otp" | "oauth" | "passkey";
@@ -72,22 +73,7 @@ export type SignUpRulesStats = {
   total_triggers: number;
   triggers_by_action: Record<SignUpRuleActionType, number>;
   /** Rules whose condition failed to run on a real sign-up (which counted as no match), one entry per rule. */
-  rule_failures: {
-    rule_id: string;
-    /** Whether the latest failure is of the rule's current condition: the rule is failing now. */
-    failing: boolean;
-    /** Failures in the last `analytics_hours` hours. */
-    total_count: number;
-    all_time_count: number;
-    last_failure: {
-      occurred_at: string;
-      error: string;
-      /** The condition that failed, as it was then. */
-      condition: string;
-      /** The sign-up it failed on. */
-      input: { email: string; country_code: string | null; auth_method: string; oauth_provider: string };
-    };
-  }[];
+  rule_failures: WireSignUpRuleFailures[];
 };
 
 export function signUpRuleMethods(scope: Scope) {

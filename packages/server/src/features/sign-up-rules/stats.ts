@@ -8,6 +8,7 @@
  * project's owners only (an admin route): the input holds a sign-up's address and country. All three queries are
  * range scans of `events_project_type_time_idx`.
  */
+import type { WireSignUpRuleFailures } from "@gatehouse/shared";
 import { sql } from "drizzle-orm";
 import type { Database } from "../../db/index.ts";
 import { SIGN_UP_RULE_ERROR_EVENT, SIGN_UP_RULE_TRIGGER_EVENT } from "./apply.ts";
@@ -31,24 +32,7 @@ export type SignUpRulesStats = {
   analytics_hours: number;
   total_triggers: number;
   triggers_by_action: Record<SignUpRuleActionType, number>;
-  rule_failures: SignUpRuleFailures[];
-};
-
-export type SignUpRuleFailures = {
-  rule_id: string;
-  /** Whether the latest failure is of the rule's condition as it is now. */
-  failing: boolean;
-  /** Failures in the last `analytics_hours` hours. */
-  total_count: number;
-  all_time_count: number;
-  last_failure: {
-    occurred_at: string;
-    error: string;
-    /** The condition that failed, as it was then. */
-    condition: string;
-    /** The sign-up it failed on. */
-    input: { email: string; country_code: string | null; auth_method: string; oauth_provider: string };
-  };
+  rule_failures: WireSignUpRuleFailures[];
 };
 
 type FailureRow = {
@@ -68,7 +52,7 @@ async function loadSignUpRuleFailures(
   projectId: string,
   rules: SignUpRulesConfig,
   since: string,
-): Promise<SignUpRuleFailures[]> {
+): Promise<WireSignUpRuleFailures[]> {
   const { rows } = (await db.execute(sql`
     select distinct on (e.data->>'rule_id') e.data->>'rule_id' as rule_id, e.occurred_at, e.data, e.country_code,
       (count(*) over rule_events)::int as all_time_count,
