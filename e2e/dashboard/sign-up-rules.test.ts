@@ -12,7 +12,8 @@ import {
 
 /**
  * The Sign-up rules page in the browser: an owner adds rules, tries sample sign-ups with the tester, sees a real
- * sign-up through the API rejected and counted, then edits, disables and deletes a rule and sets the default
+ * sign-up through the API rejected and counted, is refused an invalid condition and sees a condition failing on a
+ * real sign-up with the input that broke it, then edits, disables and deletes a rule and sets the default
  * action. Every change is read back through the API.
  */
 let env: DashboardEnv;
@@ -174,6 +175,43 @@ describe("the Sign-up rules page", () => {
     const triggers = ruleRow("block-evil-test").getByTestId("rule-triggers");
     await triggers.filter({ hasNotText: "…" }).waitFor();
     expect(await triggers.textContent()).toBe("1 in 48 h · 1 in all");
+  });
+
+  it("refuses an invalid condition with the server's reason, and shows a rule failing on a real sign-up with its input", async () => {
+    await page.getByRole("button", { name: "Add rule" }).first().click();
+    await modal().locator('input[name="ruleDisplayName"]').fill("Numeric local part");
+    const condition = modal().locator('textarea[name="ruleCondition"]');
+    await condition.fill('int(emial.split("@")[0]) > 5');
+    await modal().getByRole("button", { name: "Add rule" }).click();
+    const refusal = modal().getByRole("alert");
+    await refusal.waitFor();
+    expect(await refusal.textContent()).toContain(
+      "Sign-up rule 'numeric-local-part': condition is invalid at column 5: Unknown variable: emial",
+    );
+    expect(await storedRules()).not.toHaveProperty("numeric-local-part");
+
+    // Type-checks, but fails when run on an address whose local part is not a number.
+    await condition.fill('int(email.split("@")[0]) > 5');
+    await modal().getByRole("button", { name: "Add rule" }).click();
+    await modal().waitFor({ state: "detached" });
+    expect((await storedRules())["numeric-local-part"]).toMatchObject({
+      condition: 'int(email.split("@")[0]) > 5',
+    });
+
+    // A failing condition counts as no match: the sign-up goes through, and the failure is on the page.
+    expect((await signUpThroughApi("jane.failing@example.com")).status).toBe(200);
+    await env.gatehouse.deps.activity.flush();
+    await page.reload();
+    const failure = ruleRow("numeric-local-part").getByTestId("rule-failure");
+    await failure.waitFor();
+    const text = await failure.textContent();
+    expect(text).toContain("Failing");
+    expect(text).toContain("1 in 48 h · 1 in all; counted as no match.");
+    expect(text).toContain("jane.failing@example.com");
+    await screenshot(page, "sign-up-rules-failing");
+    expect(await ruleRow("block-evil-test").getByTestId("rule-failure").count()).toBe(0);
+
+    await (await (await admin()).getProject()).updateConfig({ "auth.signUpRules.numeric-local-part": null });
   });
 
   it("edits, disables and deletes rules, and sets the default action", async () => {

@@ -99,6 +99,46 @@ describe("AdminApp sign-up rules", () => {
     expect(stats.rule_triggers[0]!.hourly_counts).toHaveLength(48);
   });
 
+  it("updateConfig refuses a rule whose condition does not compile; getSignUpRulesStats lists a rule failing on a sign-up", async () => {
+    const project = await gh.createProject("Sign-up rules SDK failures");
+    const admin = appsFor(gh, project).admin();
+    const config = await admin.getProject();
+    const refused = await config
+      .updateConfig({
+        "auth.signUpRules.typo": { enabled: true, condition: "emial == 1", action: { type: "reject" } },
+      })
+      .catch((error: unknown) => error);
+    expect(String((refused as Error).message)).toContain(
+      "Sign-up rule 'typo': condition is invalid at column 1: Unknown variable: emial",
+    );
+    await config.updateConfig({
+      "auth.password.allowSignIn": true,
+      "auth.signUpRules.numeric": { enabled: true, condition: "int(email) > 1", action: { type: "reject" } },
+    });
+    const email = uniqueEmail("numeric");
+    const allowed = await appsFor(gh, project)
+      .client()
+      .signUpWithCredential({ email, password: "correct horse battery", noVerificationCallback: true });
+    expect(allowed.status).toBe("ok");
+    await gh.gatehouse.deps.activity.flush();
+
+    const stats = await admin.getSignUpRulesStats();
+    const [failure, ...others] = stats.rule_failures;
+    expect(others).toEqual([]);
+    expect([
+      failure!.rule_id,
+      failure!.failing,
+      failure!.total_count,
+      failure!.last_failure.condition,
+    ]).toEqual(["numeric", true, 1, "int(email) > 1"]);
+    expect(failure!.last_failure.input).toEqual({
+      email,
+      country_code: null,
+      auth_method: "password",
+      oauth_provider: "",
+    });
+  });
+
   it("is an admin call", () => {
     expect("testSignUpRules" in apps.server()).toBe(false);
     expect("getSignUpRulesStats" in apps.server()).toBe(false);

@@ -4,6 +4,7 @@
  * what they do. The reference SDK has no methods for them (its dashboard calls the routes directly), so the names
  * are ours; the answers are the wire's (snake_case), like `getMetrics`.
  */
+import type { WireSignUpRuleFailures } from "@gatehouse/shared";
 import { call, type Scope } from "../objects/scope.ts";
 
 export type SignUpAuthMethod = "password" | "otp" | "oauth" | "passkey";
@@ -71,6 +72,8 @@ export type SignUpRulesStats = {
   analytics_hours: number;
   total_triggers: number;
   triggers_by_action: Record<SignUpRuleActionType, number>;
+  /** Rules whose condition failed to run on a real sign-up (which counted as no match), one entry per rule. */
+  rule_failures: WireSignUpRuleFailures[];
 };
 
 export function signUpRuleMethods(scope: Scope) {
@@ -89,7 +92,7 @@ export function signUpRuleMethods(scope: Scope) {
         },
       });
     },
-    /** How often each rule matched real sign-ups: the last 48 hours by hour, and all time. */
+    /** How often each rule matched real sign-ups (the last 48 hours by hour, and all time), and which failed. */
     getSignUpRulesStats(): Promise<SignUpRulesStats> {
       return call<SignUpRulesStats>(scope, "/internal/sign-up-rules-stats");
     },

@@ -14,6 +14,7 @@ import {
 } from "./override.ts";
 import { isSystemPermissionId, SYSTEM_PERMISSION_IDS } from "./permissions.ts";
 import { type RenderedConfig, renderedConfigSchema } from "./schema.ts";
+import { signUpRuleProblems } from "./sign-up-rules.ts";
 
 export const CONFIG_LEVELS = ["project", "branch", "environment"] as const;
 export type ConfigLevel = (typeof CONFIG_LEVELS)[number];
@@ -132,7 +133,7 @@ export function renderConfig(levels: LevelOverrides): RenderResult {
 /**
  * Checks that `override`, stored as the override of `level`, would render cleanly together with the other levels'
  * current overrides (any `otherLevels[level]` is ignored), and passes the checks made only on writes
- * (email-server.ts). Returns problems; empty means the override is acceptable.
+ * (email-server.ts, sign-up-rules.ts). Returns problems; empty means the override is acceptable.
  */
 export function validateLevelOverride(
   level: ConfigLevel,
@@ -148,7 +149,11 @@ export function validateLevelOverride(
   if (!own.ok) return own.problems;
   const normalized: Partial<Record<ConfigLevel, JsonObject>> = {};
   for (const each of CONFIG_LEVELS) normalized[each] = normalizeOverride(levels[each] ?? {});
-  return withAttribution(emailServerProblems(result.config), normalized);
+  // A rule's problem names the rule rather than the level it came from: rules are written whole, one at a time.
+  return [
+    ...withAttribution(emailServerProblems(result.config), normalized),
+    ...signUpRuleProblems(result.config).map((problem) => problemText(problem)),
+  ];
 }
 
 /** The dotted paths of what a normalised override sets: its values that are not objects (null included). */

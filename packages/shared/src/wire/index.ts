@@ -15,6 +15,7 @@ export type * from "./payments.ts";
 export type * from "./permissions.ts";
 export type * from "./projects.ts";
 export type * from "./sessions.ts";
+export type * from "./sign-up-rules.ts";
 export type * from "./teams.ts";
 export type * from "./users.ts";
 export type * from "./webhooks.ts";

@@ -9,6 +9,7 @@ import { Icon } from "../../ui/icons.tsx";
 import { ConfirmButton } from "../../ui/modal.tsx";
 import { usePageTitle } from "../../ui/page-title.ts";
 import { useToast } from "../../ui/toast.tsx";
+import { RuleFailure } from "./rule-failure.tsx";
 import {
   actionLabel,
   RuleFormModal,
@@ -23,7 +24,7 @@ type Editing = { kind: "new" } | { kind: "edit"; rule: SignUpRule };
 
 /**
  * Sign-up rules (PROTOCOL-EXTRA §6.3): the project's `auth.signUpRules` in evaluation order with how often each
- * matched, the default action, add / edit / enable / delete (config writes), and a tester for a sample sign-up.
+ * matched and whether its condition is failing on real sign-ups, the default action, add / edit / enable / delete (config writes), and a tester for a sample sign-up.
  */
 export function SignUpRulesPage() {
   const { project, app } = useProjectContext();
@@ -90,6 +91,7 @@ export function SignUpRulesPage() {
                   <td>
                     <strong>{rule.displayName || rule.id}</strong>
                     <div className="small mono muted">{rule.condition || "(no condition: never runs)"}</div>
+                    <RuleFailure stats={stats.data} ruleId={rule.id} />
                   </td>
                   <td>
                     <Badge

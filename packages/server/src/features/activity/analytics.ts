@@ -26,7 +26,9 @@ export type ActivityEventType =
   | "$page-view"
   | "$click"
   /** A sign-up rule matched (features/sign-up-rules/apply.ts); GET /internal/sign-up-rules-stats counts them. */
-  | "$sign-up-rule-trigger";
+  | "$sign-up-rule-trigger"
+  /** A sign-up rule's condition failed to run on a sign-up (features/sign-up-rules/apply.ts); the stats show it. */
+  | "$sign-up-rule-error";
 
 export type ActivityEvent = {
   projectId: string;

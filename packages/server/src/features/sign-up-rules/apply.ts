@@ -9,6 +9,12 @@
  * sign-up's fate afterwards, as the reference logs at evaluation. The rejection's message is the generic one: the
  * rule's own message is for the owner, and telling the person signing up which rule caught them would help them
  * around it (the reference does the same).
+ *
+ * A condition that fails to run (an evaluation error, as `int(email) > 1` on an address that is not a number) counts
+ * as no match, as on the reference, and records a `$sign-up-rule-error` event with the error, the condition as it
+ * was and the sign-up's input that broke it (address, country, method), so the owners' stats (stats.ts) show the
+ * rule as failing with that input. Conditions are checked when saved (config/sign-up-rules.ts), so these are errors
+ * only the input can cause, or rules stored before the check.
  */
 import { knownError } from "@gatehouse/shared";
 import type { RenderedConfig } from "../../config/index.ts";
@@ -22,11 +28,12 @@ import {
   type SignUpAuthMethod,
   type SignUpRuleContext,
 } from "./context.ts";
-import { evaluateSignUpRules, matchedRules } from "./evaluate.ts";
+import { evaluateSignUpRules, matchedRules, type SignUpRuleEvaluation } from "./evaluate.ts";
 import { type SignUpRiskScores, signUpRiskScores } from "./risk-scores.ts";
 import type { SignUpRule } from "./rules.ts";
 
 export const SIGN_UP_RULE_TRIGGER_EVENT = "$sign-up-rule-trigger";
+export const SIGN_UP_RULE_ERROR_EVENT = "$sign-up-rule-error";
 export const SIGN_UP_REJECTED_MESSAGE = "Your sign up was rejected by an administrator's sign-up rule.";
 
 export type SignUpAttempt = {
@@ -77,6 +84,30 @@ export function signUpRuleTriggerEvent(
   };
 }
 
+/** The event of a rule whose condition failed on this sign-up: what broke, and the input it broke on. */
+export function signUpRuleErrorEvent(
+  projectId: string,
+  evaluation: SignUpRuleEvaluation,
+  context: SignUpRuleContext,
+  userId: string | null,
+): ActivityEvent {
+  return {
+    projectId,
+    type: SIGN_UP_RULE_ERROR_EVENT,
+    data: {
+      rule_id: evaluation.rule.id,
+      action: evaluation.rule.action.type,
+      condition: evaluation.rule.condition ?? "",
+      error: evaluation.error ?? "",
+      email: context.email,
+      auth_method: context.authMethod,
+      oauth_provider: context.oauthProvider,
+    },
+    userId,
+    countryCode: context.countryCode || null,
+  };
+}
+
 /** Evaluates the project's rules for a sign-up: throws SIGN_UP_REJECTED, or says what to store on the account. */
 export function checkSignUpRules(
   deps: Pick<AppDeps, "env" | "activity">,
@@ -103,10 +134,14 @@ export function checkSignUpRules(
 
   const rules = attempt.config.auth;
   const result = evaluateSignUpRules(rules, context);
+  const userId = attempt.anonymousUser?.id ?? null;
+  for (const evaluation of result.evaluations) {
+    if (evaluation.status === "error") {
+      deps.activity.record(signUpRuleErrorEvent(attempt.projectId, evaluation, context, userId));
+    }
+  }
   for (const rule of matchedRules(result)) {
-    deps.activity.record(
-      signUpRuleTriggerEvent(attempt.projectId, rule, context, attempt.anonymousUser?.id ?? null),
-    );
+    deps.activity.record(signUpRuleTriggerEvent(attempt.projectId, rule, context, userId));
   }
   if (!result.outcome.shouldAllow)
     throw knownError("SIGN_UP_REJECTED", { message: SIGN_UP_REJECTED_MESSAGE });

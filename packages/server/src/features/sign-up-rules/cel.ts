@@ -14,6 +14,7 @@
  */
 import { type ASTNode, Environment } from "@marcbachmann/cel-js";
 import type { SignUpRuleContext } from "./context.ts";
+import { evaluationCostProblem, MAX_INPUT_LENGTH } from "./cost.ts";
 
 const environment = new Environment({
   limits: { maxAstNodes: 400, maxDepth: 24, maxListElements: 300, maxMapEntries: 50, maxCallArguments: 8 },
@@ -32,7 +33,8 @@ const MAX_PATTERN_LENGTH = 200;
 const MAX_UNBOUNDED_QUANTIFIERS = 3;
 
 type Program = ReturnType<Environment["parse"]>;
-type Compiled = { program: Program } | { error: string };
+/** `position`: the offset in the condition of what is wrong, when the problem has one. */
+type Compiled = { program: Program } | { error: string; position: number | null };
 
 /** Parsed conditions by source; config changes are rare, so a bounded map that starts over when full is enough. */
 const compiled = new Map<string, Compiled>();
@@ -40,27 +42,43 @@ const MAX_COMPILED = 1000;
 
 export type ConditionResult = { matched: boolean } | { error: string };
 
+/** Why a condition cannot run, and where (1-based, in the condition as written) when that is known. */
+export type ConditionProblem =
+  | { reason: string; line: number; column: number }
+  | { reason: string; line: null };
+
 function messageOf(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  // The library appends a caret diagram on further lines; the first line says what is wrong.
+  // cel-js errors carry a one-line `summary`; their message adds a caret diagram on further lines.
+  const summary = (error as { summary?: unknown } | null)?.summary;
+  const text = typeof summary === "string" ? summary : error instanceof Error ? error.message : String(error);
   return text.split("\n")[0]!.slice(0, 500);
+}
+
+function positionOf(error: unknown): number | null {
+  const start = (error as { range?: { start?: unknown } } | null)?.range?.start;
+  return typeof start === "number" ? start : null;
 }
 
 function compile(condition: string): Compiled {
   if (condition.length > MAX_CONDITION_LENGTH) {
-    return { error: `The condition is longer than ${MAX_CONDITION_LENGTH} characters.` };
+    return { error: `The condition is longer than ${MAX_CONDITION_LENGTH} characters.`, position: null };
   }
+  const source = withReferencePatternLiterals(condition);
+  const at = (position: number | null) => (position === null ? null : source.originalOffset(position));
   try {
-    const program = environment.parse(withReferencePatternLiterals(condition));
+    const program = environment.parse(source.text);
     const checked = program.check();
-    if (!checked.valid) return { error: messageOf(checked.error) };
+    if (!checked.valid) return { error: messageOf(checked.error), position: at(positionOf(checked.error)) };
     if (checked.type !== "bool") {
-      return { error: `The condition must be true or false, but it is of type ${checked.type}.` };
+      return {
+        error: `The condition must be true or false, but it is of type ${checked.type}.`,
+        position: null,
+      };
     }
-    const unsafe = unsafeMatchesCall(program.ast);
-    return unsafe ? { error: unsafe } : { program };
+    const unsafe = unsafeMatchesCall(program.ast) ?? evaluationCostProblem(program.ast);
+    return unsafe ? { error: unsafe.reason, position: at(unsafe.position) } : { program };
   } catch (error) {
-    return { error: messageOf(error) };
+    return { error: messageOf(error), position: at(positionOf(error)) };
   }
 }
 
@@ -90,10 +108,21 @@ function celContext(context: SignUpRuleContext) {
   };
 }
 
+/** The first text of the context longer than the cost bound assumes (cost.ts), or null. */
+function overlongInput(context: SignUpRuleContext): string | null {
+  const texts = { email: context.email, oauthProvider: context.oauthProvider };
+  const name = Object.entries(texts).find(([, text]) => text.length > MAX_INPUT_LENGTH)?.[0];
+  return name
+    ? `The sign-up's ${name} is longer than the ${MAX_INPUT_LENGTH} characters conditions run on.`
+    : null;
+}
+
 /** Whether the condition holds for the context; a parse, type or evaluation error is reported, never thrown. */
 export function evaluateCondition(condition: string, context: SignUpRuleContext): ConditionResult {
   const entry = compiledCondition(condition);
-  if ("error" in entry) return entry;
+  if ("error" in entry) return { error: entry.error };
+  const overlong = overlongInput(context);
+  if (overlong) return { error: overlong };
   try {
     const value: unknown = entry.program(celContext(context));
     if (typeof value !== "boolean") return { error: "The condition did not evaluate to true or false." };
@@ -103,10 +132,25 @@ export function evaluateCondition(condition: string, context: SignUpRuleContext)
   }
 }
 
-/** Parse and type errors of a condition, for editors; null when it would run. */
-export function conditionProblem(condition: string): string | null {
-  const entry = compiledCondition(condition.trim());
-  return "error" in entry ? entry.error : null;
+/**
+ * Why a condition would not run, for checks on save (config/sign-up-rules.ts) and editors; null when it would. The
+ * position counts in `condition` as given, leading white space included.
+ */
+export function conditionProblem(condition: string): ConditionProblem | null {
+  const trimmed = condition.trim();
+  const entry = compiledCondition(trimmed);
+  if (!("error" in entry)) return null;
+  if (entry.position === null) return { reason: entry.error, line: null };
+  const before = condition.slice(0, condition.indexOf(trimmed) + entry.position);
+  const lines = before.split("\n");
+  return { reason: entry.error, line: lines.length, column: lines.at(-1)!.length + 1 };
+}
+
+/** "at column 12: Unknown variable: emial", or the reason alone when it has no position. */
+export function describeConditionProblem(problem: ConditionProblem): string {
+  if (problem.line === null) return problem.reason;
+  const line = problem.line > 1 ? `line ${problem.line}, ` : "";
+  return `at ${line}column ${problem.column}: ${problem.reason}`;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -122,12 +166,36 @@ const MATCHES_CALL = /(\w+)\.matches\s*\(\s*"((?:\\.|[^"\\])*)"\s*\)/g;
  * would refuse `\1` and `\d`, and read `\b` as a backspace; such literals are re-written as the CEL literal of the
  * pattern the reference would run. Any other condition text is left as it is.
  */
-function withReferencePatternLiterals(condition: string): string {
-  return condition.replace(MATCHES_CALL, (_call, variable: string, literal: string) => {
-    const pattern = literal.replace(/\\([\\"])/g, "$1");
-    const celLiteral = pattern.replace(/[\\"]/g, (char) => `\\${char}`);
-    return `${variable}.matches("${celLiteral}")`;
-  });
+function withReferencePatternLiterals(condition: string): {
+  text: string;
+  /** Where an offset of `text` lies in `condition`: inside a re-written call, the call's start. */
+  originalOffset: (offset: number) => number;
+} {
+  const rewrites: { textStart: number; textEnd: number; originalStart: number; originalEnd: number }[] = [];
+  let growth = 0;
+  const text = condition.replace(
+    MATCHES_CALL,
+    (call: string, variable: string, literal: string, offset: number) => {
+      const pattern = literal.replace(/\\([\\"])/g, "$1");
+      const celLiteral = pattern.replace(/[\\"]/g, (char) => `\\${char}`);
+      const rewritten = `${variable}.matches("${celLiteral}")`;
+      const textStart = offset + growth;
+      rewrites.push({
+        textStart,
+        textEnd: textStart + rewritten.length,
+        originalStart: offset,
+        originalEnd: offset + call.length,
+      });
+      growth += rewritten.length - call.length;
+      return rewritten;
+    },
+  );
+  const originalOffset = (offset: number) => {
+    const last = rewrites.findLast((rewrite) => rewrite.textStart <= offset);
+    if (!last) return offset;
+    return offset < last.textEnd ? last.originalStart : last.originalEnd + (offset - last.textEnd);
+  };
+  return { text, originalOffset };
 }
 
 function isNode(value: unknown): value is ASTNode {
@@ -135,17 +203,18 @@ function isNode(value: unknown): value is ASTNode {
 }
 
 /** Every `matches` call of the expression must have a pattern we are willing to run; returns why not, or null. */
-function unsafeMatchesCall(node: ASTNode): string | null {
+function unsafeMatchesCall(node: ASTNode): { reason: string; position: number } | null {
   if (node.op === "rcall" || node.op === "call") {
     const [name] = node.args;
     const callArgs = node.op === "rcall" ? node.args[2] : node.args[1];
     if (name === "matches") {
       const pattern = callArgs.at(-1);
       if (pattern?.op !== "value" || typeof pattern.args !== "string") {
-        return "The pattern of matches() must be a string literal.";
+        return { reason: "The pattern of matches() must be a string literal.", position: node.pos };
       }
       const problem = unsafePatternReason(pattern.args);
-      if (problem) return `The pattern of matches() is not allowed: ${problem}`;
+      if (problem)
+        return { reason: `The pattern of matches() is not allowed: ${problem}`, position: pattern.pos };
     }
   }
   const children: unknown[] = Array.isArray(node.args) ? node.args.flat(2) : [node.args];

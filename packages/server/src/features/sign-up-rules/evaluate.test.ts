@@ -279,8 +279,41 @@ describe("the CEL context", () => {
 
   it("reports a condition's problem for editors, and none for a good one", () => {
     expect(conditionProblem('emailDomain == "example.com"')).toBeNull();
-    expect(conditionProblem("emailDomain ==")).toEqual(expect.any(String));
-    expect(conditionProblem("x".repeat(5000))).toMatch(/longer than/);
+    expect(conditionProblem("emailDomain ==")).toEqual({ reason: expect.any(String), line: 1, column: 15 });
+    expect(conditionProblem("x".repeat(5000))).toEqual({
+      reason: expect.stringMatching(/longer than/),
+      line: null,
+    });
+  });
+});
+
+describe("the cost limit", () => {
+  const long = context({ email: `${"a".repeat(240)}@example.com` });
+
+  it.each([
+    ['email.split("").exists(c, c == "+")', false],
+    ['["a.test", "b.test", "example.com"].exists(d, emailDomain.endsWith(d))', true],
+    ['email.split("").filter(c, c == "a").size() > 200', true],
+  ])("runs a loop over one text or list: %s", (condition, expected) => {
+    expect(conditionProblem(condition)).toBeNull();
+    expect(evaluateCondition(condition, long)).toEqual({ matched: expected });
+  });
+
+  it.each([
+    'email.split("").all(a, email.split("").all(b, a != b))',
+    'email.split("").map(c, email).join(email) != ""',
+    // Each name doubles the one before: 512 characters times 2 ** 8.
+    "cel.bind(a, email + email, cel.bind(b, a + a, cel.bind(c, b + b, cel.bind(d, c + c, cel.bind(e, d + d, cel.bind(f, e + e, cel.bind(g, f + f, cel.bind(h, g + g, size(h) > 0))))))))",
+  ])("refuses, without running it, a condition whose worst case is over the limit: %s", (condition) => {
+    expect(conditionProblem(condition)?.reason).toMatch(/could (take more than|build a value of more than)/);
+    expect(evaluateCondition(condition, long)).toEqual({ error: expect.stringMatching(/could/) });
+  });
+
+  it("refuses to run on an input longer than the limit assumes", () => {
+    const overlong = context({ email: `${"a".repeat(600)}@example.com` });
+    expect(evaluateCondition("true", overlong)).toEqual({
+      error: expect.stringMatching(/email is longer than/),
+    });
   });
 });
 

@@ -1,13 +1,15 @@
 /**
  * The owners' side of sign-up rules (PROTOCOL-EXTRA §6.3): `POST /internal/sign-up-rules-test` evaluates the
  * project's rules against a sample sign-up without logging anything, and `GET /internal/sign-up-rules-stats` counts
- * the rules' triggers. The rules themselves are config (`auth.signUpRules`), written through the config API.
+ * the rules' triggers and failures. The rules themselves are config (`auth.signUpRules`), written through the config API.
  */
+import type { WireSignUpRuleFailures } from "@gatehouse/shared";
 import { z } from "zod";
 import { normalizeEmail } from "../../fields/email.ts";
 import { storableText } from "../../fields/text.ts";
 import { requestGeo } from "../../http/client-geo.ts";
 import { defineRoute } from "../../http/route.ts";
+import { wire } from "../../http/wire-schema.ts";
 import { countryCodeField } from "../users/fields.ts";
 import { createSignUpRuleContext, deriveSignUpCountryCode, SIGN_UP_AUTH_METHODS } from "./context.ts";
 import { evaluateSignUpRules } from "./evaluate.ts";
@@ -59,6 +61,25 @@ const testResponse = z.object({
 });
 
 const count = z.number().int().min(0);
+const ruleFailures = wire<WireSignUpRuleFailures>()(
+  z.object({
+    rule_id: z.string(),
+    failing: z.boolean(),
+    total_count: count,
+    all_time_count: count,
+    last_failure: z.object({
+      occurred_at: z.string(),
+      error: z.string(),
+      condition: z.string(),
+      input: z.object({
+        email: z.string(),
+        country_code: z.string().nullable(),
+        auth_method: z.string(),
+        oauth_provider: z.string(),
+      }),
+    }),
+  }),
+);
 const statsResponse = z.object({
   rule_triggers: z.array(
     z.object({
@@ -71,6 +92,7 @@ const statsResponse = z.object({
   analytics_hours: z.literal(ANALYTICS_HOURS),
   total_triggers: count,
   triggers_by_action: z.object({ allow: count, reject: count, restrict: count, log: count }),
+  rule_failures: z.array(ruleFailures),
 });
 
 export const signUpRuleRoutes = [
@@ -133,10 +155,13 @@ export const signUpRuleRoutes = [
   defineRoute({
     method: "GET",
     path: "/internal/sign-up-rules-stats",
-    summary: "How often each sign-up rule matched: the last 48 hours by hour, and all time",
+    summary:
+      "How often each sign-up rule matched (the last 48 hours by hour, and all time), and which rules failed on which input",
     tags,
     access: ["admin"],
     response: { body: statsResponse },
-    handler: async ({ deps, auth }) => ({ body: await loadSignUpRulesStats(deps.db, auth.project.id) }),
+    handler: async ({ deps, auth }) => ({
+      body: await loadSignUpRulesStats(deps.db, auth.project.id, auth.config.auth),
+    }),
   }),
 ];

@@ -2,12 +2,22 @@
  * `GET /internal/sign-up-rules-stats` (PROTOCOL-EXTRA §6.3): how often each rule matched, from the
  * `$sign-up-rule-trigger` events. `total_count`, `total_triggers` and `triggers_by_action` cover the last 48 hours
  * (the hour now running and the 47 before it), which `hourly_counts` splits by hour, oldest first; `all_time_count`
- * is every trigger of the rule. Both queries are range scans of `events_project_type_time_idx`.
+ * is every trigger of the rule. `rule_failures` does the same for the `$sign-up-rule-error` events of conditions that
+ * failed to run (apply.ts), with the latest failure's error and the sign-up input that caused it; `failing` says
+ * whether that failure is of the rule's current condition (an edited rule starts afresh). The stats are for the
+ * project's owners only (an admin route): the input holds a sign-up's address and country. All three queries are
+ * range scans of `events_project_type_time_idx`.
  */
+import type { WireSignUpRuleFailures } from "@gatehouse/shared";
 import { sql } from "drizzle-orm";
 import type { Database } from "../../db/index.ts";
-import { SIGN_UP_RULE_TRIGGER_EVENT } from "./apply.ts";
-import { SIGN_UP_RULE_ACTIONS, type SignUpRuleActionType } from "./rules.ts";
+import { SIGN_UP_RULE_ERROR_EVENT, SIGN_UP_RULE_TRIGGER_EVENT } from "./apply.ts";
+import {
+  orderedSignUpRules,
+  SIGN_UP_RULE_ACTIONS,
+  type SignUpRuleActionType,
+  type SignUpRulesConfig,
+} from "./rules.ts";
 
 export const ANALYTICS_HOURS = 48;
 const HOUR_MS = 3_600_000;
@@ -22,20 +32,73 @@ export type SignUpRulesStats = {
   analytics_hours: number;
   total_triggers: number;
   triggers_by_action: Record<SignUpRuleActionType, number>;
+  rule_failures: WireSignUpRuleFailures[];
 };
+
+type FailureRow = {
+  rule_id: string | null;
+  occurred_at: Date | string;
+  data: Record<string, unknown>;
+  country_code: string | null;
+  all_time_count: number;
+  total_count: number;
+};
+
+const text = (value: unknown) => (typeof value === "string" ? value : "");
+
+/** Each rule's failures: counts, and the latest one with its input. */
+async function loadSignUpRuleFailures(
+  db: Database,
+  projectId: string,
+  rules: SignUpRulesConfig,
+  since: string,
+): Promise<WireSignUpRuleFailures[]> {
+  const { rows } = (await db.execute(sql`
+    select distinct on (e.data->>'rule_id') e.data->>'rule_id' as rule_id, e.occurred_at, e.data, e.country_code,
+      (count(*) over rule_events)::int as all_time_count,
+      (count(*) filter (where e.occurred_at >= ${since}::timestamptz) over rule_events)::int as total_count
+    from events e
+    where e.project_id = ${projectId} and e.type = ${SIGN_UP_RULE_ERROR_EVENT}
+    window rule_events as (partition by e.data->>'rule_id')
+    order by e.data->>'rule_id', e.occurred_at desc, e.seq desc
+  `)) as Rows<FailureRow>;
+  const conditions = new Map(orderedSignUpRules(rules).map((rule) => [rule.id, rule.condition ?? ""]));
+  return rows.map((row) => {
+    const ruleId = row.rule_id ?? "";
+    const condition = text(row.data.condition);
+    return {
+      rule_id: ruleId,
+      failing: conditions.get(ruleId) === condition,
+      total_count: Number(row.total_count),
+      all_time_count: Number(row.all_time_count),
+      last_failure: {
+        occurred_at: new Date(row.occurred_at).toISOString(),
+        error: text(row.data.error),
+        condition,
+        input: {
+          email: text(row.data.email),
+          country_code: row.country_code,
+          auth_method: text(row.data.auth_method),
+          oauth_provider: text(row.data.oauth_provider),
+        },
+      },
+    };
+  });
+}
 
 type Rows<T> = { rows: T[] };
 
 export async function loadSignUpRulesStats(
   db: Database,
   projectId: string,
+  rules: SignUpRulesConfig,
   now = new Date(),
 ): Promise<SignUpRulesStats> {
   const currentHour = Math.floor(now.getTime() / HOUR_MS);
   const firstHour = currentHour - (ANALYTICS_HOURS - 1);
   const since = new Date(firstHour * HOUR_MS).toISOString();
 
-  const [recent, allTime] = await Promise.all([
+  const [recent, allTime, failures] = await Promise.all([
     db.execute(sql`
       select e.data->>'rule_id' as rule_id, e.data->>'action' as action,
         floor(extract(epoch from e.occurred_at) / 3600)::int as hour, count(*)::int as count
@@ -50,6 +113,7 @@ export async function loadSignUpRulesStats(
       where e.project_id = ${projectId} and e.type = ${SIGN_UP_RULE_TRIGGER_EVENT}
       group by 1
     `) as Promise<Rows<{ rule_id: string | null; count: number }>>,
+    loadSignUpRuleFailures(db, projectId, rules, since),
   ]);
 
   const byAction = Object.fromEntries(SIGN_UP_RULE_ACTIONS.map((action) => [action, 0])) as Record<
@@ -93,5 +157,6 @@ export async function loadSignUpRulesStats(
     analytics_hours: ANALYTICS_HOURS,
     total_triggers: totalTriggers,
     triggers_by_action: byAction,
+    rule_failures: failures,
   };
 }
