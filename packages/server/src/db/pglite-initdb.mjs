@@ -13,3 +13,5 @@ const [dataDir, startParams] = process.argv.slice(2);
 const client = new PGlite({ dataDir, startParams: JSON.parse(startParams) });
 await client.waitReady;
 await client.close();
+// Something of the engine's keeps the event loop alive after close; the files are written by now.
+process.exit(0);
