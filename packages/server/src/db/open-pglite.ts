@@ -1,9 +1,13 @@
-import { mkdirSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
 import { setFlagsFromString } from "node:v8";
 import { PGlite } from "@electric-sql/pglite";
 import { btree_gin } from "@electric-sql/pglite/contrib/btree_gin";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { drizzle } from "drizzle-orm/pglite";
+import { SERVER_PACKAGE_ROOT } from "../package-root.ts";
 import { StartupError } from "../startup-error.ts";
 import { lockDataDir } from "./data-dir-lock.ts";
 import type { Database, DatabaseHandle } from "./handle.ts";
@@ -23,6 +27,30 @@ import * as schema from "./schema.ts";
  */
 export const WASM_TIERING_FLAG = `--wasm-tiering-budget=${180_000_000}`;
 
+// PostgreSQL's default 128 MB of shared buffers is allocated and zeroed inside PGlite's WebAssembly memory at every
+// start: ~110 MiB of the process's memory and ~0.1 s. 16 MB holds an embedded database's working set; pages beyond
+// it are read back from the OS file cache.
+const START_PARAMS = [...PGlite.defaultStartParams, "-c", "shared_buffers=16MB"];
+
+const INITDB_SCRIPT = join(SERVER_PACKAGE_ROOT, "src/db/pglite-initdb.mjs");
+
+/**
+ * Creates the database in an empty data directory in a child process (pglite-initdb.mjs says why): the server
+ * then opens it as on any later start, and its memory at ready is a second start's.
+ */
+async function createDatabaseFiles(dataDir: string): Promise<void> {
+  try {
+    await promisify(execFile)(process.execPath, [INITDB_SCRIPT, dataDir, JSON.stringify(START_PARAMS)], {
+      maxBuffer: 16 * 1024 * 1024,
+    });
+  } catch (error) {
+    const stderr = (error as { stderr?: string }).stderr?.trim();
+    throw new Error(`creating the embedded database in ${dataDir} failed${stderr ? `: ${stderr}` : ""}`, {
+      cause: error,
+    });
+  }
+}
+
 /**
  * Embedded PGlite in `dataDir` (in memory when undefined, optionally loaded from a dump), after applying pending
  * migrations. Imported by `openDatabase` only when no connection string is given, so a PostgreSQL instance never
@@ -37,15 +65,15 @@ export async function openPglite(options: {
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const unlock = options.dataDir ? lockDataDir(options.dataDir) : () => {};
   try {
+    if (options.dataDir && !existsSync(join(options.dataDir, "PG_VERSION"))) {
+      await createDatabaseFiles(options.dataDir);
+    }
     // The trigram search indexes of migration 0010 need both extensions (about 21 kB of bundles, loaded at start).
     const client = new PGlite({
       dataDir: options.dataDir,
       loadDataDir: options.dataDir === undefined ? options.pgliteDataDirDump : undefined,
       extensions: { pg_trgm, btree_gin },
-      // PostgreSQL's default 128 MB of shared buffers is allocated and zeroed inside PGlite's WebAssembly memory at
-      // every start: ~110 MiB of the process's memory and ~0.1 s. 16 MB holds an embedded database's working set;
-      // pages beyond it are read back from the OS file cache.
-      startParams: [...PGlite.defaultStartParams, "-c", "shared_buffers=16MB"],
+      startParams: START_PARAMS,
     });
     const db = drizzle(client, { schema }) as unknown as Database;
     await migrateDatabase(db).catch((error: unknown) => {
