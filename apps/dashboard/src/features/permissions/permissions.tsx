@@ -127,7 +127,6 @@ function Definitions({ kind, onChanged }: { kind: Kind; onChanged: () => void })
                           label="Delete"
                           title={`Delete ${definition.id}?`}
                           description="Everyone who holds it loses it, and permissions containing it no longer do."
-                          confirmLabel="Delete"
                           success="Permission deleted"
                           onConfirm={async () => {
                             if (kind === "team") await app.deleteTeamPermissionDefinition(definition.id);
