@@ -1,13 +1,13 @@
 // @vitest-environment happy-dom
 import { gatehouseInternals } from "@gatehouse/js";
-import { act, Component, type ReactNode, Suspense } from "react";
-import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { act, Suspense } from "react";
+import { beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { GatehouseHandler } from "./components/handler.tsx";
 import { SignIn } from "./components/sign-in.tsx";
 import { useTeams, useUser } from "./hooks.ts";
 import { STYLE_ELEMENT_ID } from "./styles.ts";
 import { createTestProject, type TestProject, testServerForFile } from "./testing/gatehouse.ts";
-import { cleanup, findText, render, waitFor } from "./testing/render.tsx";
+import { Catch, findText, render, renderCountingFallbacks, waitFor } from "./testing/render.tsx";
 
 const gatehouse = testServerForFile();
 let project: TestProject;
@@ -16,25 +16,10 @@ beforeAll(async () => {
   project = await createTestProject(gatehouse(), { clientTeamCreationEnabled: true });
 });
 beforeEach(() => window.history.replaceState(null, "", "/"));
-afterEach(cleanup);
 
 function Name() {
   const user = useUser();
   return <p>{user ? `user:${user.displayName}` : "signed out"}</p>;
-}
-
-class Catch extends Component<{ children: ReactNode }, { error: unknown }> {
-  override state = { error: null as unknown };
-  static getDerivedStateFromError(error: unknown) {
-    return { error };
-  }
-  override render() {
-    return this.state.error ? (
-      <p>caught:{(this.state.error as { code?: string }).code}</p>
-    ) : (
-      this.props.children
-    );
-  }
 }
 
 describe("the provider", () => {
@@ -51,31 +36,21 @@ describe("the provider", () => {
 
 describe("useUser", () => {
   it("follows sign-in and sign-out without showing the loading state again", async () => {
-    let fallbacks = 0;
-    function Fallback() {
-      fallbacks++;
-      return <p>loading</p>;
-    }
     const user = await project.createUser({ displayName: "Sam Rivera" });
     const tokens = await project.server.createSession({ userId: user.id });
     const { app } = await project.client();
-    const page = await render(
-      app,
-      <Suspense fallback={<Fallback />}>
-        <Name />
-      </Suspense>,
-    );
+    const { page, fallbacks } = await renderCountingFallbacks(app, <Name />);
     await findText(page, "signed out");
     await act(async () => {
       await app[gatehouseInternals].signInWithTokens(tokens);
     });
     await findText(page, "user:Sam Rivera");
-    const before = fallbacks;
+    const before = fallbacks();
     await act(async () => {
       await app.signOut({ redirectUrl: "/" });
     });
     await findText(page, "signed out");
-    expect(fallbacks).toBe(before);
+    expect(fallbacks()).toBe(before);
     // The sign-out ended the session on the server too.
     const sessions = await (await project.server.getUser(user.id))!.getActiveSessions();
     expect(sessions).toEqual([]);
@@ -125,11 +100,6 @@ describe("useTeams", () => {
     const first = await project.server.createTeam({ displayName: "First" });
     await first.addUser!(user.id);
     const { app } = await project.client({ signedInAs: user });
-    let fallbacks = 0;
-    function Fallback() {
-      fallbacks++;
-      return <p>loading</p>;
-    }
     function Teams() {
       return (
         <p>
@@ -139,19 +109,14 @@ describe("useTeams", () => {
         </p>
       );
     }
-    const page = await render(
-      app,
-      <Suspense fallback={<Fallback />}>
-        <Teams />
-      </Suspense>,
-    );
+    const { page, fallbacks } = await renderCountingFallbacks(app, <Teams />);
     await findText(page, "First");
-    const before = fallbacks;
+    const before = fallbacks();
     await act(async () => {
       await (await app.getUser({ or: "throw" })).createTeam({ displayName: "Second" });
     });
     await findText(page, "First,Second");
-    expect(fallbacks).toBe(before);
+    expect(fallbacks()).toBe(before);
   });
 });
 

@@ -1,10 +1,10 @@
 // @vitest-environment happy-dom
-import { act, Component, type ReactNode, Suspense } from "react";
-import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { act, Suspense } from "react";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { TEST_CATALOGUE } from "../../server/src/features/payments/test-catalogue.ts";
 import { useItem, useProducts } from "./hooks.ts";
 import { createTestProject, type TestProject, testServerForFile } from "./testing/gatehouse.ts";
-import { cleanup, findText, render } from "./testing/render.tsx";
+import { Catch, findText, render, renderCountingFallbacks } from "./testing/render.tsx";
 
 const gatehouse = testServerForFile();
 let project: TestProject;
@@ -13,21 +13,6 @@ beforeAll(async () => {
   project = await createTestProject(gatehouse());
   await (await project.admin.getProject()).updateConfig(TEST_CATALOGUE);
 });
-afterEach(cleanup);
-
-class Catch extends Component<{ children: ReactNode }, { error: unknown }> {
-  override state = { error: null as unknown };
-  static getDerivedStateFromError(error: unknown) {
-    return { error };
-  }
-  override render() {
-    return this.state.error ? (
-      <p>caught:{(this.state.error as { code?: string }).code}</p>
-    ) : (
-      this.props.children
-    );
-  }
-}
 
 function Billing({ team }: { team?: { id: string } }) {
   const item = useItem(team ? "seats" : "credits", { team });
@@ -45,26 +30,16 @@ describe("useItem and useProducts", () => {
     const serverUser = (await project.server.getUser(user.id))!;
     await serverUser.grantProduct({ productId: "starter" });
     const { app } = await project.client({ signedInAs: user });
-    let fallbacks = 0;
-    function Fallback() {
-      fallbacks++;
-      return <p>loading</p>;
-    }
-    const page = await render(
-      app,
-      <Suspense fallback={<Fallback />}>
-        <Billing />
-      </Suspense>,
-    );
+    const { page, fallbacks } = await renderCountingFallbacks(app, <Billing />);
     await findText(page, "Credits: 100; starter");
-    const before = fallbacks;
+    const before = fallbacks();
     // A change made elsewhere (another app), then a write through this app: the hooks read both.
     await (await serverUser.getItem("credits")).increaseQuantity(5);
     await act(async () => {
       await app.cancelSubscription({ productId: "starter" });
     });
     await findText(page, "Credits: 105; starter (ending)");
-    expect(fallbacks).toBe(before);
+    expect(fallbacks()).toBe(before);
   });
 
   it("read a team's items and products for its admin", async () => {

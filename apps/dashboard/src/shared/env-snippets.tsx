@@ -139,7 +139,7 @@ export function EnvSnippets({ values }: { values: EnvValues }) {
           </Button>
         </div>
         {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard */}
-        <pre className="env-text" tabIndex={0} data-testid="env-text">
+        <pre className="snippet env-text" tabIndex={0} data-testid="env-text">
           {text}
         </pre>
         <InstallSteps framework={framework} apiUrl={values.apiUrl} />

@@ -34,7 +34,16 @@ export function AsyncBody<T>(props: {
  * A card whose body loads. Flush cards let a table run to the card's edges; `toolbar` is a row above their body (a
  * search field). `after` is content below the loaded part that does not wait for it (an "add" form).
  */
-export function AsyncCard<T>(props: {
+export function AsyncCard<T>({
+  state,
+  rows,
+  empty,
+  isEmpty,
+  children,
+  toolbar,
+  after,
+  ...card
+}: {
   state: AsyncState<T>;
   title?: ReactNode;
   description?: ReactNode;
@@ -49,29 +58,13 @@ export function AsyncCard<T>(props: {
   isEmpty?: (data: T) => boolean;
   children: (data: T) => ReactNode;
 }) {
-  const body = (
-    <AsyncBody
-      state={props.state}
-      rows={props.rows}
-      empty={props.empty}
-      isEmpty={props.isEmpty}
-      padError={props.flush}
-    >
-      {props.children}
-    </AsyncBody>
-  );
   return (
-    <Card
-      title={props.title}
-      description={props.description}
-      actions={props.actions}
-      footer={props.footer}
-      flush={props.flush}
-      testId={props.testId}
-    >
-      {props.toolbar ? <div className="card-head">{props.toolbar}</div> : null}
-      {body}
-      {props.after}
+    <Card {...card}>
+      {toolbar ? <div className="card-head">{toolbar}</div> : null}
+      <AsyncBody state={state} rows={rows} empty={empty} isEmpty={isEmpty} padError={card.flush}>
+        {children}
+      </AsyncBody>
+      {after}
     </Card>
   );
 }

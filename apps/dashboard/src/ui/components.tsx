@@ -128,11 +128,36 @@ export function Toggle(props: {
  * A table that scrolls sideways inside its card when the screen is narrower than its columns (a phone), instead
  * of widening the page. `testId` stays on the table itself.
  */
-export function Table({ testId, children }: { testId?: string; children: ReactNode }) {
+export function Table({
+  testId,
+  columns,
+  children,
+}: {
+  testId?: string;
+  /**
+   * The header texts, "" for the one column without a header (the row's actions); with them the children are the
+   * rows. Without them the children are the table's own thead and tbody (sortable headers).
+   */
+  columns?: readonly string[];
+  children: ReactNode;
+}) {
   return (
     <div className="table-scroll">
       <table className="table" data-testid={testId}>
-        {children}
+        {columns ? (
+          <>
+            <thead>
+              <tr>
+                {columns.map((column) => (
+                  <th key={column}>{column}</th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>{children}</tbody>
+          </>
+        ) : (
+          children
+        )}
       </table>
     </div>
   );
@@ -217,6 +242,15 @@ export function ErrorAlert({ error, retry }: { error: unknown; retry?: () => voi
       ) : null}
     </div>
   );
+}
+
+/** A form's failure (or its own check) below the fields; nothing when there is none. */
+export function FormError({ error }: { error: string | null }) {
+  return error ? (
+    <div className="alert danger" role="alert">
+      {error}
+    </div>
+  ) : null;
 }
 
 export function CopyField({ value, label }: { value: string; label?: string }) {

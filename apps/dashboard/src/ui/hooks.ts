@@ -1,4 +1,5 @@
 import { type DependencyList, useCallback, useEffect, useRef, useState } from "react";
+import { errorMessage } from "./errors.ts";
 
 export type AsyncState<T> = {
   data: T | undefined;
@@ -34,6 +35,27 @@ export function useAsync<T>(load: () => Promise<T>, deps: DependencyList): Async
     void run();
   }, [run]);
   return { data, error, loading, reload: run };
+}
+
+/**
+ * A form's submit: `busy` while the action given to `run` runs, and its failure as `error`, a message to show beside
+ * the fields (`setError` for the form's own checks before it sends anything).
+ */
+export function useSubmit() {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const run = async (action: () => Promise<void>) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await action();
+    } catch (caught) {
+      setError(errorMessage(caught));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, setError, run };
 }
 
 /** What to tell an owner about a failure: ui/errors.ts, re-exported here where the pages have always found it. */

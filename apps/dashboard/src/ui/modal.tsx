@@ -109,12 +109,15 @@ export function Modal(props: {
   );
 }
 
-/** A destructive action behind a confirmation dialog; `typeToConfirm` asks for the name to be typed. */
+/**
+ * A destructive action behind a confirmation dialog; `typeToConfirm` asks for the name to be typed. The dialog's
+ * confirm button says `label` again unless `confirmLabel` words it otherwise.
+ */
 export function ConfirmButton(props: {
   label: ReactNode;
   title: string;
   description: ReactNode;
-  confirmLabel: string;
+  confirmLabel?: string;
   onConfirm: () => Promise<unknown>;
   success?: string;
   typeToConfirm?: string;
@@ -162,7 +165,7 @@ export function ConfirmButton(props: {
                   }
                 }}
               >
-                {props.confirmLabel}
+                {props.confirmLabel ?? props.label}
               </Button>
             </>
           }
@@ -200,7 +203,6 @@ export function ConfirmCell(props: {
         label={props.verb}
         title={props.title}
         description={props.description}
-        confirmLabel={props.verb}
         success={props.success}
         onConfirm={async () => {
           await props.run();

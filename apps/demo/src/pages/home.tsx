@@ -1,4 +1,17 @@
 import { navigate, useGatehouseApp, useProject, useUser } from "@gatehouse/react";
+import type { ReactNode } from "react";
+
+function HeroButton(props: { secondary?: boolean; onClick: () => void; children: ReactNode }) {
+  return (
+    <button
+      type="button"
+      className={props.secondary ? "demo-button demo-button-secondary" : "demo-button"}
+      onClick={props.onClick}
+    >
+      {props.children}
+    </button>
+  );
+}
 
 export function HomePage() {
   const app = useGatehouseApp();
@@ -13,16 +26,10 @@ export function HomePage() {
             <h1 data-testid="welcome">Welcome back, {user.displayName ?? user.primaryEmail}</h1>
             <p className="demo-lead">You are signed in. Your notes, teams and settings are one click away.</p>
             <div className="demo-actions">
-              <button type="button" className="demo-button" onClick={() => navigate("/protected")}>
-                Open your notes
-              </button>
-              <button
-                type="button"
-                className="demo-button demo-button-secondary"
-                onClick={() => app.redirectToAccountSettings()}
-              >
+              <HeroButton onClick={() => navigate("/protected")}>Open your notes</HeroButton>
+              <HeroButton secondary onClick={() => app.redirectToAccountSettings()}>
                 Account settings
-              </button>
+              </HeroButton>
             </div>
           </>
         ) : (
@@ -32,16 +39,10 @@ export function HomePage() {
               This demo app signs users in with Gatehouse: passwords, e-mail codes, passkeys, OAuth and teams.
             </p>
             <div className="demo-actions">
-              <button type="button" className="demo-button" onClick={() => app.redirectToSignUp()}>
-                Create an account
-              </button>
-              <button
-                type="button"
-                className="demo-button demo-button-secondary"
-                onClick={() => app.redirectToSignIn()}
-              >
+              <HeroButton onClick={() => app.redirectToSignUp()}>Create an account</HeroButton>
+              <HeroButton secondary onClick={() => app.redirectToSignIn()}>
                 Sign in
-              </button>
+              </HeroButton>
             </div>
           </>
         )}

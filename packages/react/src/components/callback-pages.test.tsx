@@ -2,7 +2,7 @@
 
 import { gatehouseInternals, KnownError, MFA_ATTEMPT_CODE_STORAGE_KEY } from "@gatehouse/js";
 import type { WireCliLoginPoll, WireCliLoginStarted } from "@gatehouse/shared";
-import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { totpCode, uniqueEmail } from "../../../js/src/testing/apps.ts";
 import { createTestProject, type TestProject, testServerForFile } from "../testing/gatehouse.ts";
 import {
@@ -28,7 +28,6 @@ let project: TestProject;
 beforeAll(async () => {
   project = await createTestProject(gatehouse(), { magicLinkEnabled: true });
 });
-afterEach(cleanup);
 beforeEach(() => sessionStorage.clear());
 
 /** A code the server never issued. */

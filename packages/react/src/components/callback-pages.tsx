@@ -5,7 +5,6 @@ import { useGatehouseApp } from "../hooks.ts";
 import { PageBoundary } from "../internal/boundary.tsx";
 import { AlertIcon, MailIcon } from "../internal/icons.tsx";
 import { useOnce, useQueryParam } from "../internal/once.ts";
-import { appNavigate } from "../internal/router.ts";
 import { Alert, AppLink, Button, CardHeader, CardPage, DoneCard, Loading } from "../internal/ui.tsx";
 import { useFormAction } from "../internal/use-action.ts";
 import { BadLinkCard } from "./password-pages.tsx";
@@ -24,13 +23,7 @@ export function EmailVerification({ code: givenCode }: { code?: string }) {
   if (!code)
     return <BadLinkCard message={s.linkMissingCode} retryHref={app.urls.home} retryLabel={s.goHome} />;
   if (verified) {
-    return (
-      <DoneCard title={s.emailVerifiedTitle} subtitle={s.emailVerified}>
-        <Button block onClick={() => appNavigate(app, app.urls.home)}>
-          {s.continue}
-        </Button>
-      </DoneCard>
-    );
+    return <DoneCard title={s.emailVerifiedTitle} subtitle={s.emailVerified} continueHome />;
   }
   return (
     <CardPage>

@@ -1,8 +1,8 @@
 // @vitest-environment happy-dom
 import { gatehouseInternals } from "@gatehouse/js";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createTestProject, type TestProject, testServerForFile } from "../testing/gatehouse.ts";
-import { button, byText, cleanup, click, findText, render, waitFor } from "../testing/render.tsx";
+import { button, byText, click, findText, render, waitFor } from "../testing/render.tsx";
 import { Impersonate } from "./impersonate.tsx";
 
 const gatehouse = testServerForFile();
@@ -11,7 +11,6 @@ let project: TestProject;
 beforeAll(async () => {
   project = await createTestProject(gatehouse());
 });
-afterEach(cleanup);
 
 const ONE_HOUR = 60 * 60 * 1000;
 

@@ -1,23 +1,13 @@
 // @vitest-environment happy-dom
 import { KnownError } from "@gatehouse/js";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
   createTestProject,
   type TestProject,
   type TestUser,
   testServerForFile,
 } from "../testing/gatehouse.ts";
-import {
-  button,
-  cleanup,
-  click,
-  errorOf,
-  field,
-  findText,
-  render,
-  type,
-  waitFor,
-} from "../testing/render.tsx";
+import { button, click, errorOf, field, findText, render, type, waitFor } from "../testing/render.tsx";
 import { ForgotPassword, PasswordReset } from "./password-pages.tsx";
 
 const gatehouse = testServerForFile();
@@ -26,7 +16,6 @@ let project: TestProject;
 beforeAll(async () => {
   project = await createTestProject(gatehouse());
 });
-afterEach(cleanup);
 
 /** A user and the code of the reset link the server e-mailed them. */
 async function resetLink(): Promise<{ user: TestUser; code: string }> {

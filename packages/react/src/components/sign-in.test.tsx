@@ -1,12 +1,11 @@
 // @vitest-environment happy-dom
 import { MFA_ATTEMPT_CODE_STORAGE_KEY } from "@gatehouse/js";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { uniqueEmail } from "../../../js/src/testing/apps.ts";
 import { createTestProject, type TestProject, testServerForFile } from "../testing/gatehouse.ts";
 import {
   button,
   byText,
-  cleanup,
   click,
   errorOf,
   field,
@@ -27,7 +26,6 @@ beforeEach(() => {
   window.history.replaceState(null, "", "/handler/sign-in");
   sessionStorage.clear();
 });
-afterEach(cleanup);
 
 async function fillPasswordForm(page: HTMLElement, email: string, password: string) {
   await findText(page, "Sign in");

@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 
 import { KnownError } from "@gatehouse/js";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { uniqueEmail } from "../../../js/src/testing/apps.ts";
 import {
   createTestProject,
@@ -12,7 +12,6 @@ import {
 import {
   button,
   byText,
-  cleanup,
   click,
   errorOf,
   field,
@@ -30,7 +29,6 @@ beforeAll(async () => {
   project = await createTestProject(gatehouse());
 });
 beforeEach(() => window.history.replaceState(null, "", "/handler/sign-up"));
-afterEach(cleanup);
 
 async function filled(
   values: { email: string; password: string; repeat: string },

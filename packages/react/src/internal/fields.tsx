@@ -116,9 +116,13 @@ export function EmailField(props: Pick<TextFieldProps, "value" | "onValueChange"
   );
 }
 
-/** A new password (with the length hint) and its repeat, as sign-up and password reset ask for them. */
+/**
+ * A new password (with the length hint) and its repeat, as sign-up, password reset and the account's password form
+ * ask for them. `name` names the first input; the repeat is `${name}Repeat`.
+ */
 export function NewPasswordFields({
   label,
+  name = "password",
   password,
   repeat,
   onPasswordChange,
@@ -127,6 +131,7 @@ export function NewPasswordFields({
   autoFocus,
 }: {
   label: string;
+  name?: string;
   password: string;
   repeat: string;
   onPasswordChange: (value: string) => void;
@@ -139,7 +144,7 @@ export function NewPasswordFields({
     <>
       <PasswordField
         label={label}
-        name="password"
+        name={name}
         autoComplete="new-password"
         value={password}
         onValueChange={onPasswordChange}
@@ -149,7 +154,7 @@ export function NewPasswordFields({
       />
       <PasswordField
         label={s.repeatPassword}
-        name="passwordRepeat"
+        name={`${name}Repeat`}
         autoComplete="new-password"
         value={repeat}
         onValueChange={onRepeatChange}

@@ -1,7 +1,7 @@
 import { type MouseEvent, type ReactNode, useContext, useId } from "react";
-import { GatehouseContext, useStrings } from "../context.ts";
+import { GatehouseContext, useGatehouseContext, useStrings } from "../context.ts";
 import { Avatar } from "../ui/avatar.tsx";
-import { Loading } from "../ui/button.tsx";
+import { Button, Loading } from "../ui/button.tsx";
 import { List, ListRow } from "../ui/list.tsx";
 import { AlertIcon, CheckCircleIcon, GateIcon, InfoIcon } from "./icons.tsx";
 import { appNavigate } from "./router.ts";
@@ -31,17 +31,31 @@ export function CardPage({ children }: { children: ReactNode }) {
 export function DoneCard({
   title,
   subtitle,
+  continueHome,
   children,
 }: {
   title: string;
   subtitle: ReactNode;
+  /** The next step is the app's home page: a full-width "Continue" button to it. */
+  continueHome?: boolean;
   children?: ReactNode;
 }) {
   return (
     <CardPage>
       <CardHeader title={title} subtitle={subtitle} icon={<CheckCircleIcon />} tone="success" />
+      {continueHome ? <ContinueHome /> : null}
       {children}
     </CardPage>
+  );
+}
+
+function ContinueHome() {
+  const s = useStrings();
+  const { app } = useGatehouseContext();
+  return (
+    <Button block onClick={() => appNavigate(app, app.urls.home)}>
+      {s.continue}
+    </Button>
   );
 }
 

@@ -1,4 +1,4 @@
-import { useCallback, useRef, useState } from "react";
+import { type FormEvent, useCallback, useRef, useState } from "react";
 import { useStrings } from "../context.ts";
 import { type DescribedError, describeError, type ErrorField, reportUnexpected } from "./errors.ts";
 
@@ -97,4 +97,22 @@ export function useFormAction(
     return { [field]: failure.message } as Partial<Record<F | "form", string>>;
   };
   return { pending, failure, error: failure?.message, run: runAction, fail, reset, placed };
+}
+
+/**
+ * A form that saves in place and then says so ("Saved" on its button) until it is edited again (`setSaved(false)`):
+ * `useFormAction` plus the flag, and the submit handler that runs `save`.
+ */
+export function useSaveForm(save: () => Promise<void>) {
+  const action = useFormAction();
+  const [saved, setSaved] = useState(false);
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    void action.run(async () => {
+      setSaved(false);
+      await save();
+      setSaved(true);
+    });
+  };
+  return { action, saved, setSaved, onSubmit };
 }

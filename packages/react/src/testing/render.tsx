@@ -1,12 +1,16 @@
 import type { GatehouseClientApp } from "@gatehouse/js";
-import { act, type ReactNode } from "react";
+import { act, Component, type ReactNode, Suspense } from "react";
 import { createRoot, type Root } from "react-dom/client";
+import { afterEach } from "vitest";
 import { GatehouseProvider } from "../provider.tsx";
 import type { GatehouseStrings } from "../strings.ts";
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
 const mounted: Root[] = [];
+
+// Every test file that renders cleans up after each test, as Testing Library does: registered once, here.
+afterEach(cleanup);
 
 /** Renders `ui` inside a provider for `app` into the (happy-dom) document. */
 export async function render(
@@ -26,6 +30,35 @@ export async function render(
     );
   });
   return container;
+}
+
+/**
+ * Renders `ui` inside Suspense whose fallback counts how often it was shown: a test checks that an update did not
+ * fall back to the loading state again.
+ */
+export async function renderCountingFallbacks(app: GatehouseClientApp, ui: ReactNode) {
+  let fallbacks = 0;
+  function Fallback() {
+    fallbacks++;
+    return <p>loading</p>;
+  }
+  const page = await render(app, <Suspense fallback={<Fallback />}>{ui}</Suspense>);
+  return { page, fallbacks: () => fallbacks };
+}
+
+/** Shows "caught:CODE" for the error its children threw: how a test sees the error a hook throws. */
+export class Catch extends Component<{ children: ReactNode }, { error: unknown }> {
+  override state = { error: null as unknown };
+  static getDerivedStateFromError(error: unknown) {
+    return { error };
+  }
+  override render() {
+    return this.state.error ? (
+      <p>caught:{(this.state.error as { code?: string }).code}</p>
+    ) : (
+      this.props.children
+    );
+  }
 }
 
 export async function cleanup() {

@@ -50,6 +50,23 @@ export type Editing = { key: string; entry: ProviderEntry; enabled: boolean; isN
 
 const text = (value: string) => value.trim() || undefined;
 
+/** The entry's plain text settings, each an input of the form (empty when unset). */
+const TEXT_FIELDS = [
+  "clientId",
+  "clientSecret",
+  "facebookConfigId",
+  "microsoftTenantId",
+  "issuerUrl",
+  "authorizationEndpoint",
+  "tokenEndpoint",
+  "userInfoEndpoint",
+  "scope",
+  "displayName",
+  "appleTeamId",
+  "appleKeyId",
+] as const satisfies readonly (keyof ProviderEntry)[];
+type TextField = (typeof TEXT_FIELDS)[number];
+
 export function ProviderModal(props: {
   editing: Editing;
   taken: string[];
@@ -62,18 +79,10 @@ export function ProviderModal(props: {
   const [key, setKey] = useState(props.editing.key);
   const [keys, setKeys] = useState(entry.isShared && !custom ? "shared" : "standard");
   const [form, setForm] = useState({
-    clientId: entry.clientId ?? "",
-    clientSecret: entry.clientSecret ?? "",
-    facebookConfigId: entry.facebookConfigId ?? "",
-    microsoftTenantId: entry.microsoftTenantId ?? "",
-    issuerUrl: entry.issuerUrl ?? "",
-    authorizationEndpoint: entry.authorizationEndpoint ?? "",
-    tokenEndpoint: entry.tokenEndpoint ?? "",
-    userInfoEndpoint: entry.userInfoEndpoint ?? "",
-    scope: entry.scope ?? "",
-    displayName: entry.displayName ?? "",
-    appleTeamId: entry.appleTeamId ?? "",
-    appleKeyId: entry.appleKeyId ?? "",
+    ...(Object.fromEntries(TEXT_FIELDS.map((field) => [field, entry[field] ?? ""])) as Record<
+      TextField,
+      string
+    >),
     // A saved key is never shown again; an empty field keeps it.
     applePrivateKey: "",
     bundleIds: Object.values(entry.appleBundles ?? {})

@@ -84,7 +84,6 @@ export function DomainsPage() {
                       label="Remove"
                       title={`Remove ${item.domain}?`}
                       description="Sign-ins from this site stop working."
-                      confirmLabel="Remove"
                       success="Domain removed"
                       onConfirm={() => saveDomains(domains.filter((d) => d.domain !== item.domain))}
                     />

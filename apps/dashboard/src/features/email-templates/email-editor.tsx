@@ -114,7 +114,6 @@ function Editor({ kind, item }: { kind: EmailKind; item: Editable }) {
                 variant="primary"
                 title={`Reset ${item.displayName}?`}
                 description={`Its source goes back to the one Gatehouse ships. Your edits of this ${noun} are lost.`}
-                confirmLabel="Reset to default"
                 success={`${item.displayName} reset to default`}
                 onConfirm={async () => {
                   const reset = isTemplate

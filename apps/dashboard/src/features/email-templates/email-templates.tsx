@@ -69,33 +69,24 @@ function EmailTemplatesPage() {
         }
       >
         {(list) => (
-          <Table testId="templates-table">
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Theme</th>
-                <th />
+          <Table testId="templates-table" columns={["Name", "Theme", ""]}>
+            {list.map((template) => (
+              <tr key={template.id}>
+                <td>
+                  <Link to={editorPath(project.id, "templates", template.id)}>{template.displayName}</Link>{" "}
+                  {BUILT_IN_TEMPLATE_IDS.has(template.id) ? <Badge>Built-in</Badge> : null}
+                </td>
+                <td className="muted">{themeLabel(template, themes.data)}</td>
+                <td style={{ textAlign: "right" }}>
+                  <Link
+                    className={buttonClass({ variant: "secondary", small: true })}
+                    to={editorPath(project.id, "templates", template.id)}
+                  >
+                    {shared ? "Preview" : "Edit"}
+                  </Link>
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {list.map((template) => (
-                <tr key={template.id}>
-                  <td>
-                    <Link to={editorPath(project.id, "templates", template.id)}>{template.displayName}</Link>{" "}
-                    {BUILT_IN_TEMPLATE_IDS.has(template.id) ? <Badge>Built-in</Badge> : null}
-                  </td>
-                  <td className="muted">{themeLabel(template, themes.data)}</td>
-                  <td style={{ textAlign: "right" }}>
-                    <Link
-                      className={buttonClass({ variant: "secondary", small: true })}
-                      to={editorPath(project.id, "templates", template.id)}
-                    >
-                      {shared ? "Preview" : "Edit"}
-                    </Link>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
+            ))}
           </Table>
         )}
       </AsyncCard>
@@ -113,54 +104,45 @@ function EmailTemplatesPage() {
         }
       >
         {(list) => (
-          <Table testId="themes-table">
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Default</th>
-                <th />
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((theme) => (
-                <tr key={theme.id} data-selected={theme.id === selectedThemeId ? "true" : undefined}>
-                  <td>
-                    <Link to={editorPath(project.id, "themes", theme.id)}>{theme.displayName}</Link>{" "}
-                    {BUILT_IN_THEME_IDS.has(theme.id) ? <Badge>Built-in</Badge> : null}
-                  </td>
-                  <td>
-                    {theme.id === selectedThemeId ? (
-                      <Badge tone="success">✓ Selected</Badge>
-                    ) : (
-                      <ActionButton
-                        small
-                        variant="ghost"
-                        aria-label={`Use as default: ${theme.displayName}`}
-                        success={`${theme.displayName} is now the default theme`}
-                        onClick={async () => {
-                          try {
-                            await project.updateConfig({ "emails.selectedThemeId": theme.id });
-                          } catch (error) {
-                            throw new Error(describeEmailError(error, "theme"));
-                          }
-                          await refresh();
-                        }}
-                      >
-                        Use as default
-                      </ActionButton>
-                    )}
-                  </td>
-                  <td style={{ textAlign: "right" }}>
-                    <Link
-                      className={buttonClass({ variant: "secondary", small: true })}
-                      to={editorPath(project.id, "themes", theme.id)}
+          <Table testId="themes-table" columns={["Name", "Default", ""]}>
+            {list.map((theme) => (
+              <tr key={theme.id} data-selected={theme.id === selectedThemeId ? "true" : undefined}>
+                <td>
+                  <Link to={editorPath(project.id, "themes", theme.id)}>{theme.displayName}</Link>{" "}
+                  {BUILT_IN_THEME_IDS.has(theme.id) ? <Badge>Built-in</Badge> : null}
+                </td>
+                <td>
+                  {theme.id === selectedThemeId ? (
+                    <Badge tone="success">✓ Selected</Badge>
+                  ) : (
+                    <ActionButton
+                      small
+                      variant="ghost"
+                      aria-label={`Use as default: ${theme.displayName}`}
+                      success={`${theme.displayName} is now the default theme`}
+                      onClick={async () => {
+                        try {
+                          await project.updateConfig({ "emails.selectedThemeId": theme.id });
+                        } catch (error) {
+                          throw new Error(describeEmailError(error, "theme"));
+                        }
+                        await refresh();
+                      }}
                     >
-                      Edit
-                    </Link>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
+                      Use as default
+                    </ActionButton>
+                  )}
+                </td>
+                <td style={{ textAlign: "right" }}>
+                  <Link
+                    className={buttonClass({ variant: "secondary", small: true })}
+                    to={editorPath(project.id, "themes", theme.id)}
+                  >
+                    Edit
+                  </Link>
+                </td>
+              </tr>
+            ))}
           </Table>
         )}
       </AsyncCard>

@@ -138,7 +138,6 @@ export function SentEmailPage({ emailId }: { emailId: string }) {
                       label="Cancel email"
                       title="Cancel this email?"
                       description="It will not be sent. This cannot be undone."
-                      confirmLabel="Cancel email"
                       success="Email cancelled"
                       onConfirm={async () => {
                         await app.cancelOutboxEmail(email.id);

@@ -56,51 +56,41 @@ export function KeysPage() {
         }
       >
         {(all) => (
-          <Table testId="keys-table">
-            <thead>
-              <tr>
-                <th>Description</th>
-                <th>Client key</th>
-                <th>Server key</th>
-                <th>Admin key</th>
-                <th>Expires</th>
-                <th>Status</th>
-                <th />
+          <Table
+            testId="keys-table"
+            columns={["Description", "Client key", "Server key", "Admin key", "Expires", "Status", ""]}
+          >
+            {all.map((key) => (
+              <tr key={key.id}>
+                <td>
+                  <strong>{key.description || "Untitled"}</strong>
+                  <div className="muted small">created {formatDay(key.createdAt)}</div>
+                </td>
+                <td className="mono">{lastFour(key.publishableClientKey)}</td>
+                <td className="mono">{lastFour(key.secretServerKey)}</td>
+                <td className="mono">{lastFour(key.superSecretAdminKey)}</td>
+                <td className="muted">{formatDay(key.expiresAt)}</td>
+                <td>
+                  <KeyStatus apiKey={key} />
+                </td>
+                <td style={{ textAlign: "right" }}>
+                  {key.isValid() ? (
+                    <ConfirmButton
+                      small
+                      label="Revoke"
+                      title="Revoke this key set?"
+                      description="Apps using these keys stop working immediately. This cannot be undone."
+                      confirmLabel="Revoke keys"
+                      success="Key set revoked"
+                      onConfirm={async () => {
+                        await key.revoke();
+                        await keys.reload();
+                      }}
+                    />
+                  ) : null}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {all.map((key) => (
-                <tr key={key.id}>
-                  <td>
-                    <strong>{key.description || "Untitled"}</strong>
-                    <div className="muted small">created {formatDay(key.createdAt)}</div>
-                  </td>
-                  <td className="mono">{lastFour(key.publishableClientKey)}</td>
-                  <td className="mono">{lastFour(key.secretServerKey)}</td>
-                  <td className="mono">{lastFour(key.superSecretAdminKey)}</td>
-                  <td className="muted">{formatDay(key.expiresAt)}</td>
-                  <td>
-                    <KeyStatus apiKey={key} />
-                  </td>
-                  <td style={{ textAlign: "right" }}>
-                    {key.isValid() ? (
-                      <ConfirmButton
-                        small
-                        label="Revoke"
-                        title="Revoke this key set?"
-                        description="Apps using these keys stop working immediately. This cannot be undone."
-                        confirmLabel="Revoke keys"
-                        success="Key set revoked"
-                        onConfirm={async () => {
-                          await key.revoke();
-                          await keys.reload();
-                        }}
-                      />
-                    ) : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
+            ))}
           </Table>
         )}
       </AsyncCard>

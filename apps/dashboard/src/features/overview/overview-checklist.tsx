@@ -76,7 +76,7 @@ export function GettingStarted() {
       description={loading ? "Checking your project…" : `${done} of ${steps.length} done`}
       testId="getting-started"
     >
-      <ul className="checklist-steps">
+      <ul className="plain-list checklist-steps">
         {steps.map((step) => (
           <li key={step.id} className={step.done ? "done" : undefined} data-step={step.id}>
             <span className="checklist-mark" aria-hidden="true">

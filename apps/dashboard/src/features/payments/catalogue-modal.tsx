@@ -1,7 +1,7 @@
 import { Button } from "@gatehouse/react/ui";
 import { type ReactNode, useState } from "react";
 import { Select } from "../../ui/fields.tsx";
-import { errorMessage } from "../../ui/hooks.ts";
+import { useSubmit } from "../../ui/hooks.ts";
 import { Modal } from "../../ui/modal.tsx";
 import { CUSTOMER_TYPE_LABELS, CUSTOMER_TYPES, type CustomerType, slug } from "./payments-api.ts";
 
@@ -21,20 +21,12 @@ export function CatalogueModal(props: {
   onSave: () => Promise<void>;
   children: ReactNode;
 }) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const submit = async () => {
-    setBusy(true);
-    setError(null);
-    try {
+  const { busy, error, run } = useSubmit();
+  const submit = () =>
+    run(async () => {
       await props.onSave();
       props.onClose();
-    } catch (caught) {
-      setError(errorMessage(caught));
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
   return (
     <Modal
       title={props.title}

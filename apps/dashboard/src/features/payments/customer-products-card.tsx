@@ -126,7 +126,6 @@ export function ProductsCard(props: { customer: Customer; config: PaymentsConfig
                         label="Cancel subscription"
                         title={`Cancel ${name}?`}
                         description="It stays until the end of the current period, then ends along with the items that expire with it."
-                        confirmLabel="Cancel subscription"
                         success="Subscription cancelled"
                         onConfirm={async () => {
                           await api.cancelSubscription(customer, entry.id!, subscription.subscriptionId);

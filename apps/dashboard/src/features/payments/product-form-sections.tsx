@@ -21,7 +21,7 @@ import {
 export function PricesFieldset({ form }: { form: ProductForm }) {
   const { prices, problems, updatePrice, nextKey, setPrices, legacyFree } = form;
   return (
-    <fieldset className="payments-fieldset" data-testid="product-prices">
+    <fieldset className="boxed-fieldset payments-fieldset" data-testid="product-prices">
       <legend>Prices</legend>
       {legacyFree && prices.length === 0 ? (
         <p className="muted small">Included by default: every customer has it for free (legacy).</p>
@@ -185,7 +185,7 @@ export function PricesFieldset({ form }: { form: ProductForm }) {
 export function IncludedItemsFieldset({ form }: { form: ProductForm }) {
   const { included, problems, updateIncluded, nextKey, setIncluded, itemChoices, customerType } = form;
   return (
-    <fieldset className="payments-fieldset" data-testid="product-included-items">
+    <fieldset className="boxed-fieldset payments-fieldset" data-testid="product-included-items">
       <legend>Included items</legend>
       {included.length === 0 ? (
         <p className="muted small">

@@ -13,24 +13,7 @@ export function ProductFormModal(props: {
 }) {
   const { config } = props;
   const form = useProductForm(config, props.productId);
-  const {
-    existing,
-    displayName,
-    setDisplayName,
-    customerType,
-    setCustomerType,
-    lineId,
-    setLineId,
-    stackable,
-    setStackable,
-    serverOnly,
-    setServerOnly,
-    id,
-    productId,
-    problems,
-    invalid,
-    entry,
-  } = form;
+  const { existing, id, productId, problems, invalid, entry } = form;
 
   return (
     <CatalogueModal
@@ -46,13 +29,13 @@ export function ProductFormModal(props: {
         <TextField
           label="Display name"
           name="productDisplayName"
-          value={displayName}
-          onChange={setDisplayName}
+          value={form.displayName}
+          onChange={form.setDisplayName}
           placeholder="Pro"
         />
         <TextField
           label="Product id"
-          error={displayName || props.productId ? problems.id : null}
+          error={form.displayName || props.productId ? problems.id : null}
           hint="Your app names it when it creates a purchase link."
           name="productId"
           value={productId}
@@ -60,10 +43,14 @@ export function ProductFormModal(props: {
           onChange={id.set}
         />
         <Field label="Customer type">
-          <CustomerTypeSelect name="productCustomerType" value={customerType} onChange={setCustomerType} />
+          <CustomerTypeSelect
+            name="productCustomerType"
+            value={form.customerType}
+            onChange={form.setCustomerType}
+          />
         </Field>
         <Field label="Product line" hint="Optional. A customer holds one product of a line at a time.">
-          <Select name="productLine" value={lineId} onChange={setLineId}>
+          <Select name="productLine" value={form.lineId} onChange={form.setLineId}>
             <option value="">None</option>
             {Object.entries(config.productLines).map(([id, line]) => (
               <option key={id} value={id}>
@@ -74,10 +61,10 @@ export function ProductFormModal(props: {
         </Field>
       </div>
       <div className="row">
-        <Checkbox name="productStackable" checked={stackable} onChange={setStackable}>
+        <Checkbox name="productStackable" checked={form.stackable} onChange={form.setStackable}>
           Stackable: can be bought several times, in any quantity
         </Checkbox>
-        <Checkbox name="productServerOnly" checked={serverOnly} onChange={setServerOnly}>
+        <Checkbox name="productServerOnly" checked={form.serverOnly} onChange={form.setServerOnly}>
           Server only: clients cannot see or buy it
         </Checkbox>
       </div>

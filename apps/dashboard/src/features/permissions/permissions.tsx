@@ -4,7 +4,7 @@ import { useProjectContext } from "../../project-context.tsx";
 import { AsyncCard } from "../../ui/async.tsx";
 import { ActionButton, Card, Empty, Field, PageHead, Table } from "../../ui/components.tsx";
 import { TextField } from "../../ui/fields.tsx";
-import { errorMessage, useAsync } from "../../ui/hooks.ts";
+import { useAsync, useSubmit } from "../../ui/hooks.ts";
 import { Icon } from "../../ui/icons.tsx";
 import { ConfirmButton, Modal } from "../../ui/modal.tsx";
 import { usePageTitle } from "../../ui/page-title.ts";
@@ -127,7 +127,6 @@ function Definitions({ kind, onChanged }: { kind: Kind; onChanged: () => void })
                           label="Delete"
                           title={`Delete ${definition.id}?`}
                           description="Everyone who holds it loses it, and permissions containing it no longer do."
-                          confirmLabel="Delete"
                           success="Permission deleted"
                           onConfirm={async () => {
                             if (kind === "team") await app.deleteTeamPermissionDefinition(definition.id);
@@ -180,8 +179,7 @@ function DefinitionModal(props: {
   const [id, setId] = useState(props.existing?.id ?? "");
   const [description, setDescription] = useState(props.existing?.description ?? "");
   const [contains, setContains] = useState(new Set(props.existing?.containedPermissionIds ?? []));
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = useSubmit();
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     const trimmed = id.trim();
@@ -193,10 +191,8 @@ function DefinitionModal(props: {
       setError(`A permission with the ID "${trimmed}" already exists.`);
       return;
     }
-    setBusy(true);
-    setError(null);
     const options = { id: trimmed, description: description.trim(), containedPermissionIds: [...contains] };
-    try {
+    await run(async () => {
       if (props.existing) {
         if (props.kind === "team") await app.updateTeamPermissionDefinition(props.existing.id, options);
         else await app.updateProjectPermissionDefinition(props.existing.id, options);
@@ -205,11 +201,7 @@ function DefinitionModal(props: {
       toast.success(props.existing ? "Permission saved" : "Permission created");
       await props.onSaved();
       props.onClose();
-    } catch (caught) {
-      setError(errorMessage(caught));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <Modal title={props.existing ? `Edit ${props.existing.id}` : "Create permission"} onClose={props.onClose}>

@@ -211,7 +211,6 @@ function DangerZone() {
           label="Transfer"
           title="Transfer this project?"
           description="Members of the other team become its owners; your current team loses access unless you are in both."
-          confirmLabel="Transfer"
           success="Project transferred"
           onConfirm={async () => {
             if (!teamId) throw new Error("Choose a team first.");
@@ -229,7 +228,6 @@ function DangerZone() {
           label="Delete project"
           title={`Delete ${project.displayName}?`}
           description="This cannot be undone."
-          confirmLabel="Delete project"
           typeToConfirm={project.displayName}
           success="Project deleted"
           onConfirm={async () => {

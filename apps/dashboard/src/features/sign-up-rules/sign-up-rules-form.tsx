@@ -2,9 +2,9 @@ import type { SignUpRuleActionType } from "@gatehouse/js";
 import { Button } from "@gatehouse/react/ui";
 import { useState } from "react";
 import { useProjectContext } from "../../project-context.tsx";
-import { Field } from "../../ui/components.tsx";
+import { Field, FormError } from "../../ui/components.tsx";
 import { Checkbox, Select, TextAreaField, TextField } from "../../ui/fields.tsx";
-import { errorMessage } from "../../ui/hooks.ts";
+import { useSubmit } from "../../ui/hooks.ts";
 import { Modal } from "../../ui/modal.tsx";
 
 /** A rule as the config holds it (`auth.signUpRules.<id>`), read with the server's defaults. */
@@ -97,8 +97,7 @@ export function RuleFormModal(props: {
   const [message, setMessage] = useState(editing?.action.message ?? "");
   const [priority, setPriority] = useState(String(editing?.priority ?? 0));
   const [enabled, setEnabled] = useState(editing?.enabled ?? true);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, run } = useSubmit();
 
   const ruleId = editing ? editing.id : id || slug(displayName);
   const idProblem = editing
@@ -118,10 +117,8 @@ export function RuleFormModal(props: {
   const conditionProblem = condition.trim() ? null : "Write the condition the sign-up must meet.";
   const invalid = Boolean(idProblem || priorityProblem || conditionProblem);
 
-  const save = async () => {
-    setBusy(true);
-    setError(null);
-    try {
+  const save = () =>
+    run(async () => {
       const rule: SignUpRule = {
         id: ruleId,
         enabled,
@@ -133,12 +130,7 @@ export function RuleFormModal(props: {
       await project.updateConfig({ [`auth.signUpRules.${rule.id}`]: ruleEntry(rule) });
       await props.onSaved();
       props.onClose();
-    } catch (caught) {
-      setError(errorMessage(caught));
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
 
   return (
     <Modal
@@ -229,11 +221,7 @@ export function RuleFormModal(props: {
         <Checkbox className="row" name="ruleEnabled" checked={enabled} onChange={setEnabled}>
           Enabled
         </Checkbox>
-        {error ? (
-          <div className="alert danger" role="alert">
-            {error}
-          </div>
-        ) : null}
+        <FormError error={error} />
         <button type="submit" hidden />
       </form>
     </Modal>

@@ -38,7 +38,6 @@ export function TeamPage({ teamId }: { teamId: string }) {
                 label="Delete team"
                 title={`Delete ${t.displayName}?`}
                 description="Members stay users of the project; the team, its permissions and invitations are removed."
-                confirmLabel="Delete team"
                 typeToConfirm={t.displayName}
                 success="Team deleted"
                 onConfirm={async () => {

@@ -2,6 +2,7 @@ import { Button } from "@gatehouse/react/ui";
 import { type FormEvent, useState } from "react";
 import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { navigate } from "../../router.tsx";
+import { FormError } from "../../ui/components.tsx";
 import { describeError, looksLikeEmail } from "../../ui/errors.ts";
 import { Modal } from "../../ui/modal.tsx";
 import { useToast } from "../../ui/toast.tsx";
@@ -68,11 +69,7 @@ export function CreateUserModal(props: { onClose: () => void; onCreated: () => P
         <Checkbox checked={verified} onChange={setVerified}>
           Email is verified
         </Checkbox>
-        {error ? (
-          <div className="alert danger" role="alert">
-            {error}
-          </div>
-        ) : null}
+        <FormError error={error} />
         <div className="row end">
           <Button variant="secondary" onClick={props.onClose}>
             Cancel

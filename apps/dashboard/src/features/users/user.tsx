@@ -182,7 +182,6 @@ function DangerCard({ user, reload }: { user: ServerUser; reload: () => Promise<
           label="Delete user"
           title="Delete this user?"
           description="Their sessions, contact channels, memberships and data are removed. This cannot be undone."
-          confirmLabel="Delete user"
           success="User deleted"
           onConfirm={async () => {
             await user.delete();

@@ -157,7 +157,7 @@ function AttemptLog({ delivery }: { delivery: WebhookDelivery }) {
     return <p className="muted small">Not tried yet: the first attempt is on its way.</p>;
   }
   return (
-    <ol className="webhook-attempts" data-testid="webhook-attempt-log">
+    <ol className="plain-list webhook-attempts" data-testid="webhook-attempt-log">
       <li className="muted small">
         Message id <span className="mono">{delivery.eventId}</span> (the same on every attempt)
       </li>

@@ -54,7 +54,6 @@ export function EndpointPanel(props: {
               label="Rotate secret"
               title="Rotate the signing secret?"
               description="Messages are signed with a new secret from now on. Update your receiver with it: requests signed with the old one stop coming."
-              confirmLabel="Rotate secret"
               onConfirm={async () => {
                 const { secret } = await portal.rotateEndpointSecret(endpoint.id);
                 props.onSecret("The new signing secret", secret);

@@ -106,7 +106,7 @@ export function EndpointFormModal(props: {
           value={description}
           onChange={setDescription}
         />
-        <fieldset className="webhook-events" aria-label="Events to send">
+        <fieldset className="boxed-fieldset webhook-events" aria-label="Events to send">
           <legend>Events to send</legend>
           <label className="checkbox">
             <input type="radio" name="eventFilter" checked={allEvents} onChange={() => setAllEvents(true)} />

@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 
 import { gatehouseInternals, KnownError } from "@gatehouse/js";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { uniqueEmail } from "../../../../js/src/testing/apps.ts";
 import { base32, totpAt } from "../../internal/totp.ts";
 import {
@@ -36,7 +36,6 @@ const LISTS = [
 const gatehouse = testServerForFile();
 
 beforeEach(() => window.history.replaceState(null, "", "/handler/account-settings"));
-afterEach(cleanup);
 
 /** The settings page of a signed-in user of a fresh project with `settings`. */
 async function settings(projectSettings: ProjectSettings = {}) {

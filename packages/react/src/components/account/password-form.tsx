@@ -2,13 +2,12 @@ import { type FormEvent, useState } from "react";
 import { useStrings } from "../../context.ts";
 import { useUser } from "../../hooks.ts";
 import { describeError } from "../../internal/errors.ts";
-import { PasswordField } from "../../internal/fields.tsx";
+import { NewPasswordFields, PasswordField } from "../../internal/fields.tsx";
 import { Alert, Button } from "../../internal/ui.tsx";
 import { useFormAction } from "../../internal/use-action.ts";
 import {
   type Errors,
   hasErrors,
-  PASSWORD_MIN_LENGTH,
   required,
   validateNewPassword,
   validateRepeat,
@@ -82,22 +81,14 @@ export function PasswordForm() {
               error={errors.current}
             />
           ) : null}
-          <PasswordField
+          <NewPasswordFields
             label={s.newPassword}
             name="newPassword"
-            autoComplete="new-password"
-            value={password}
-            onValueChange={setPassword}
-            error={errors.password}
-            hint={s.passwordHint(PASSWORD_MIN_LENGTH)}
-          />
-          <PasswordField
-            label={s.repeatPassword}
-            name="newPasswordRepeat"
-            autoComplete="new-password"
-            value={repeat}
-            onValueChange={setRepeat}
-            error={errors.passwordRepeat}
+            password={password}
+            repeat={repeat}
+            onPasswordChange={setPassword}
+            onRepeatChange={setRepeat}
+            errors={errors}
           />
           <div className="gh-row-actions gh-row-actions-end">
             <Button variant="secondary" onClick={() => setOpen(false)}>

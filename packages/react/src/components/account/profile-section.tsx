@@ -1,24 +1,17 @@
-import { type FormEvent, useState } from "react";
+import { useState } from "react";
 import { useStrings } from "../../context.ts";
 import { useUser } from "../../hooks.ts";
 import { TextField } from "../../internal/fields.tsx";
 import { Avatar, Button, Section } from "../../internal/ui.tsx";
-import { useFormAction } from "../../internal/use-action.ts";
+import { useSaveForm } from "../../internal/use-action.ts";
 
 export function ProfileSection() {
   const s = useStrings();
   const user = useUser({ or: "throw", includeRestricted: true });
   const [name, setName] = useState(user.displayName ?? "");
-  const [saved, setSaved] = useState(false);
-  const action = useFormAction();
-  const onSubmit = (event: FormEvent) => {
-    event.preventDefault();
-    void action.run(async () => {
-      setSaved(false);
-      await user.setDisplayName(name.trim() === "" ? null : name.trim());
-      setSaved(true);
-    });
-  };
+  const { action, saved, setSaved, onSubmit } = useSaveForm(async () => {
+    await user.setDisplayName(name.trim() === "" ? null : name.trim());
+  });
   return (
     <Section id="profile" title={s.sectionProfile} description={s.profileDescription}>
       <div className="gh-row-actions" style={{ gap: 16 }}>

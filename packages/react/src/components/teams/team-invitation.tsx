@@ -58,13 +58,7 @@ function AcceptInvitation({ code, userId }: { code: string; userId: string }) {
   }
   const teamName = details.value.status === "ok" ? details.value.data.teamDisplayName : "";
   if (joined) {
-    return (
-      <DoneCard title={s.teamInvitationTitle} subtitle={s.joinedTeam(teamName)}>
-        <Button block onClick={() => appNavigate(app, app.urls.home)}>
-          {s.continue}
-        </Button>
-      </DoneCard>
-    );
+    return <DoneCard title={s.teamInvitationTitle} subtitle={s.joinedTeam(teamName)} continueHome />;
   }
   return (
     <CardPage>

@@ -14,7 +14,7 @@ import { invalidateLists, preloadTeamLists } from "../../internal/caches.ts";
 import { TextField } from "../../internal/fields.tsx";
 import { appNavigate } from "../../internal/router.ts";
 import { Alert, Avatar, Button, formatDate, Loading, Root, Section } from "../../internal/ui.tsx";
-import { useAction, useFormAction } from "../../internal/use-action.ts";
+import { useAction, useFormAction, useSaveForm } from "../../internal/use-action.ts";
 import { required, validateEmail } from "../../internal/validation.ts";
 import { List, ListRow } from "../../ui/list.tsx";
 
@@ -126,18 +126,11 @@ function TeamProfileSection({ team }: { team: Team }) {
   const members = useTeamMembers(team);
   const mine = members.find((member) => member.id === user.id);
   const [name, setName] = useState(mine?.teamProfile.displayName ?? user.displayName ?? "");
-  const [saved, setSaved] = useState(false);
-  const action = useFormAction();
-  const onSubmit = (event: FormEvent) => {
-    event.preventDefault();
-    void action.run(async () => {
-      setSaved(false);
-      const profile = await user.getTeamProfile(team);
-      await profile.update({ displayName: name.trim() });
-      invalidateLists(app, "teamUsers");
-      setSaved(true);
-    });
-  };
+  const { action, saved, onSubmit } = useSaveForm(async () => {
+    const profile = await user.getTeamProfile(team);
+    await profile.update({ displayName: name.trim() });
+    invalidateLists(app, "teamUsers");
+  });
   return (
     <Section title={s.yourTeamProfile}>
       <form className="gh-inline-form" onSubmit={onSubmit} noValidate>
