@@ -1,11 +1,3 @@
-/**
- * Gatehouse extension: "reset to default" for the built-in templates and themes. Unlike DELETE (which drops every
- * edit of a built-in, its theme choice included), a reset restores only the TSX source this server ships: the
- * environment-level edit of the source is removed, and should another level still override it, the shipped source
- * is written over that. A non-built-in id is a plain 404; a template reset needs a custom email server, like every
- * other template write.
- */
-import type { WireEmailTemplate, WireEmailTheme } from "@gatehouse/shared";
 import { z } from "zod";
 import {
   type ConfigOverride,
@@ -19,11 +11,17 @@ import type { AppDeps } from "../../deps.ts";
 import { BUILT_IN_TEMPLATES, BUILT_IN_THEMES } from "../../email-rendering/index.ts";
 import { defineRoute } from "../../http/route.ts";
 import { StatusError } from "../../http/status-error.ts";
-import { wire } from "../../http/wire-schema.ts";
 import { updateConfigOverride } from "../projects/config-store.ts";
-import { findTemplate, findTheme, requireCustomEmailServer, tags } from "./shared.ts";
+import {
+  findTemplate,
+  findTheme,
+  requireCustomEmailServer,
+  tags,
+  templateIdParams,
+  templateView,
+  themeView,
+} from "./shared.ts";
 
-const templateIdParams = z.strictObject({ templateId: z.guid({ error: "templateId must be a UUID" }) });
 const themeIdParams = z.strictObject({ theme_id: z.string().min(1).max(100) });
 
 /**
@@ -47,15 +45,6 @@ function restoreSource(
     return mergeOverrideOverride(without, { [key]: source });
   });
 }
-
-const templateView = wire<WireEmailTemplate>()(
-  z.object({
-    id: z.string(),
-    display_name: z.string(),
-    tsx_source: z.string(),
-    theme_id: z.union([z.string(), z.literal(false), z.null()]).optional(),
-  }),
-);
 
 export const resetRoutes = [
   defineRoute({
@@ -91,9 +80,7 @@ export const resetRoutes = [
     access: ["admin"],
     request: { params: themeIdParams },
     response: {
-      body: wire<WireEmailTheme>()(
-        z.object({ id: z.string(), display_name: z.string(), tsx_source: z.string() }),
-      ),
+      body: themeView,
     },
     handler: async ({ deps, auth, params }) => {
       const builtIn = BUILT_IN_THEMES.find((theme) => theme.id === params.theme_id);

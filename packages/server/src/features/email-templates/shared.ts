@@ -4,6 +4,7 @@
  * (previews limited per owner and queued in the project's preview lane of the sandbox), and the project's logos as
  * theme props.
  */
+import type { WireEmailTemplate, WireEmailTheme } from "@gatehouse/shared";
 import { knownError } from "@gatehouse/shared";
 import { z } from "zod";
 import type { ConfigOverride, RenderedConfig } from "../../config/index.ts";
@@ -18,12 +19,32 @@ import {
 import { displayNameField, storableText } from "../../fields/text.ts";
 import { ownerKeyOf, type RequestAuth } from "../../http/request-auth.ts";
 import { StatusError } from "../../http/status-error.ts";
+import { wire } from "../../http/wire-schema.ts";
 import { consumeRateLimit, rateLimitScope } from "../../rate-limit/limiter.ts";
 import { RATE_LIMITS } from "../../rate-limit/rules.ts";
 import { patchConfigOverride } from "../projects/config-store.ts";
 import type { ProjectRow } from "../projects/schema.ts";
 
 export const tags = ["Email templates"];
+
+export const templateIdParams = z.strictObject({
+  templateId: z.guid({ error: "templateId must be a UUID" }),
+});
+
+/** A template as the admin routes answer it (list, read, reset). */
+export const templateView = wire<WireEmailTemplate>()(
+  z.object({
+    id: z.string(),
+    display_name: z.string(),
+    tsx_source: z.string(),
+    theme_id: z.union([z.string(), z.literal(false), z.null()]).optional(),
+  }),
+);
+
+/** A theme with its source, as reading or resetting one answers it. */
+export const themeView = wire<WireEmailTheme>()(
+  z.object({ id: z.string(), display_name: z.string(), tsx_source: z.string() }),
+);
 
 export type ThemeEntry = RenderedConfig["emails"]["themes"][string];
 export type TemplateEntry = RenderedConfig["emails"]["templates"][string];

@@ -6,7 +6,7 @@
  */
 
 import { randomUUID } from "node:crypto";
-import type { WireCreatedId, WireEmailTemplate, WireEmailTemplateSaved } from "@gatehouse/shared";
+import type { WireCreatedId, WireEmailTemplateSaved } from "@gatehouse/shared";
 import { knownError } from "@gatehouse/shared";
 import { z } from "zod";
 import type { JsonObject } from "../../config/index.ts";
@@ -21,23 +21,15 @@ import {
   renderPreviewOr400,
   requireCustomEmailServer,
   tags,
+  templateIdParams,
   templateOr404,
+  templateView,
   tsxSourceField,
   writeEmailsConfig,
 } from "./shared.ts";
 
-const templateIdParams = z.strictObject({ templateId: z.guid({ error: "templateId must be a UUID" }) });
 /** A theme id, `false` for no theme, `null` for the project's selected theme. */
 const themeIdField = z.union([z.guid(), z.literal(false), z.null()]);
-
-const templateView = wire<WireEmailTemplate>()(
-  z.object({
-    id: z.string(),
-    display_name: z.string(),
-    tsx_source: z.string(),
-    theme_id: z.union([z.string(), z.literal(false), z.null()]).optional(),
-  }),
-);
 
 export const templateRoutes = [
   defineRoute({

@@ -5,7 +5,7 @@
  */
 
 import { randomUUID } from "node:crypto";
-import type { WireCreatedId, WireEmailTheme, WireEmailThemeList } from "@gatehouse/shared";
+import type { WireCreatedId, WireEmailThemeList } from "@gatehouse/shared";
 import { z } from "zod";
 import { NEW_THEME_SOURCE } from "../../email-rendering/index.ts";
 import { defineRoute } from "../../http/route.ts";
@@ -17,6 +17,7 @@ import {
   renderPreviewOr400,
   tags,
   themeOr404,
+  themeView,
   tsxSourceField,
   writeEmailsConfig,
 } from "./shared.ts";
@@ -84,9 +85,7 @@ export const themeRoutes = [
     access: ["admin"],
     request: { params: idParams },
     response: {
-      body: wire<WireEmailTheme>()(
-        z.object({ id: z.string(), display_name: z.string(), tsx_source: z.string() }),
-      ),
+      body: themeView,
     },
     handler: async ({ auth, params }) => {
       const theme = themeOr404(auth.config, params.theme_id);
