@@ -5,6 +5,7 @@
  */
 import type {
   WireAiAnswer,
+  WireAiContentBlock,
   WireAiConversation,
   WireAiConversationCreated,
   WireAiConversationList,
@@ -29,16 +30,8 @@ export type AiQueryOptions = {
   systemPrompt?: string;
 };
 
-export type AiContentBlock =
-  | { type: "text"; text: string }
-  | {
-      type: "tool-call";
-      toolName: string;
-      toolCallId: string;
-      args: unknown;
-      argsText: string;
-      result: unknown;
-    };
+/** One block of an answer: text, or a tool call with its arguments and result (the wire's own camelCase shape). */
+export type AiContentBlock = WireAiContentBlock;
 
 /** One chunk of the AI SDK UI message stream: `text-delta` {delta}, `tool-input-available` {toolCallId, toolName, input}, `tool-output-available` {toolCallId, output}, `error` {errorText}, `finish`, … */
 export type AiStreamChunk = { type: string; [field: string]: unknown };

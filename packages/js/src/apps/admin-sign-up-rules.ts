@@ -4,11 +4,11 @@
  * what they do. The reference SDK has no methods for them (its dashboard calls the routes directly), so the names
  * are ours; the answers are the wire's (snake_case), like `getMetrics`.
  */
-import type { WireSignUpRuleFailures } from "@gatehouse/shared";
+import type { WireSignUpRuleActionType, WireSignUpRulesStats } from "@gatehouse/shared";
 import { call, type Scope } from "../objects/scope.ts";
 
 export type SignUpAuthMethod = "password" | "otp" | "oauth" | "passkey";
-export type SignUpRuleActionType = "allow" | "reject" | "restrict" | "log";
+export type SignUpRuleActionType = WireSignUpRuleActionType;
 export type SignUpRiskScores = { bot: number; free_trial_abuse: number };
 
 /** A sample sign-up to evaluate the rules against. */
@@ -60,21 +60,7 @@ export type SignUpRulesTestResult = {
   };
 };
 
-export type SignUpRulesStats = {
-  rule_triggers: {
-    rule_id: string;
-    /** Triggers in the last `analytics_hours` hours. */
-    total_count: number;
-    all_time_count: number;
-    /** One entry per hour, oldest first, ending with the current hour. */
-    hourly_counts: { hour: string; count: number }[];
-  }[];
-  analytics_hours: number;
-  total_triggers: number;
-  triggers_by_action: Record<SignUpRuleActionType, number>;
-  /** Rules whose condition failed to run on a real sign-up (which counted as no match), one entry per rule. */
-  rule_failures: WireSignUpRuleFailures[];
-};
+export type SignUpRulesStats = WireSignUpRulesStats;
 
 export function signUpRuleMethods(scope: Scope) {
   return {

@@ -1,4 +1,9 @@
-import type { WireAdminProject, WireAdminProjectConfig, WireConfigString } from "@gatehouse/shared";
+import type {
+  WireAdminProject,
+  WireAdminProjectConfig,
+  WireConfigString,
+  WireOnboardingStatus,
+} from "@gatehouse/shared";
 import { clientConfigFromJson, type Project, type ProjectConfig } from "./projects.ts";
 import { call, defined, type Scope } from "./scope.ts";
 
@@ -49,15 +54,7 @@ export type AdminProjectConfigUpdateOptions = Partial<
   emailTheme?: string;
 };
 
-export type ProjectOnboardingStatus =
-  | "config_choice"
-  | "apps_selection"
-  | "auth_setup"
-  | "domain_setup"
-  | "email_theme_setup"
-  | "payments_setup"
-  | "welcome"
-  | "completed";
+export type ProjectOnboardingStatus = WireOnboardingStatus;
 
 export type AdminProjectUpdateOptions = {
   displayName?: string;

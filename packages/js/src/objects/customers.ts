@@ -96,7 +96,7 @@ export type CustomerProduct = {
 
 export type CustomerInvoice = {
   createdAt: Date;
-  status: "draft" | "open" | "paid" | "uncollectible" | "void" | null;
+  status: WireInvoice["status"];
   /** In the currency's minor units (cents). */
   amountTotal: number;
   hostedInvoiceUrl: string | null;
@@ -104,13 +104,8 @@ export type CustomerInvoice = {
 
 export type CustomerBilling = {
   hasCustomer: boolean;
-  defaultPaymentMethod: {
-    id: string;
-    brand: string | null;
-    last4: string | null;
-    exp_month: number | null;
-    exp_year: number | null;
-  } | null;
+  /** The card as the wire has it (snake_case members, as the reference SDK returns them). */
+  defaultPaymentMethod: WireBilling["default_payment_method"];
 };
 
 /** A page, with the cursor of the next one (null on the last). */

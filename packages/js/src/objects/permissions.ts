@@ -30,16 +30,20 @@ export async function listPermissions(
   return result.items.map((item) => ({ id: item.id }));
 }
 
+/** The path of one user's permission: in a team, or project-wide when `team` is null. */
+function permissionPath(userId: string, team: PermissionScope, permissionId: string): string {
+  return team
+    ? `/team-permissions/${seg(team.id)}/${seg(userId)}/${seg(permissionId)}`
+    : `/project-permissions/${seg(userId)}/${seg(permissionId)}`;
+}
+
 export async function grantPermission(
   scope: Scope,
   userId: string,
   team: PermissionScope,
   permissionId: string,
 ) {
-  const path = team
-    ? `/team-permissions/${seg(team.id)}/${seg(userId)}/${seg(permissionId)}`
-    : `/project-permissions/${seg(userId)}/${seg(permissionId)}`;
-  await call(scope, path, { method: "POST", body: {} });
+  await call(scope, permissionPath(userId, team, permissionId), { method: "POST", body: {} });
   scope.ctx.invalidateUserData();
 }
 
@@ -49,10 +53,7 @@ export async function revokePermission(
   team: PermissionScope,
   permissionId: string,
 ) {
-  const path = team
-    ? `/team-permissions/${seg(team.id)}/${seg(userId)}/${seg(permissionId)}`
-    : `/project-permissions/${seg(userId)}/${seg(permissionId)}`;
-  await call(scope, path, { method: "DELETE" });
+  await call(scope, permissionPath(userId, team, permissionId), { method: "DELETE" });
   scope.ctx.invalidateUserData();
 }
 

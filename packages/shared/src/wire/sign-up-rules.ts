@@ -17,3 +17,23 @@ export type WireSignUpRuleFailures = {
     input: { email: string; country_code: string | null; auth_method: string; oauth_provider: string };
   };
 };
+
+/** What a rule does when its condition matches. */
+export type WireSignUpRuleActionType = "allow" | "reject" | "restrict" | "log";
+
+/** `GET /internal/sign-up-rules-stats`. */
+export type WireSignUpRulesStats = {
+  rule_triggers: {
+    rule_id: string;
+    /** Triggers in the last `analytics_hours` hours. */
+    total_count: number;
+    all_time_count: number;
+    /** One entry per hour, oldest first, ending with the current hour. */
+    hourly_counts: { hour: string; count: number }[];
+  }[];
+  analytics_hours: number;
+  total_triggers: number;
+  triggers_by_action: Record<WireSignUpRuleActionType, number>;
+  /** Rules whose condition failed to run on a real sign-up (which counted as no match), one entry per rule. */
+  rule_failures: WireSignUpRuleFailures[];
+};

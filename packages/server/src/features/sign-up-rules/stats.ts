@@ -8,7 +8,7 @@
  * project's owners only (an admin route): the input holds a sign-up's address and country. All three queries are
  * range scans of `events_project_type_time_idx`.
  */
-import type { WireSignUpRuleFailures } from "@gatehouse/shared";
+import type { WireSignUpRuleFailures, WireSignUpRulesStats } from "@gatehouse/shared";
 import { sql } from "drizzle-orm";
 import type { Database } from "../../db/index.ts";
 import { SIGN_UP_RULE_ERROR_EVENT, SIGN_UP_RULE_TRIGGER_EVENT } from "./apply.ts";
@@ -22,18 +22,7 @@ import {
 export const ANALYTICS_HOURS = 48;
 const HOUR_MS = 3_600_000;
 
-export type SignUpRulesStats = {
-  rule_triggers: {
-    rule_id: string;
-    total_count: number;
-    all_time_count: number;
-    hourly_counts: { hour: string; count: number }[];
-  }[];
-  analytics_hours: number;
-  total_triggers: number;
-  triggers_by_action: Record<SignUpRuleActionType, number>;
-  rule_failures: WireSignUpRuleFailures[];
-};
+export type SignUpRulesStats = WireSignUpRulesStats;
 
 type FailureRow = {
   rule_id: string | null;
