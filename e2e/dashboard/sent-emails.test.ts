@@ -102,7 +102,10 @@ describe("dashboard sent emails", () => {
     await page.waitForURL(/\/email$/);
   });
 
-  it("an owner emails two users: preview, count, both delivered and listed as sent, the detail shows it", async () => {
+  // A long walk (compose twice, light and dark screenshots, two deliveries): ~20 s on a loaded machine.
+  it("an owner emails two users: preview, count, both delivered and listed as sent, the detail shows it", {
+    timeout: 90_000,
+  }, async () => {
     await useSmtp(smtp.port);
     await go("sent-emails");
     await page.getByRole("button", { name: "Send email to users" }).click();

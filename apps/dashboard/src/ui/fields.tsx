@@ -1,4 +1,5 @@
 import type { InputHTMLAttributes, ReactNode, SelectHTMLAttributes, TextareaHTMLAttributes } from "react";
+import { useState } from "react";
 import { Field } from "./components.tsx";
 
 type FieldProps = { label: ReactNode; hint?: ReactNode; error?: string | null };
@@ -43,6 +44,15 @@ export function Select<T extends string>({
 }
 
 /** A labelled text input (any text type: email, url, password, number…); a change hands back the text. */
+/**
+ * A field's value and its setter in the shape the fields take, so that a plain text field is
+ * `const subject = useFieldState(""); <TextField name="subject" {...subject} />` and reads `subject.value`.
+ */
+export function useFieldState<T>(initial: T): { value: T; onChange: (value: T) => void } {
+  const [value, onChange] = useState(initial);
+  return { value, onChange };
+}
+
 export function TextField({ label, hint, error, ...input }: FieldProps & TextInputProps) {
   return (
     <Field label={label} hint={hint} error={error}>

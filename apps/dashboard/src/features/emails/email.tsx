@@ -4,7 +4,7 @@ import { projectPath, useProjectContext } from "../../project-context.tsx";
 import { Link } from "../../router.tsx";
 import { AsyncCard } from "../../ui/async.tsx";
 import { ActionButton, Card, Empty, Field, PageHead, rowClick, Table } from "../../ui/components.tsx";
-import { Select, TextField } from "../../ui/fields.tsx";
+import { Select, TextField, useFieldState } from "../../ui/fields.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import { Icon } from "../../ui/icons.tsx";
 import { usePageTitle } from "../../ui/page-title.ts";
@@ -21,7 +21,7 @@ export function EmailPage() {
   const [password, setPassword] = useState(standard?.password ?? "");
   const [senderEmail, setSenderEmail] = useState(standard?.senderEmail ?? "");
   const [senderName, setSenderName] = useState(standard?.senderName ?? project.displayName);
-  const [recipient, setRecipient] = useState("");
+  const recipient = useFieldState("");
   const [testResult, setTestResult] = useState<{ ok: boolean; message: string } | null>(null);
   const emails = useAsync(() => app.listSentEmails(), [app]);
   usePageTitle("Email");
@@ -97,25 +97,19 @@ export function EmailPage() {
           title="Send a test email"
           description="Tries the SMTP settings on the left, before or after saving."
         >
-          <TextField
-            label="Recipient"
-            type="email"
-            name="testRecipient"
-            value={recipient}
-            onChange={setRecipient}
-          />
+          <TextField label="Recipient" type="email" name="testRecipient" {...recipient} />
           <div className="row end">
             <ActionButton
               variant="secondary"
-              disabled={!recipient.trim() || type !== "standard" || smtpIncomplete}
+              disabled={!recipient.value.trim() || type !== "standard" || smtpIncomplete}
               onClick={async () => {
                 const result = await app.sendTestEmail({
-                  recipientEmail: recipient.trim(),
+                  recipientEmail: recipient.value.trim(),
                   emailConfig: smtp,
                 });
                 setTestResult(
                   result.status === "ok"
-                    ? { ok: true, message: `Sent to ${recipient.trim()}.` }
+                    ? { ok: true, message: `Sent to ${recipient.value.trim()}.` }
                     : { ok: false, message: result.error.errorMessage },
                 );
               }}

@@ -4,7 +4,7 @@ import { isKnownError } from "@gatehouse/shared";
 import { useMemo, useState } from "react";
 import { useProjectContext } from "../../project-context.tsx";
 import { Field } from "../../ui/components.tsx";
-import { Select, TextAreaField, TextField } from "../../ui/fields.tsx";
+import { Select, TextAreaField, TextField, useFieldState } from "../../ui/fields.tsx";
 import { errorMessage, useAsync } from "../../ui/hooks.ts";
 import { Modal } from "../../ui/modal.tsx";
 import { useToast } from "../../ui/toast.tsx";
@@ -53,7 +53,7 @@ export function SendEmailDialog(props: { onClose: () => void; onSent: () => Prom
   const shared = project.config.emailConfig?.type !== "standard";
   const [audience, setAudience] = useState<"some" | "all">("some");
   const [users, setUsers] = useState<ServerUser[]>([]);
-  const [subject, setSubject] = useState("");
+  const subject = useFieldState("");
   const [content, setContent] = useState<Content>({ kind: "html" });
   const [html, setHtml] = useState("<p>Hello!</p>");
   const [variablesText, setVariablesText] = useState("{}");
@@ -119,7 +119,7 @@ export function SendEmailDialog(props: { onClose: () => void; onSent: () => Prom
     setError(null);
     try {
       const common = {
-        ...(subject.trim() ? { subject: subject.trim() } : {}),
+        ...(subject.value.trim() ? { subject: subject.value.trim() } : {}),
         ...(category ? { notificationCategoryName: category } : {}),
       };
       const who = audience === "all" ? { allUsers: true as const } : { userIds: users.map((u) => u.id) };
@@ -160,7 +160,7 @@ export function SendEmailDialog(props: { onClose: () => void; onSent: () => Prom
   ) : null;
 
   if (step === "review") {
-    const shownSubject = subject.trim() || preview?.subject || "(no subject)";
+    const shownSubject = subject.value.trim() || preview?.subject || "(no subject)";
     return (
       <Modal
         wide
@@ -255,8 +255,7 @@ export function SendEmailDialog(props: { onClose: () => void; onSent: () => Prom
         label="Subject"
         hint={content.kind === "template" ? "Leave empty to use the template's subject." : undefined}
         name="subject"
-        value={subject}
-        onChange={setSubject}
+        {...subject}
       />
       <Field label="Content">
         <select

@@ -5,7 +5,7 @@ import { useProjectContext } from "../../project-context.tsx";
 import { KeysOnce } from "../../shared/keys-once.tsx";
 import { AsyncCard } from "../../ui/async.tsx";
 import { ActionButton, Badge, Empty, Field, PageHead, Table } from "../../ui/components.tsx";
-import { Checkbox, TextField } from "../../ui/fields.tsx";
+import { Checkbox, TextField, useFieldState } from "../../ui/fields.tsx";
 import { useAsync } from "../../ui/hooks.ts";
 import { Icon } from "../../ui/icons.tsx";
 import { ConfirmButton, Modal } from "../../ui/modal.tsx";
@@ -123,7 +123,7 @@ function CreateKeysModal(props: {
   onCreated: (view: InternalApiKeyFirstView) => Promise<void>;
 }) {
   const { app } = useProjectContext();
-  const [description, setDescription] = useState("");
+  const description = useFieldState("");
   const [days, setDays] = useState(365);
   const [client, setClient] = useState(true);
   const [server, setServer] = useState(true);
@@ -138,11 +138,11 @@ function CreateKeysModal(props: {
             Cancel
           </Button>
           <ActionButton
-            disabled={!description.trim() || !(client || server || admin)}
+            disabled={!description.value.trim() || !(client || server || admin)}
             onClick={async () =>
               props.onCreated(
                 await app.createInternalApiKey({
-                  description: description.trim(),
+                  description: description.value.trim(),
                   expiresAt: new Date(Date.now() + days * 24 * 3600 * 1000),
                   hasPublishableClientKey: client,
                   hasSecretServerKey: server,
@@ -160,8 +160,7 @@ function CreateKeysModal(props: {
         label="Description"
         name="keyDescription"
         placeholder="Production web app"
-        value={description}
-        onChange={setDescription}
+        {...description}
       />
       <Field label="Expires in">
         <select name="expiry" value={days} onChange={(e) => setDays(Number(e.target.value))}>

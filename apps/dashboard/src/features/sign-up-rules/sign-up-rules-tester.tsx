@@ -3,7 +3,7 @@ import { Button } from "@gatehouse/react/ui";
 import { useState } from "react";
 import { useProjectContext } from "../../project-context.tsx";
 import { Badge, Card, Field, Table } from "../../ui/components.tsx";
-import { Select, TextField } from "../../ui/fields.tsx";
+import { Select, TextField, useFieldState } from "../../ui/fields.tsx";
 import { errorMessage } from "../../ui/hooks.ts";
 import { actionLabel, type SignUpRule } from "./sign-up-rules-form.tsx";
 
@@ -50,7 +50,7 @@ function outcomeWords(result: SignUpRulesTestResult, rules: SignUpRule[]): strin
 /** A sample sign-up evaluated against the saved rules (`POST /internal/sign-up-rules-test`; nothing is logged). */
 export function SignUpRulesTester({ rules }: { rules: SignUpRule[] }) {
   const { app } = useProjectContext();
-  const [email, setEmail] = useState("someone@example.com");
+  const email = useFieldState("someone@example.com");
   const [authMethod, setAuthMethod] = useState<SignUpAuthMethod>("password");
   const [oauthProvider, setOauthProvider] = useState("github");
   const [countryCode, setCountryCode] = useState("");
@@ -65,7 +65,7 @@ export function SignUpRulesTester({ rules }: { rules: SignUpRule[] }) {
     try {
       setResult(
         await app.testSignUpRules({
-          email: email.trim() || null,
+          email: email.value.trim() || null,
           authMethod,
           oauthProvider: authMethod === "oauth" ? oauthProvider.trim() || null : null,
           countryCode: countryCode.trim() || null,
@@ -100,8 +100,7 @@ export function SignUpRulesTester({ rules }: { rules: SignUpRule[] }) {
             label="Email"
             hint="Leave empty for a sign-up without an address."
             name="testEmail"
-            value={email}
-            onChange={setEmail}
+            {...email}
           />
           <Field label="Sign-up method">
             <Select

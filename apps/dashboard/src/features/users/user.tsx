@@ -6,7 +6,7 @@ import { Link, navigate } from "../../router.tsx";
 import { providerName } from "../../shared/oauth-provider-names.ts";
 import { DetailPage } from "../../ui/async.tsx";
 import { ActionButton, Badge, Card, PageHead } from "../../ui/components.tsx";
-import { TextField } from "../../ui/fields.tsx";
+import { TextField, useFieldState } from "../../ui/fields.tsx";
 import { MetadataCard } from "../../ui/metadata-card.tsx";
 import { ConfirmButton } from "../../ui/modal.tsx";
 import { PageTitle, usePageTitle } from "../../ui/page-title.ts";
@@ -138,7 +138,7 @@ function ProfileCard({ user, reload }: { user: ServerUser; reload: () => Promise
 
 function DangerCard({ user, reload }: { user: ServerUser; reload: () => Promise<void> }) {
   const { project } = useProjectContext();
-  const [reason, setReason] = useState(user.restrictedByAdminReason ?? "");
+  const reason = useFieldState(user.restrictedByAdminReason ?? "");
   return (
     <Card title="Access" description="Restrict a user to block their sign-ins, or delete them for good.">
       {user.restrictedByAdmin ? (
@@ -146,13 +146,7 @@ function DangerCard({ user, reload }: { user: ServerUser; reload: () => Promise<
           Restricted{user.restrictedByAdminReason ? `: ${user.restrictedByAdminReason}` : ""}
         </div>
       ) : null}
-      <TextField
-        label="Reason shown to the user"
-        hint="Optional."
-        name="restrictReason"
-        value={reason}
-        onChange={setReason}
-      />
+      <TextField label="Reason shown to the user" hint="Optional." name="restrictReason" {...reason} />
       <div className="row">
         {user.restrictedByAdmin ? (
           <ActionButton
@@ -173,7 +167,10 @@ function DangerCard({ user, reload }: { user: ServerUser; reload: () => Promise<
             confirmLabel="Restrict"
             success="User restricted"
             onConfirm={async () => {
-              await user.update({ restrictedByAdmin: true, restrictedByAdminReason: reason.trim() || null });
+              await user.update({
+                restrictedByAdmin: true,
+                restrictedByAdminReason: reason.value.trim() || null,
+              });
               await reload();
             }}
           />
