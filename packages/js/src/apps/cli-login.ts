@@ -3,6 +3,11 @@ import { KnownError } from "@gatehouse/shared";
 import { Result } from "../utils/result.ts";
 import type { AppContext } from "./context.ts";
 
+// The catalogue's words for the two poll outcomes, written here because the catalogue's messages stay out of the
+// browser bundle (KnownError reads only the code table); a CLI shows these to its user.
+const EXPIRED_MESSAGE = "CLI authentication request expired. Please try again.";
+const USED_MESSAGE = "This authentication token has already been used.";
+
 /** How long to wait between two polls (SPEC.md §9). */
 export const CLI_POLL_INTERVAL_MS = 2000;
 
@@ -60,8 +65,10 @@ export async function promptCliLogin(
     if (response.status === 201 && answer.status === "success" && typeof answer.refresh_token === "string") {
       return Result.ok(answer.refresh_token);
     }
-    if (answer.status === "expired") return Result.error(new KnownError("CLI_AUTH_EXPIRED_ERROR"));
-    if (answer.status === "used") return Result.error(new KnownError("CLI_AUTH_USED_ERROR"));
+    if (answer.status === "expired")
+      return Result.error(new KnownError("CLI_AUTH_EXPIRED_ERROR", undefined, EXPIRED_MESSAGE));
+    if (answer.status === "used")
+      return Result.error(new KnownError("CLI_AUTH_USED_ERROR", undefined, USED_MESSAGE));
     if (answer.status !== "waiting") {
       return Result.error(
         new KnownError("CLI_AUTH_ERROR", undefined, `Unexpected CLI login status: ${String(answer.status)}`),
