@@ -3,7 +3,7 @@ import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { patchConfigOverride } from "../../server/src/features/projects/config-store.ts";
 import { type ListeningServer, startListeningServer } from "../../server/src/testing/listening-server.ts";
 import { startTestSmtpServer } from "../../server/src/testing/smtp-server.ts";
@@ -19,6 +19,10 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 /** tsx's loader by path: the scratch app outside the repository has no node_modules of its own. */
+// Each test runs the CLI as its users do, as several Node processes one after another (each loading the CLI's
+// TypeScript through tsx): 10 to 30 s on a loaded 2-core machine, so the suite's 30 s allowance is too tight here.
+vi.setConfig({ testTimeout: 120_000 });
+
 const TSX_LOADER = new URL("../../../node_modules/tsx/dist/loader.mjs", import.meta.url).href;
 
 const json = (text: string) => JSON.parse(text) as Record<string, any>;
