@@ -156,7 +156,11 @@ describe("the packed @gatehouse/server, installed outside the workspace", () => 
     await expect(run(bin, ["serv"], { cwd: prefix })).rejects.toMatchObject({ code: 2 });
   });
 
-  it(`migrates and then serves the API and the dashboard in production, on ${database}`, async () => {
+  // Three processes one after another (migrate, whose fresh embedded database is made by a child of its own, then the
+  // server), each loading the bundle and PGlite's engine: 15 to 30 s on a loaded 2-core machine.
+  it(`migrates and then serves the API and the dashboard in production, on ${database}`, {
+    timeout: 120_000,
+  }, async () => {
     const own: OwnDatabase | undefined = postgresUrl
       ? await createOwnDatabase(postgresUrl, "gatehouse_package")
       : undefined;
