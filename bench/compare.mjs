@@ -15,7 +15,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";
-import { availableParallelism, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -47,10 +47,12 @@ for (const name of ["better-auth", "pg"]) {
 // Imported only now: they load pg and Better Auth from bench/node_modules.
 const { default: pg } = await import("pg");
 const { measureHttp, sendOk } = await import("./compare/load.mjs");
-const { cpuPerRequest, cpuSample } = await import("./compare/cpu.mjs");
+const { cpuPerRequest, cpuSample, printCpuSplit } = await import("./compare/cpu.mjs");
+const { measureFixedRate, pauseFigures } = await import("./compare/fixed-rate.mjs");
+const { printTargets } = await import("./compare/targets.mjs");
 const { freePort, startServer } = await import("./compare/processes.mjs");
 const { argon2Limit, scryptLimit, rawSelectLimit, seedRawSelectTable } = await import("./compare/limits.mjs");
-const { gatehouseEnv, gatehousePaths, startGatehouse } = await import("./compare/gatehouse.mjs");
+const { gatehouseEnv, gatehousePaths, MANY_USERS, startGatehouse } = await import("./compare/gatehouse.mjs");
 const { betterAuthEnv, betterAuthPaths, startBetterAuth } = await import("./compare/better-auth.mjs");
 
 const databases = {
@@ -62,6 +64,7 @@ const databases = {
 const PATH_LABELS = {
   signUp: "sign-up",
   signIn: "password sign-in",
+  signInDistinct: "password sign-in, 1,000 users",
   sessionRead: "session read",
   refresh: "refresh",
 };
@@ -135,6 +138,9 @@ async function run() {
   ba.rates.signUp = await measurePath("Better Auth", baPaths, "signUp", ba.second.pid);
   gh.rates.signIn = await measurePath("Gatehouse", ghPaths, "signIn", gh.second.pid);
   ba.rates.signIn = await measurePath("Better Auth", baPaths, "signIn", ba.second.pid);
+  log(`Gatehouse: signing up to ${MANY_USERS} users`);
+  await ghPaths.topUpAccounts(MANY_USERS);
+  gh.rates.signInDistinct = await measurePath("Gatehouse", ghPaths, "signInDistinct", gh.second.pid);
   const analyzed = await analyzeWhereAutovacuumIsOff();
   log(`argon2id verify limit (${threads} threads)`);
   const argon2 = await argon2Limit(root, timing);
@@ -142,6 +148,12 @@ async function run() {
   const scrypt = await scryptLimit(timing);
   gh.rates.sessionRead = await measurePath("Gatehouse", ghPaths, "sessionRead", gh.second.pid);
   ba.rates.sessionRead = await measurePath("Better Auth", baPaths, "sessionRead", ba.second.pid);
+  gh.tail = await tailAtHalf(
+    "Gatehouse session read",
+    gh.rates.sessionRead.rate,
+    (agent) => ghPaths.sessionRead(agent),
+    ghEnv.GATEHOUSE_BASE_URL,
+  );
   log("raw primary-key select limit");
   const select = await rawSelectLimit(databaseUrl(databases.select), timing);
   const httpSelect = await httpSelectFloor();
@@ -188,11 +200,22 @@ async function httpSelectFloor() {
     }),
   );
   let next = 0;
-  const result = await measureHttp({
-    ...timing,
-    step: (_worker, agent) => sendOk(agent, `http://127.0.0.1:${port}`, { path: `/users/${next++}` }),
-  });
+  const step = (agent) => sendOk(agent, `http://127.0.0.1:${port}`, { path: `/users/${next++ % 10_000}` });
+  const result = await measureHttp({ ...timing, step: (_worker, agent) => step(agent) });
+  result.tail = await tailAtHalf("HTTP floor", result.rate, step);
   await stopped(server);
+  return result;
+}
+
+/**
+ * Latency percentiles at half of the rate a path reached with closed-loop clients (compare/fixed-rate.mjs); with a
+ * Gatehouse `metricsUrl`, also its GC time and event-loop delay over the run, to tell where a tail came from.
+ */
+async function tailAtHalf(label, maximum, step, metricsUrl) {
+  log(`${label}: fixed rate of ${(maximum / 2).toFixed(0)}/s`);
+  const before = metricsUrl ? await pauseFigures(metricsUrl) : null;
+  const result = await measureFixedRate({ rate: maximum / 2, seconds: Math.max(timing.seconds, 5), step });
+  if (before) result.pauses = { before, after: await pauseFigures(metricsUrl) };
   return result;
 }
 
@@ -295,7 +318,8 @@ function print({ argon2, scrypt, select, httpSelect, analyzed, gatehouse: gh, be
   );
   console.log();
   for (const row of rows) console.log(row ? line(row) : "-".repeat(line(rows[0]).length));
-  printCpuSplit({ gatehouse: gh, betterAuth: ba, argon2 });
+  printCpuSplit({ gatehouse: gh, betterAuth: ba, argon2, labels: PATH_LABELS });
+  printTargets({ gatehouse: gh, argon2, httpSelect });
   console.log();
   console.log(
     [
@@ -334,47 +358,4 @@ function print({ argon2, scrypt, select, httpSelect, analyzed, gatehouse: gh, be
   }
   if (failures.length > 0)
     console.log(`\nFailed requests (not counted in the rates):\n${failures.join("\n")}`);
-}
-
-/**
- * Each measured path's CPU per request by where it went, and what that leaves a sign-in at 0.85 × the argon2id
- * limit: the limit's hashes keep every core busy, so each costs cores / rate, and a sign-in at 0.85 × may spend
- * 1 / 0.85 of that in all.
- */
-function printCpuSplit({ gatehouse: gh, betterAuth: ba, argon2 }) {
-  const rows = [
-    ["CPU per request (ms)", "main thread", "other threads", "PostgreSQL", "load generator", "total"],
-  ];
-  for (const [server, result] of [
-    ["Gatehouse", gh],
-    ["Better Auth", ba],
-  ]) {
-    for (const [path, phase] of Object.entries(result.rates)) {
-      const cpu = phase.cpu;
-      if (!cpu) continue;
-      const parts = [cpu.main, cpu.others, cpu.postgres, cpu.generator];
-      const total = parts.reduce((sum, part) => sum + part, 0);
-      rows.push([`${server} ${PATH_LABELS[path]}`, ...[...parts, total].map((ms) => ms.toFixed(2))]);
-    }
-  }
-  if (rows.length === 1) return; // no /proc here
-  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
-  console.log();
-  for (const row of rows)
-    console.log(
-      row
-        .map((cell, column) => (column === 0 ? cell.padEnd(widths[0]) : cell.padStart(widths[column])))
-        .join("  "),
-    );
-  const hashMs = (availableParallelism() * 1000) / argon2.rate;
-  const budgetMs = hashMs / 0.85;
-  console.log(
-    [
-      "Other threads: the libuv pool (password hashes) and V8's helpers. PostgreSQL: all its processes. Clock ticks",
-      "  are 10 ms, so short phases read coarse.",
-      `The argon2id limit's hashes cost ${hashMs.toFixed(1)} ms of CPU each (${availableParallelism()} cores / ` +
-        `${argon2.rate.toFixed(0)}/s): a sign-in at 0.85 × the limit`,
-      `  may use ${budgetMs.toFixed(1)} ms in all, ${(budgetMs - hashMs).toFixed(1)} ms beside its hash.`,
-    ].join("\n"),
-  );
 }

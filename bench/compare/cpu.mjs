@@ -3,6 +3,7 @@
 // checkpointer) and this load generator. Read from /proc, so Linux only; elsewhere `cpuSample` gives null and the
 // bench prints no split. Clock ticks are 10 ms, so a few seconds of load are needed for a steady figure.
 import { readdirSync, readFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 
 const TICK_MS = 10;
 
@@ -65,4 +66,47 @@ export function cpuPerRequest(before, after, requests) {
     postgres: postgres / requests,
     generator: (after.generator - before.generator) / requests,
   };
+}
+
+/**
+ * Each measured path's CPU per request by where it went, and what that leaves a sign-in at 0.85 × the argon2id
+ * limit: the limit's hashes keep every core busy, so each costs cores / rate, and a sign-in at 0.85 × may spend
+ * 1 / 0.85 of that in all.
+ */
+export function printCpuSplit({ gatehouse: gh, betterAuth: ba, argon2, labels }) {
+  const rows = [
+    ["CPU per request (ms)", "main thread", "other threads", "PostgreSQL", "load generator", "total"],
+  ];
+  for (const [server, result] of [
+    ["Gatehouse", gh],
+    ["Better Auth", ba],
+  ]) {
+    for (const [path, phase] of Object.entries(result.rates)) {
+      const cpu = phase.cpu;
+      if (!cpu) continue;
+      const parts = [cpu.main, cpu.others, cpu.postgres, cpu.generator];
+      const total = parts.reduce((sum, part) => sum + part, 0);
+      rows.push([`${server} ${labels[path]}`, ...[...parts, total].map((ms) => ms.toFixed(2))]);
+    }
+  }
+  if (rows.length === 1) return; // no /proc here
+  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
+  console.log();
+  for (const row of rows)
+    console.log(
+      row
+        .map((cell, column) => (column === 0 ? cell.padEnd(widths[0]) : cell.padStart(widths[column])))
+        .join("  "),
+    );
+  const hashMs = (availableParallelism() * 1000) / argon2.rate;
+  const budgetMs = hashMs / 0.85;
+  console.log(
+    [
+      "Other threads: the libuv pool (password hashes) and V8's helpers. PostgreSQL: all its processes. Clock ticks",
+      "  are 10 ms, so short phases read coarse.",
+      `The argon2id limit's hashes cost ${hashMs.toFixed(1)} ms of CPU each (${availableParallelism()} cores / ` +
+        `${argon2.rate.toFixed(0)}/s): a sign-in at 0.85 × the limit`,
+      `  may use ${budgetMs.toFixed(1)} ms in all, ${(budgetMs - hashMs).toFixed(1)} ms beside its hash.`,
+    ].join("\n"),
+  );
 }

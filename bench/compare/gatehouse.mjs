@@ -1,11 +1,14 @@
 // Gatehouse as bench/compare.mjs runs it: the built server in production mode on its own PostgreSQL database, one
 // ordinary project made through the API the way the dashboard makes one, and the four paths as the SDK calls them.
 import { randomBytes } from "node:crypto";
+import http from "node:http";
 import { join } from "node:path";
 import { send, sendOk } from "./load.mjs";
 import { startServer } from "./processes.mjs";
 
 const PASSWORD = "correct horse battery staple";
+/** How many users the many-users sign-in run spreads over (issue 38, item 3). */
+export const MANY_USERS = 1000;
 
 /** The environment of a production instance on `databaseUrl`; none of the caller's own Gatehouse settings leak in. */
 export function gatehouseEnv({ port, databaseUrl, dataDir }) {
@@ -28,6 +31,11 @@ export function gatehouseEnv({ port, databaseUrl, dataDir }) {
     GATEHOUSE_SEED_INTERNAL_SUPER_SECRET_ADMIN_KEY: key("sak_"),
     GATEHOUSE_SEED_ADMIN_EMAIL: "owner@example.com",
     GATEHOUSE_SEED_ADMIN_PASSWORD: PASSWORD,
+    // The many-users sign-in run gives each user an address of their own, as a proxy would (x-forwarded-for);
+    // the other paths send no such header and count from the socket's address.
+    GATEHOUSE_TRUST_PROXY: "1",
+    // Served, as an operator's scrape would have it: the tail run reads GC and event-loop figures from it.
+    GATEHOUSE_METRICS: "public",
   };
 }
 
@@ -114,6 +122,7 @@ export async function gatehousePaths(agent, baseUrl, env) {
   const sessions = [];
   let signUps = 0;
   let signIns = 0;
+  let distinctSignIns = 0;
   let reads = 0;
   let refreshes = 0;
   return {
@@ -136,6 +145,38 @@ export async function gatehousePaths(agent, baseUrl, env) {
         body: JSON.stringify({ email, password: PASSWORD }),
       });
       if (sessions.length < 512) sessions.push(body);
+    },
+    /** Signs up accounts until there are `count` (16 at a time), for the many-users sign-in run. */
+    async topUpAccounts(count) {
+      const setup = new http.Agent({ keepAlive: true, maxSockets: 16 });
+      let inFlightSignUps = 0;
+      try {
+        const worker = async () => {
+          while (accounts.length + inFlightSignUps < count) {
+            inFlightSignUps++;
+            try {
+              await this.signUp(setup);
+            } finally {
+              inFlightSignUps--;
+            }
+          }
+        };
+        await Promise.all(Array.from({ length: 16 }, worker));
+      } finally {
+        setup.destroy();
+      }
+    },
+    // Password sign-in over the first 1,000 accounts in turn, each from its own address (10.0.x.y), as real
+    // traffic is: the per-address and per-account rate-limit rows are then 1,000 rows, not one row every client
+    // contends on.
+    async signInDistinct(agent) {
+      const index = distinctSignIns++ % Math.min(MANY_USERS, accounts.length);
+      await sendOk(agent, baseUrl, {
+        method: "POST",
+        path: "/api/v1/auth/password/sign-in",
+        headers: { ...json, "x-forwarded-for": `10.0.${index >> 8}.${index & 255}` },
+        body: JSON.stringify({ email: accounts[index], password: PASSWORD }),
+      });
     },
     async sessionRead(agent) {
       const session = sessions[reads++ % sessions.length];
