@@ -39,7 +39,7 @@ DECLARE
   sign int := CASE TG_OP WHEN 'INSERT' THEN 1 ELSE -1 END;
 BEGIN
   INSERT INTO "project_count_days" AS c ("project_id", "day", "slot", "users", "anonymous_users", "password_users", "otp_users", "verified_users")
-  SELECT "project_id", ("signed_up_at" AT TIME ZONE 'UTC')::date, floor(random() * 8)::smallint, sign * count(*),
+  SELECT "project_id", ("signed_up_at" AT TIME ZONE 'UTC')::date, (txid_current() % 8)::smallint, sign * count(*),
     sign * count(*) FILTER (WHERE "is_anonymous"), sign * count(*) FILTER (WHERE "password_hash" IS NOT NULL),
     sign * count(*) FILTER (WHERE "otp_auth_enabled"), sign * count(*) FILTER (WHERE "has_verified_email" AND NOT "is_anonymous")
   FROM "changed_users" u WHERE EXISTS (SELECT 1 FROM "projects" p WHERE p."id" = u."project_id") GROUP BY 1, 2
@@ -61,7 +61,7 @@ CREATE TRIGGER "users_counted_on_delete" AFTER DELETE ON "users" REFERENCING OLD
 CREATE FUNCTION "count_user_changed"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   INSERT INTO "project_count_days" AS c ("project_id", "day", "slot", "users", "anonymous_users", "password_users", "otp_users", "verified_users")
-  SELECT "project_id", "day", floor(random() * 8)::smallint, sum("users"), sum("anonymous_users"), sum("password_users"), sum("otp_users"), sum("verified_users")
+  SELECT "project_id", "day", (txid_current() % 8)::smallint, sum("users"), sum("anonymous_users"), sum("password_users"), sum("otp_users"), sum("verified_users")
   FROM (VALUES
     (OLD."project_id", (OLD."signed_up_at" AT TIME ZONE 'UTC')::date, -1, -OLD."is_anonymous"::int, -(OLD."password_hash" IS NOT NULL)::int,
       -OLD."otp_auth_enabled"::int, -(OLD."has_verified_email" AND NOT OLD."is_anonymous")::int),
@@ -84,7 +84,7 @@ CREATE TRIGGER "users_counted_on_update" AFTER UPDATE OF "is_anonymous", "passwo
 CREATE FUNCTION "count_teams_added_or_removed"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   INSERT INTO "project_count_days" AS c ("project_id", "day", "slot", "teams")
-  SELECT "project_id", ("created_at" AT TIME ZONE 'UTC')::date, floor(random() * 8)::smallint,
+  SELECT "project_id", ("created_at" AT TIME ZONE 'UTC')::date, (txid_current() % 8)::smallint,
     CASE WHEN TG_OP = 'INSERT' THEN count(*) ELSE -count(*) END
   FROM "changed_teams" t WHERE EXISTS (SELECT 1 FROM "projects" p WHERE p."id" = t."project_id") GROUP BY 1, 2
   ON CONFLICT ("project_id", "day", "slot") DO UPDATE SET "teams" = c."teams" + excluded."teams";
