@@ -18,22 +18,10 @@ import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
+import { loadOptions } from "./compare/options.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const { values: options } = parseArgs({
-  options: {
-    seconds: { type: "string", default: "5" },
-    warmup: { type: "string", default: "1" },
-    concurrency: { type: "string", default: "16" },
-    postgres: { type: "string", default: "postgres://postgres@127.0.0.1:5432" },
-  },
-});
-const timing = {
-  seconds: Number(options.seconds),
-  warmupSeconds: Number(options.warmup),
-  concurrency: Number(options.concurrency),
-};
+const { options, timing } = loadOptions();
 
 for (const name of ["better-auth", "pg"]) {
   if (!existsSync(join(root, "bench/node_modules", name, "package.json"))) {

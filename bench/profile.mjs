@@ -15,28 +15,15 @@ import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 import pg from "pg";
 import { PROFILE_HOOK, profileLines, summarizeProfile } from "./compare/cpu-profile.mjs";
 import { gatehouseEnv, gatehousePaths } from "./compare/gatehouse.mjs";
 import { measureHttp } from "./compare/load.mjs";
+import { loadOptions } from "./compare/options.mjs";
 import { freePort, startServer } from "./compare/processes.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const { values: options } = parseArgs({
-  options: {
-    seconds: { type: "string", default: "5" },
-    warmup: { type: "string", default: "1" },
-    concurrency: { type: "string", default: "16" },
-    top: { type: "string", default: "15" },
-    postgres: { type: "string", default: "postgres://postgres@127.0.0.1:5432" },
-  },
-});
-const timing = {
-  seconds: Number(options.seconds),
-  warmupSeconds: Number(options.warmup),
-  concurrency: Number(options.concurrency),
-};
+const { options, timing } = loadOptions({ top: { type: "string", default: "15" } });
 const DATABASE = "gatehouse_bench_profile";
 const databaseUrl = (name) => `${options.postgres.replace(/\/+$/, "")}/${name}`;
 const log = (line) => process.stderr.write(`${line}\n`);

@@ -131,3 +131,27 @@ it("never looks again sooner than its shortest wait, even when work is due now b
     vi.useRealTimers();
   }
 });
+
+it("waits one interval before the first pass when asked to, instead of running it at start", async () => {
+  const passes = { atOnce: 0, afterInterval: 0 };
+  const atOnce = startPollingWorker({
+    name: "queue",
+    intervalMs: 60_000,
+    pass: async () => {
+      passes.atOnce += 1;
+    },
+  });
+  const afterInterval = startPollingWorker({
+    name: "repair",
+    intervalMs: 60_000,
+    firstPassAfterInterval: true,
+    pass: async () => {
+      passes.afterInterval += 1;
+    },
+  });
+  // A start's pass begins synchronously; the delayed worker has none until its interval or a wake-up.
+  expect(passes).toEqual({ atOnce: 1, afterInterval: 0 });
+  await afterInterval.drain();
+  expect(passes.afterInterval).toBe(1);
+  await Promise.all([atOnce.stop(), afterInterval.stop()]);
+});

@@ -47,6 +47,11 @@ export type PollingWorkerOptions = {
    * after each pass. Without it the worker looks every `intervalMs`.
    */
   nextDueInMs?: () => Promise<number | null>;
+  /**
+   * Wait one interval before the first pass instead of running it at start: for upkeep that a start does not make
+   * due (a repair), so that starting an instance, or a fleet of them, costs nothing extra.
+   */
+  firstPassAfterInterval?: boolean;
 };
 
 /**
@@ -106,7 +111,8 @@ export function startPollingWorker(options: PollingWorkerOptions): PollingWorker
       .then(schedule);
   };
 
-  runInBackground();
+  if (options.firstPassAfterInterval) lookAgainIn(options.intervalMs);
+  else runInBackground();
 
   return {
     wake: runInBackground,

@@ -131,11 +131,15 @@ export async function repairCounts(db: Database, projectId: string | null = null
 /** An hour between repairs: drift is rare (see repairCounts), and a recount reads every user. */
 export const COUNTS_REPAIR_INTERVAL_MS = 3_600_000;
 
-/** The repair at start and then every `intervalMs`, on the background-work core. */
+/**
+ * The repair every `intervalMs`, on the background-work core. Not at start: the migration's backfill and the
+ * triggers keep the counts, a start changes nothing, and a recount at every instance's start would read every user.
+ */
 export function startCountsRepair(db: Database, intervalMs = COUNTS_REPAIR_INTERVAL_MS): PollingWorker {
   return startPollingWorker({
     name: "Counts repair",
     intervalMs,
+    firstPassAfterInterval: true,
     pass: async () => {
       const corrected = await repairCounts(db);
       if (corrected > 0) console.warn(`Counts repair: ${corrected} project days corrected`);

@@ -6,7 +6,8 @@ import { projectIdColumn } from "../projects/schema.ts";
  * `created_at`, UTC): each row adds up what those rows are now, so a total is the sum over all days and the daily
  * sign-ups are one day's `users`. Database triggers keep it in the transaction of every change (migration
  * 0017_project_count_days), and `repairCounts` (counts.ts) corrects what drifted. A day is split into `slot`s
- * (picked at random per statement), so concurrent sign-ups of one day do not queue on one row's lock.
+ * (the transaction id mod 8, one row per transaction so that two never lock rows in opposite orders), so
+ * concurrent sign-ups of one day do not queue on one row's lock.
  */
 export const projectCountDays = pgTable(
   "project_count_days",
