@@ -159,8 +159,11 @@ export async function resendDelivery(
         inArray(webhookDeliveries.status, ["succeeded", "failed"]),
       ),
     );
+  // Read before waking the worker: woken first, it could take the delivery before the answer is read, and the
+  // answer would say "sending" one time and "pending" the next.
+  const delivery = await getDelivery(deps, projectId, id);
   deps.webhookWorker?.wake();
-  return getDelivery(deps, projectId, id);
+  return delivery;
 }
 
 /** A `stack.test` message to one endpoint through the delivery pipeline (listed, retried, resendable). */
@@ -177,8 +180,10 @@ export async function queueTestMessage(
     });
     return insertDelivery(tx, { projectId, eventId, endpointId });
   });
+  // Read before waking the worker, as in resendDelivery.
+  const delivery = await getDelivery(deps, projectId, deliveryId);
   deps.webhookWorker?.wake();
-  return getDelivery(deps, projectId, deliveryId);
+  return delivery;
 }
 
 /** The `stack.test` payload (PROTOCOL-EXTRA §3.1). */
