@@ -133,12 +133,14 @@ export function renderConfig(levels: LevelOverrides): RenderResult {
 /**
  * Checks that `override`, stored as the override of `level`, would render cleanly together with the other levels'
  * current overrides (any `otherLevels[level]` is ignored), and passes the checks made only on writes
- * (email-server.ts, sign-up-rules.ts). Returns problems; empty means the override is acceptable.
+ * (email-server.ts, sign-up-rules.ts). Returns problems; empty means the override is acceptable. With `stored`,
+ * the config as it is stored, sign-up rules whose condition is unchanged from it are not checked again.
  */
 export function validateLevelOverride(
   level: ConfigLevel,
   override: unknown,
   otherLevels: LevelOverrides,
+  stored?: RenderedConfig,
 ): string[] {
   const shapeProblems = validateOverrideShape(override);
   if (shapeProblems.length > 0) return shapeProblems;
@@ -152,7 +154,7 @@ export function validateLevelOverride(
   // A rule's problem names the rule rather than the level it came from: rules are written whole, one at a time.
   return [
     ...withAttribution(emailServerProblems(result.config), normalized),
-    ...signUpRuleProblems(result.config).map((problem) => problemText(problem)),
+    ...signUpRuleProblems(result.config, stored).map((problem) => problemText(problem)),
   ];
 }
 

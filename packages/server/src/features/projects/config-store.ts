@@ -163,10 +163,17 @@ export async function updateConfigOverride(
     const next = change(overrides[level], overrides);
     const rendered = renderConfig({ ...overrides, [level]: next });
     // Render problems, and the checks made only on writes (an email provider this server cannot send through);
-    // a stored config that predates such a check is not held against an unrelated write.
-    const existing = new Set(rendered.ok ? validateLevelOverride(level, overrides[level], overrides) : []);
+    // a stored config that predates such a check is not held against an unrelated write. Sign-up rules are
+    // compared by their conditions instead: an edited condition is checked even if it fails as the old one did.
+    const before = renderConfig(overrides);
+    const storedConfig = before.ok ? before.config : undefined;
+    const existing = new Set(
+      rendered.ok ? validateLevelOverride(level, overrides[level], overrides, storedConfig) : [],
+    );
     const problems = rendered.ok
-      ? validateLevelOverride(level, next, overrides).filter((problem) => !existing.has(problem))
+      ? validateLevelOverride(level, next, overrides, storedConfig).filter(
+          (problem) => !existing.has(problem),
+        )
       : rendered.problems;
     if (!rendered.ok || problems.length > 0) throw invalidConfig(problems);
     const stored = encryptSecrets(next, store.env.secret);

@@ -148,6 +148,13 @@ describe("saving a rule", () => {
     const edited = await api.patch("environment", { "auth.signUpRules.old": rule("email == 2") });
     expect(edited.status).toBe(400);
     expect(edited.body).toContain("Sign-up rule 'old': condition is invalid at column 1: no such overload");
+    // Edited to another condition that fails with the very same words: still refused, it is not the stored one.
+    const sameError = await api.patch("environment", { "auth.signUpRules.old": rule("emial == 2") });
+    expect(sameError.status, sameError.text).toBe(400);
+    expect(sameError.body).toContain(
+      "Sign-up rule 'old': condition is invalid at column 1: Unknown variable: emial",
+    );
+    expect(await api.stored("environment")).toMatchObject({ "auth.signUpRules.old": rule("emial == 1") });
   });
 });
 
