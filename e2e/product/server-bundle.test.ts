@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { WASM_TIERING_FLAG } from "../../packages/server/src/db/open-pglite.ts";
+import { PGLITE_V8_FLAGS } from "../../packages/server/src/db/open-pglite.ts";
 
 /**
  * The server build as `npm start` and the Deploy section run it (Vitest's global setup built it). What a file
@@ -70,9 +70,9 @@ describe("the server build", () => {
     expect(embedded).not.toContain("pg");
   });
 
-  it("sets a WebAssembly tiering flag that this Node's V8 knows", () => {
-    // An unknown flag would only print a warning, and the memory the budget saves would quietly come back.
-    const name = WASM_TIERING_FLAG.split("=")[0]!;
-    expect(execFileSync(process.execPath, ["--v8-options"], { encoding: "utf8" })).toContain(`  ${name} `);
+  it("sets WebAssembly flags for PGlite that this Node's V8 knows", () => {
+    // An unknown flag would only print a warning, and the memory the flags save would quietly come back.
+    const known = execFileSync(process.execPath, ["--v8-options"], { encoding: "utf8" });
+    for (const flag of PGLITE_V8_FLAGS) expect(known).toContain(`  ${flag.split("=")[0]!} `);
   });
 });

@@ -15,17 +15,25 @@ import { migrateDatabase, SchemaNewerError } from "./migrate.ts";
 import * as schema from "./schema.ts";
 
 /**
- * V8 compiles a WebAssembly function with its fast baseline compiler first and recompiles it with its optimizing one
- * once it has run ~1.8 MB of code ("hot"; Node 20's default budget). Opening PGlite, checking migrations and the
- * first requests make many of PostgreSQL's functions hot that a settled server seldom runs again. Their
- * recompilation was ~80 MiB of the process's memory at ready (malloc'd by the compiler threads and kept), 0.25 s of
- * start and, in a test worker that opens PGlite and exits, CPU taken from the tests. A 100× budget leaves start to
+ * V8 flags for PGlite's WebAssembly, the whole process's, set before the engine's module is compiled (on PostgreSQL
+ * this file is never loaded).
+ *
+ * The tiering budget: V8 compiles a WebAssembly function with its fast baseline compiler first and recompiles it with
+ * its optimizing one once it has run ~1.8 MB of code ("hot"; Node 20's default budget). Opening PGlite, checking
+ * migrations and the first requests make many of PostgreSQL's functions hot that a settled server seldom runs again.
+ * Their recompilation was ~80 MiB of the process's memory at ready (malloc'd by the compiler threads and kept), 0.25 s
+ * of start and, in a test worker that opens PGlite and exits, CPU taken from the tests. A 100× budget leaves start to
  * the baseline code while what a running server keeps doing still gets optimized: user list pages and searches over
  * 5,000 users (bench/users-paging.mjs) took the same time as with the default, against ~30% and ~2× longer with no
- * optimizing at all. The flag is the whole process's, set before the engine's module is compiled; on PostgreSQL
- * this file is never loaded.
+ * optimizing at all.
+ *
+ * One compilation task: what still gets optimized within the first requests is a few of PostgreSQL's giant functions
+ * (the parser, copyObject and another of ~38 kB), each taking 8-23 MB of compiler memory for up to a second. Compiled
+ * side by side on V8's worker threads, each thread's malloc arena kept its peak after the compile ended (glibc keeps
+ * a thread arena's freed memory while later allocations sit above it): 226-244 MiB at ready, settled. One at a time,
+ * 221-222 MiB, and the second core stays free for serving while they compile.
  */
-export const WASM_TIERING_FLAG = `--wasm-tiering-budget=${180_000_000}`;
+export const PGLITE_V8_FLAGS = [`--wasm-tiering-budget=${180_000_000}`, "--wasm-num-compilation-tasks=1"];
 
 // PostgreSQL's default 128 MB of shared buffers is allocated and zeroed inside PGlite's WebAssembly memory at every
 // start: ~110 MiB of the process's memory and ~0.1 s. 16 MB holds an embedded database's working set; pages beyond
@@ -60,7 +68,7 @@ export async function openPglite(options: {
   dataDir?: string | undefined;
   pgliteDataDirDump?: Blob | undefined;
 }): Promise<DatabaseHandle> {
-  setFlagsFromString(WASM_TIERING_FLAG);
+  for (const flag of PGLITE_V8_FLAGS) setFlagsFromString(flag);
   // PGlite creates its own directory but not missing parents, and a fresh GATEHOUSE_DATA_DIR may not exist yet.
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const unlock = options.dataDir ? lockDataDir(options.dataDir) : () => {};
