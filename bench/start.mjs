@@ -65,10 +65,26 @@
 //   settled server seldom runs again. open-pglite.ts raises V8's tiering budget 100×: 211-238 MiB at ready, 0.25 s
 //   sooner, and bench/users-paging.mjs (5,000 users) as fast as with the default budget, while Liftoff alone made
 //   its pages ~30% and its searches ~2× slower. Test files on PGlite ran ~7% faster as well.
+// - Where the 220-240 MiB's malloc went (issue 38, gdb's malloc_stats() at ready, a catch on mprotect for who grew
+//   it): ~100 MB of malloc's memory for ~26 MB in use, nearly all of the rest in V8's worker threads' arenas, grown
+//   by TurboFan zones. Within the first 20 requests V8 still optimizes a few of PostgreSQL's giant functions
+//   (--trace-wasm-compilation-times: raw_parser, copyObjectImpl and another ~38 kB body, 8-23 MB of compiler
+//   memory and 0.4-1.3 s each; their budget runs out fast because each loop iteration is a jump back across the
+//   whole function). Compiled side by side, each thread's arena kept its peak (glibc returns a thread arena's
+//   memory only from its top, and later allocations sit above it). open-pglite.ts limits V8 to one wasm
+//   compilation task: 221-222 MiB 3 s after ready against 226-244 (three runs each, requests made from inside the
+//   server, so ~10 MiB above this bench's figures), and this bench's median 212 MiB against 236-238 (5 runs, on a
+//   machine busy with CI: that run's times are not comparable to the table above). Measured on top of it and
+//   left, each a flag of the node process (the bin, which is node running a script, could not set it without a
+//   second process): --max-semi-space-size=8 -16 to -19 MiB; --v8-pool-size=1 or 2 -3 to -34 MiB (fewer arenas,
+//   and fewer threads for the GC); MALLOC_TRIM_THRESHOLD_=131072 (an environment variable) ~-30 MiB before the
+//   task limit. In PGlite, shared_buffers=8MB -8 MiB; max_connections=4 (it runs one backend) -2 MiB of
+//   shared memory, left.
 // - The dashboard's files are read per request (features/dashboard/static.ts), never held; the GeoLite2 country
 //   data (~20 MiB once read) is read on the first IP lookup; QuickJS and its worker threads start with the first
 //   sandboxed render; oidc-provider and @aws-sdk/client-s3 load on first use. Left at start, for a few MiB and
-//   tens of ms each: @marcbachmann/cel-js, @node-rs/argon2 and @node-rs/bcrypt.
+//   tens of ms each: @marcbachmann/cel-js, @node-rs/argon2 and @node-rs/bcrypt (added to a process that already
+//   holds the server's other packages: cel-js 0.6 MiB, bcrypt 4 MiB, otpauth 0.6 MiB; not worth an await each).
 import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
