@@ -76,7 +76,8 @@
 //   server, so ~10 MiB above this bench's figures), and this bench's medians 212 and 213 MiB in two runs against 236-238
 //   (5 starts each, on a machine busy with CI: those runs' times are not comparable to the table above). A first
 //   start was then at 225-226 MiB at ready (peak the same) against 203-205: with one task, the migrations' compiles
-//   are still queued when it answers; under the target either way. Measured on top of it and
+//   are still queued when it answers (malloc in use 50 MB then, 36 MB 4 s later, ~26 MB on a settled second start);
+//   under the target either way. Measured on top of it and
 //   left, each a flag of the node process (the bin, which is node running a script, could not set it without a
 //   second process): --max-semi-space-size=8 -16 to -19 MiB; --v8-pool-size=1 or 2 -3 to -34 MiB (fewer arenas,
 //   and fewer threads for the GC); MALLOC_TRIM_THRESHOLD_=131072 (an environment variable) ~-30 MiB before the
