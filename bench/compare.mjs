@@ -8,7 +8,10 @@
 //
 //   npm install --prefix bench     (once: Better Auth and pg, for this bench only)
 //   node bench/compare.mjs [--seconds 5] [--warmup 1] [--concurrency 16]
-//                          [--postgres postgres://postgres@127.0.0.1:5432]
+//                          [--postgres postgres://postgres@127.0.0.1:5432] [--only sign-in]
+//
+// --only sign-in: sign-up (which makes the accounts), both sign-in runs and the hash limits; no session read,
+// refresh, select or HTTP floor (those rows read n/a).
 //
 // Builds what is stale (node scripts/build.mjs), then makes scratch databases gatehouse_bench_cmp,
 // betterauth_bench_cmp and select_bench_cmp on that server, and drops them at the end.
@@ -21,7 +24,11 @@ import { fileURLToPath } from "node:url";
 import { loadOptions } from "./compare/options.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const { options, timing } = loadOptions();
+const { options, timing } = loadOptions({ only: { type: "string" } });
+if (options.only !== undefined && options.only !== "sign-in") {
+  console.error(`--only takes sign-in (the one part that can run alone), not ${options.only}`);
+  process.exit(2);
+}
 
 for (const name of ["better-auth", "pg"]) {
   if (!existsSync(join(root, "bench/node_modules", name, "package.json"))) {
@@ -134,6 +141,11 @@ async function run() {
   const argon2 = await argon2Limit(root, timing);
   log(`scrypt verify limit (${threads} threads)`);
   const scrypt = await scryptLimit(timing);
+  if (options.only === "sign-in") {
+    gh.rssAfter = gh.second.rss();
+    ba.rssAfter = ba.second.rss();
+    return { argon2, scrypt, select: null, httpSelect: null, analyzed, gatehouse: gh, betterAuth: ba };
+  }
   gh.rates.sessionRead = await measurePath("Gatehouse", ghPaths, "sessionRead", gh.second.pid);
   ba.rates.sessionRead = await measurePath("Better Auth", baPaths, "sessionRead", ba.second.pid);
   gh.tail = await tailAtHalf(
@@ -321,9 +333,13 @@ function print({ argon2, scrypt, select, httpSelect, analyzed, gatehouse: gh, be
       "  session cookie. It has no refresh: the cookie is the session, extended by get-session once a day. Its rate",
       "  limits are raised and counted in memory (its default store).",
       "Raw select: one row of 10,000 by primary key, a prepared statement over a pg Pool, one connection per client.",
-      "HTTP floor: that select behind a bare node:http server (its own process, no framework, auth or validation,",
-      `  a pool of 10 as Gatehouse's): session read ${ratio(gh.rates.sessionRead, httpSelect)} and refresh ` +
-        `${ratio(gh.rates.refresh, httpSelect)} of it.`,
+      ...(httpSelect
+        ? [
+            "HTTP floor: that select behind a bare node:http server (its own process, no framework, auth or validation,",
+            `  a pool of 10 as Gatehouse's): session read ${ratio(gh.rates.sessionRead, httpSelect)} and refresh ` +
+              `${ratio(gh.rates.refresh, httpSelect)} of it.`,
+          ]
+        : []),
       "Start: `node` to /health answering 200, on an empty database (first, migrations included) and again.",
       "Order: both servers up, each path on one then the other, its limit measured next to it (load from outside",
       "  drifts within a run).",
