@@ -25,7 +25,7 @@ export function printTargets({ gatehouse: gh, argon2, httpSelect }) {
     },
     {
       what: "session read p99 / HTTP floor's p99, each at half its maximum rate",
-      measured: gh.tail && httpSelect.tail ? gh.tail.p99 / httpSelect.tail.p99 : Number.NaN,
+      measured: gh.tail && httpSelect?.tail ? gh.tail.p99 / httpSelect.tail.p99 : Number.NaN,
       target: 2,
       atLeast: false,
     },
@@ -51,7 +51,7 @@ export function printTargets({ gatehouse: gh, argon2, httpSelect }) {
   );
   for (const [label, tail] of [
     ["Gatehouse session read", gh.tail],
-    ["HTTP floor", httpSelect.tail],
+    ["HTTP floor", httpSelect?.tail],
   ]) {
     if (!tail) continue;
     console.log(

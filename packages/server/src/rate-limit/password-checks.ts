@@ -1,6 +1,6 @@
-import { and, eq, isNull, lt, lte, or, sql } from "drizzle-orm";
+import { and, eq, isNull, lt, lte, or, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { Database } from "../db/index.ts";
-import { preparedPerDatabase, preparedSql } from "../db/prepared-sql.ts";
+import { preparedSql } from "../db/prepared-sql.ts";
 import { sessions } from "../features/sessions/schema.ts";
 import {
   consumeRateLimits,
@@ -45,6 +45,8 @@ export type PasswordCheckAccount = {
   onCeilingReached?: (ceiling: RateLimitRule) => Promise<void>;
   /** The caller's own limits for this attempt (sign-in's per-address one), counted in the same statement. */
   alongWith?: readonly { rule: RateLimitRule; subject: string | null | undefined }[];
+  /** Whether the caller's address is known to `userId`, when read already (with the owner); else read here. */
+  address?: KnownAddress;
 };
 
 /**
@@ -65,7 +67,7 @@ export async function consumePasswordCheckLimits(
   ]);
   if (ip) {
     // Looked up for emails without an account too (as a user no one has), so the time taken does not tell them apart.
-    const address = await knownSignInAddress(scope, input.userId ?? NO_USER, ip);
+    const address = input.address ?? (await knownSignInAddress(scope, input.userId ?? NO_USER, ip));
     if (address.known && input.userId) return { addressRecordedRecently: address.recordedRecently };
   }
   const passed = { addressRecordedRecently: false };
@@ -105,6 +107,9 @@ export async function consumePasswordCheckLimits(
   throw tooManyAttempts(now, new Date(Math.min(nextPass, attempt.windowEndsAt.getTime())));
 }
 
+/** Whether the caller's address is one the user signed in from (see `knownSignInAddress`). */
+export type KnownAddress = { known: boolean; recordedRecently: boolean };
+
 /**
  * Whether the user signed in from `address` before: a password sign-in recorded here, or a live session last used
  * from there (which also covers sign-ins by email code, OAuth or passkey). Impersonation sessions are someone
@@ -114,21 +119,58 @@ export async function knownSignInAddress(
   scope: RateLimitScope,
   userId: string,
   address: string,
-): Promise<{ known: boolean; recordedRecently: boolean }> {
-  const now = new Date();
+): Promise<KnownAddress> {
   const [row] = await knownAddressStatement(scope.db, {
     projectId: scope.projectId,
     userId,
     address,
+    ...knownAddressTimes(),
+  });
+  return knownAddressOf(row);
+}
+
+/** The instants `knownAddressSql` compares with, as its placeholders now, knownSince and recentSince. */
+export function knownAddressTimes(now = new Date()): {
+  now: string;
+  knownSince: string;
+  recentSince: string;
+} {
+  return {
     now: now.toISOString(),
     knownSince: new Date(now.getTime() - KNOWN_ADDRESS_DAYS * DAY_MS).toISOString(),
     recentSince: new Date(now.getTime() - KNOWN_ADDRESS_REFRESH_MS).toISOString(),
-  });
+  };
+}
+
+/** `knownAddressSql`'s columns as a `KnownAddress`; no row (no user, no address) is not known. */
+export function knownAddressOf(
+  row: { known: boolean; recorded_recently: boolean } | undefined,
+): KnownAddress {
   return { known: row?.known === true, recordedRecently: row?.recorded_recently === true };
 }
 
-// Both questions in one round trip: the address's record (one row by its key) and a session from there (`exists`
-// stops at the first).
+/**
+ * Both questions in one select, for the user `userId` names (an SQL expression: a placeholder, or a column of the
+ * caller's statement, which may read the user and this in one round trip); a null user id is asked as a user no one
+ * has, so an email without an account costs the same. The record is one row by its key, a session from there an
+ * `exists` that stops at the first. Placeholders: projectId, address and the `knownAddressTimes`.
+ */
+export function knownAddressSql(userId: SQLWrapper): SQL {
+  const user = sql`coalesce(${userId}, ${sql.raw(`'${NO_USER}'`)}::uuid)`;
+  return sql`select recorded.at > ${sql.placeholder("recentSince")}::timestamptz as recorded_recently,
+    (recorded.at > ${sql.placeholder("knownSince")}::timestamptz or exists (select 1 from ${sessions}
+      where ${sessions.projectId} = ${sql.placeholder("projectId")}
+        and ${sessions.userId} = ${user}
+        and ${sessions.lastUsedIp} = ${sql.placeholder("address")}
+        and not ${sessions.isImpersonation}
+        and (${sessions.expiresAt} is null or ${sessions.expiresAt} > ${sql.placeholder("now")}::timestamptz))
+    ) as known
+    from (select (select ${knownSignInAddresses.lastSignInAt} from ${knownSignInAddresses}
+      where ${knownSignInAddresses.projectId} = ${sql.placeholder("projectId")}
+        and ${knownSignInAddresses.userId} = ${user}
+        and ${knownSignInAddresses.address} = ${sql.placeholder("address")}) as at) as recorded`;
+}
+
 const knownAddressStatement = preparedSql<
   {
     projectId: string;
@@ -139,51 +181,26 @@ const knownAddressStatement = preparedSql<
     recentSince: string;
   },
   { known: boolean; recorded_recently: boolean }
->(
-  "known_sign_in_address",
-  sql`select recorded.at > ${sql.placeholder("recentSince")}::timestamptz as recorded_recently,
-    (recorded.at > ${sql.placeholder("knownSince")}::timestamptz or exists (select 1 from ${sessions}
-      where ${sessions.projectId} = ${sql.placeholder("projectId")}
-        and ${sessions.userId} = ${sql.placeholder("userId")}
-        and ${sessions.lastUsedIp} = ${sql.placeholder("address")}
-        and not ${sessions.isImpersonation}
-        and (${sessions.expiresAt} is null or ${sessions.expiresAt} > ${sql.placeholder("now")}::timestamptz))
-    ) as known
-    from (select (select ${knownSignInAddresses.lastSignInAt} from ${knownSignInAddresses}
-      where ${knownSignInAddresses.projectId} = ${sql.placeholder("projectId")}
-        and ${knownSignInAddresses.userId} = ${sql.placeholder("userId")}
-        and ${knownSignInAddresses.address} = ${sql.placeholder("address")}) as at) as recorded`,
-);
+>("known_sign_in_address", knownAddressSql(sql.placeholder("userId")));
 
-const recordAddressStatement = preparedPerDatabase((db: Database) =>
-  db
-    .insert(knownSignInAddresses)
-    .values({
-      projectId: sql.placeholder("projectId"),
-      userId: sql.placeholder("userId"),
-      address: sql.placeholder("address"),
-      lastSignInAt: sql.placeholder("now"),
-    })
-    .onConflictDoUpdate({
-      target: [knownSignInAddresses.projectId, knownSignInAddresses.userId, knownSignInAddresses.address],
-      set: { lastSignInAt: sql`excluded.last_sign_in_at` },
-    })
-    .prepare("record_sign_in_address"),
-);
+/**
+ * The upsert that records a sign-in address, as a fragment: the new session's insert runs it in the same statement
+ * (sessions/service.ts), so a sign-in's writes after its hash are one round trip and one commit. Written here, with
+ * the table it writes. Its values are the placeholders projectId, userId, address (nothing is written when null),
+ * remember (false: nothing is written either) and now.
+ */
+export const recordKnownAddressSql = sql`insert into ${knownSignInAddresses}
+    (project_id, user_id, address, last_sign_in_at)
+    select ${sql.placeholder("projectId")}::text, ${sql.placeholder("userId")}::uuid, recorded.address,
+      ${sql.placeholder("now")}::timestamptz
+    from (select ${sql.placeholder("address")}::text as address) as recorded
+    where ${sql.placeholder("remember")}::boolean and recorded.address is not null
+    on conflict (project_id, user_id, address) do update set last_sign_in_at = excluded.last_sign_in_at`;
 
-/** Remembers that the user signed in from the caller's address (nothing without one). */
-export async function recordKnownSignInAddress(
-  scope: Pick<RateLimitScope, "db" | "projectId" | "clientIp">,
-  userId: string,
-): Promise<void> {
-  const address = scope.clientIp;
-  if (!address) return;
-  const now = new Date();
-  await recordAddressStatement(scope.db).execute({ projectId: scope.projectId, userId, address, now });
-  // Forgotten addresses are useless; sweep now and then instead of running a job.
-  if (Math.random() < 0.01) {
-    await scope.db
-      .delete(knownSignInAddresses)
-      .where(lt(knownSignInAddresses.lastSignInAt, new Date(now.getTime() - KNOWN_ADDRESS_DAYS * DAY_MS)));
-  }
+/** Forgotten addresses are useless; swept now and then (by one in a hundred recordings) instead of by a job. */
+export async function sweepForgottenSignInAddresses(db: Database): Promise<void> {
+  if (Math.random() >= 0.01) return;
+  await db
+    .delete(knownSignInAddresses)
+    .where(lt(knownSignInAddresses.lastSignInAt, new Date(Date.now() - KNOWN_ADDRESS_DAYS * DAY_MS)));
 }

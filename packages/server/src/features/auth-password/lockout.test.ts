@@ -7,6 +7,7 @@ import { createTestServer, type TestProject, type TestServer } from "../../testi
 import { uniqueEmail } from "../../testing/known-errors.ts";
 import { codeFromEmail, emailsTo, latestEmailTo } from "../../testing/outbox.ts";
 import { passwordApi } from "../../testing/sign-up.ts";
+import { statementsSentBy } from "../../testing/statements.ts";
 import { setClock, useRealClock } from "../../testing/time.ts";
 import { createSignedInUser } from "../../testing/users.ts";
 import { sessions } from "../sessions/schema.ts";
@@ -254,5 +255,40 @@ describe("the per-account ceiling of password attempts", () => {
     expect(count(attempts, 400)).toBe(SMALL_CEILING + 1);
     expect(count(attempts, 429)).toBe(2);
     expect(await emailsTo(server, project.id, email)).toHaveLength(0);
+  });
+});
+
+describe("a password sign-in's statements", () => {
+  /** What a sign-in sends, the now-and-then sweeps of ended counters and forgotten addresses aside. */
+  const statementsOf = async (email: string, password: string, ip: string) => {
+    const { result, statements } = await statementsSentBy(() => api.signIn(email, password, from(ip)));
+    return { status: result.status, statements: statements.filter((text) => !text.startsWith("delete")) };
+  };
+  const writesSessionAndAddress = /insert into "known_sign_in_addresses"[\s\S]*insert into "sessions"/;
+
+  it("reads the owner with the address, and writes the session with the address, one statement each", async () => {
+    const { email, user } = await owner();
+    // The project's first request reads it into the cache; a running server has it there.
+    await api.signIn(uniqueEmail("warm-up"), PASSWORD, from("203.0.113.99"));
+    // A new address: the owner with the address, the two counters of every attempt, the ceiling's (a new address
+    // counts towards it), then after the hash the session and the address in one statement.
+    const fresh = await statementsOf(email, PASSWORD, HOME);
+    expect(fresh.status).toBe(200);
+    expect(fresh.statements, fresh.statements.join("\n")).toHaveLength(4);
+    expect(fresh.statements[3]).toMatch(writesSessionAndAddress);
+    const recorded = await server.deps.db
+      .select()
+      .from(knownSignInAddresses)
+      .where(and(eq(knownSignInAddresses.userId, user.id), eq(knownSignInAddresses.address, HOME)));
+    expect(recorded).toHaveLength(1);
+
+    // Known since a moment ago: no ceiling to count, and the session's statement writes no address.
+    const known = await statementsOf(email, PASSWORD, HOME);
+    expect(known.status).toBe(200);
+    expect(known.statements).toHaveLength(3);
+    // A wrong password stops at the hash: the same reads and counters, no write after it.
+    const wrong = await statementsOf(email, "wrong password", HOME);
+    expect(wrong.status).toBe(400);
+    expect(wrong.statements).toHaveLength(2);
   });
 });

@@ -15,9 +15,8 @@ import { RATE_LIMITS } from "../../rate-limit/rules.ts";
 import { sendSignInAttemptsEmail } from "../emails/built-in.ts";
 import { deleteOtherSessions, findSessionByRefreshToken } from "../sessions/service.ts";
 import { completeSignIn, signInTokensSchema } from "../sessions/sign-in.ts";
-import { findUserByAuthEmail } from "../users/service.ts";
 import { setFirstPasswordHash, storePasswordHash } from "../users/store.ts";
-import { defaultVerifier, verifyPasswordOf } from "./credentials.ts";
+import { defaultVerifier, findPasswordOwner, verifyPasswordOf } from "./credentials.ts";
 import { assertPasswordAuthEnabled, assertPasswordRequirements } from "./policy.ts";
 import { checkPasswordResetCode, resetPassword, sendPasswordResetCode } from "./reset.ts";
 import { createPasswordAccount, sendVerificationEmail } from "./sign-up.ts";
@@ -100,12 +99,13 @@ export const passwordRoutes: AnyRoute[] = [
       const { project, config } = auth;
       assertPasswordAuthEnabled(config);
       const limits = rateLimitScope(deps, auth, clientIp);
-      const owner = await findUserByAuthEmail(deps.db, project.id, body.email);
+      const { owner, address } = await findPasswordOwner(limits, body.email);
       // Before any hashing: a blocked attacker must not be able to make the server do the expensive part. The
       // per-address limit is counted with the per-account ones, in one statement.
       const { addressRecordedRecently } = await consumePasswordCheckLimits(limits, {
         account: normalizeEmail(body.email),
         userId: owner?.user.id ?? null,
+        address,
         alongWith: [{ rule: RATE_LIMITS.signInPerIp, subject: clientIp }],
         onCeilingReached: owner
           ? (ceiling) =>

@@ -3,10 +3,11 @@ import type { RenderedConfig } from "../../config/index.ts";
 import { generateSecureToken, randomUuid, sha256Hex } from "../../crypto/index.ts";
 import type { Database } from "../../db/index.ts";
 import { jsonRowOf, parseJsonRow } from "../../db/json-rows.ts";
-import { preparedPerDatabase, preparedSql } from "../../db/prepared-sql.ts";
+import { preparedSql } from "../../db/prepared-sql.ts";
 import type { AppDeps } from "../../deps.ts";
 import { isUuid } from "../../fields/ids.ts";
 import { requestGeo } from "../../http/client-geo.ts";
+import { recordKnownAddressSql, sweepForgottenSignInAddresses } from "../../rate-limit/password-checks.ts";
 import { tokenRefreshEvent } from "../activity/analytics.ts";
 import { type ContactChannelRow, contactChannels } from "../contact-channels/schema.ts";
 import type { PasswordChangedHook } from "../hooks.ts";
@@ -27,25 +28,42 @@ function storedUserAgent(userAgent: string | null | undefined): string | null {
   return trimmed ? trimmed.slice(0, 512) : null;
 }
 
-const insertSession = preparedPerDatabase((db: Database) =>
-  db
-    .insert(sessions)
-    .values({
-      projectId: sql.placeholder("projectId"),
-      id: sql.placeholder("id"),
-      userId: sql.placeholder("userId"),
-      refreshTokenHash: sql.placeholder("refreshTokenHash"),
-      isImpersonation: sql.placeholder("isImpersonation"),
-      expiresAt: sql.placeholder("expiresAt"),
-      lastUsedIp: sql.placeholder("lastUsedIp"),
-      lastUsedUserAgent: sql.placeholder("lastUsedUserAgent"),
-      lastUsedGeo: sql.placeholder("lastUsedGeo"),
-    })
-    .returning()
-    .prepare("insert_session"),
+type SessionValues = {
+  projectId: string;
+  id: string;
+  userId: string;
+  refreshTokenHash: string;
+  isImpersonation: boolean;
+  expiresAt: string;
+  lastUsedIp: string | null;
+  lastUsedUserAgent: string | null;
+  /** JSON text, or null. */
+  lastUsedGeo: string | null;
+  /** `lastUsedIp` again, by the name of the address fragment; recorded as a known sign-in address when `remember`. */
+  address: string | null;
+  remember: boolean;
+  /** When the address was recorded: the server's clock, as the known-address checks read it. */
+  now: string;
+};
+
+// The session and, for a sign-in, its address as a known one: one statement, so one round trip and one commit
+// after the password hash. The address's upsert is rate-limit's own fragment; it writes nothing unless `remember`.
+const insertSessionStatement = preparedSql<SessionValues, { session: unknown }>(
+  "insert_session",
+  sql`with recorded as (${recordKnownAddressSql})
+    insert into ${sessions} as s (project_id, id, user_id, refresh_token_hash, is_impersonation, expires_at,
+      last_used_ip, last_used_user_agent, last_used_geo)
+    values (${sql.placeholder("projectId")}, ${sql.placeholder("id")}, ${sql.placeholder("userId")},
+      ${sql.placeholder("refreshTokenHash")}, ${sql.placeholder("isImpersonation")},
+      ${sql.placeholder("expiresAt")}::timestamptz, ${sql.placeholder("lastUsedIp")},
+      ${sql.placeholder("lastUsedUserAgent")}, ${sql.placeholder("lastUsedGeo")}::jsonb)
+    returning ${jsonRowOf(sessions, "s")} as session`,
 );
 
-/** Creates a session and returns its refresh token; only the token's SHA-256 is stored. */
+/**
+ * Creates a session and returns its refresh token; only the token's SHA-256 is stored. `rememberAddress`: a
+ * sign-in's session, whose `ip` is also recorded as a known sign-in address, in the same statement.
+ */
 export async function createSession(
   db: Database,
   input: {
@@ -55,22 +73,29 @@ export async function createSession(
     expiresInMillis?: number;
     ip?: string | null;
     userAgent?: string | null;
+    rememberAddress?: boolean;
   },
 ): Promise<{ session: SessionRow; refreshToken: string }> {
   const refreshToken = generateSecureToken();
-  const [session] = await insertSession(db).execute({
+  const now = new Date();
+  // Only the request that signs in says where it is; a session made for someone else (impersonation) knows not.
+  const geo = input.ip ? requestGeo() : null;
+  const [row] = await insertSessionStatement(db, {
     projectId: input.projectId,
     id: randomUuid(),
     userId: input.userId,
     refreshTokenHash: sha256Hex(refreshToken),
     isImpersonation: input.isImpersonation ?? false,
-    expiresAt: new Date(Date.now() + (input.expiresInMillis ?? DEFAULT_SESSION_LIFETIME_MS)),
+    expiresAt: new Date(now.getTime() + (input.expiresInMillis ?? DEFAULT_SESSION_LIFETIME_MS)).toISOString(),
     lastUsedIp: input.ip ?? null,
+    address: input.ip ?? null,
     lastUsedUserAgent: storedUserAgent(input.userAgent),
-    // Only the request that signs in says where it is; a session made for someone else (impersonation) knows not.
-    lastUsedGeo: input.ip ? requestGeo() : null,
+    lastUsedGeo: geo ? JSON.stringify(geo) : null,
+    remember: input.rememberAddress ?? false,
+    now: now.toISOString(),
   });
-  return { session: session!, refreshToken };
+  if (input.rememberAddress) await sweepForgottenSignInAddresses(db);
+  return { session: parseJsonRow(sessions, row!.session)!, refreshToken };
 }
 
 /**
@@ -120,6 +145,8 @@ export async function issueTokens(
     userAgent?: string | null;
     /** The user's primary email channel when the caller has it (undefined: looked up). */
     primaryChannel?: ContactChannelRow | null | undefined;
+    /** Record `ip` as an address the user signed in from, with the session (see `createSession`). */
+    rememberAddress?: boolean;
   } = {},
 ): Promise<TokenPair> {
   const { primaryChannel, ...sessionOptions } = options;

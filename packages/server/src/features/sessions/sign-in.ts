@@ -3,7 +3,6 @@ import { z } from "zod";
 import type { RenderedConfig } from "../../config/index.ts";
 import type { AppDeps } from "../../deps.ts";
 import { wire } from "../../http/wire-schema.ts";
-import { recordKnownSignInAddress } from "../../rate-limit/password-checks.ts";
 import { signInEvent } from "../activity/analytics.ts";
 import type { ContactChannelRow } from "../contact-channels/schema.ts";
 import type { UserRow } from "../users/schema.ts";
@@ -67,19 +66,15 @@ export async function completeSignIn(
     });
     throw knownError("MULTI_FACTOR_AUTHENTICATION_REQUIRED", { attempt_code: code });
   }
+  // The address is recorded only once the whole sign-in passed, second factor included, whatever the first factor
+  // was: from now on it neither fills nor waits for the account's password-failure ceiling
+  // (rate-limit/password-checks.ts). With the session, in its statement.
   const tokens = await issueTokens(deps, input.projectId, input.user, input.config, {
     ip: input.ip,
     userAgent: input.userAgent ?? null,
     primaryChannel: input.primaryChannel,
+    rememberAddress: !input.addressRecordedRecently,
   });
-  // Only once the whole sign-in passed, second factor included, whatever the first factor was: from now on this
-  // address neither fills nor waits for the account's password-failure ceiling (rate-limit/password-checks.ts).
-  if (!input.addressRecordedRecently) {
-    await recordKnownSignInAddress(
-      { db: deps.db, projectId: input.projectId, clientIp: input.ip },
-      input.user.id,
-    );
-  }
   deps.activity.record(
     signInEvent({ projectId: input.projectId, user: input.user, isNewUser: input.isNewUser, ip: input.ip }),
   );
