@@ -1,5 +1,17 @@
 import { sql } from "drizzle-orm";
-import { bigserial, index, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import {
+  bigserial,
+  boolean,
+  date,
+  index,
+  jsonb,
+  pgTable,
+  primaryKey,
+  smallint,
+  text,
+  timestamp,
+  uuid,
+} from "drizzle-orm/pg-core";
 import { projectIdColumn } from "../projects/schema.ts";
 
 /**
@@ -43,3 +55,39 @@ export const events = pgTable(
 );
 
 export type EventRow = typeof events.$inferSelect;
+
+/**
+ * The daily rollup of `$token-refresh` events that the activity metrics read instead of the events: one row per
+ * project, UTC day and active subject (a user, or the team a user worked in), whatever the number of refreshes.
+ * Written by the statement that writes the events (activity-rows.ts), so the two never disagree but for what
+ * `repairActivityDays` (activity-days.ts) corrects. Each row carries what the figures need without reading other
+ * rows: the subject's previous active day (for retained, reactivated and new) and its last country of the day,
+ * each twice, once over all of the day's refreshes and once over those of a user who was not anonymous (`known_*`,
+ * the metrics' default view).
+ */
+export const activityDays = pgTable(
+  "activity_days",
+  {
+    projectId: projectIdColumn(),
+    /** 0 a user, 1 a team: numbers, so that the key sorts and compares cheaply. */
+    kind: smallint("kind").notNull(),
+    day: date("day", { mode: "string" }).notNull(),
+    subject: uuid("subject").notNull(),
+    /** Some refresh of the day came from a user who was not anonymous then. */
+    known: boolean("known").notNull().default(false),
+    /** The subject's latest earlier day with a row (32 days back at most), and the same among `known` rows. */
+    previousDay: date("previous_day", { mode: "string" }),
+    knownPreviousDay: date("known_previous_day", { mode: "string" }),
+    /** A user's country at their latest refresh of the day that had one, and among `known` refreshes. */
+    country: text("country"),
+    countryAt: timestamp("country_at", { withTimezone: true, mode: "date" }),
+    knownCountry: text("known_country"),
+    knownCountryAt: timestamp("known_country_at", { withTimezone: true, mode: "date" }),
+  },
+  (t) => [
+    // The metrics read a window of days; the key serves that range.
+    primaryKey({ columns: [t.projectId, t.kind, t.day, t.subject] }),
+    // The writer's look-up of a subject's previous day.
+    index("activity_days_subject_idx").on(t.projectId, t.kind, t.subject, t.day),
+  ],
+);

@@ -1,10 +1,13 @@
 /**
  * The figures that come from `$token-refresh` events (PROTOCOL-EXTRA §4.1): daily active users and teams with their
- * new / retained / reactivated split, MAU, users by country, users online. Each query is a range scan of
- * `events_project_type_time_idx` over the window (plus the day before it), so it costs what the last 31 days hold.
+ * new / retained / reactivated split, MAU, users by country, users online. All but the last read the
+ * `activity_days` rollup (events/schema.ts) that the activity writer keeps with the events: one row per active
+ * subject and day over the window, each with its previous active day, so no query reads an event or sorts by
+ * subject to find a previous day. Users online read the events of the last five minutes.
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { Database } from "../../db/index.ts";
+import { activityDays } from "../events/schema.ts";
 import { teams } from "../teams/schema.ts";
 import { users } from "../users/schema.ts";
 import { type DataPoint, dayKey, type MetricsWindow, series } from "./window.ts";
@@ -31,8 +34,8 @@ type Rows<T> = { rows: T[] };
  * read without scanning history: a subject with no activity earlier in the window (or the day before it) is new
  * when it was created within that span (a user signs in the day they sign up, a team has no activity before it
  * exists; those few come from the created-at indexes), and one created earlier counts as having been active before.
- * One scan of the window's refreshes serves both, and the count of subjects first seen in the window per day adds
- * up to the distinct subjects of the window (MAU) without a second pass.
+ * Without anonymous users, a row counts when one of its day's refreshes was not anonymous, and its previous day is
+ * the previous such day (`known_*`). The subjects first seen in the window per day add up to MAU.
  */
 async function activitySplits(
   db: Database,
@@ -42,36 +45,25 @@ async function activitySplits(
 ) {
   const rangeStart = window.dayBeforeStart.toISOString();
   const firstDay = dayKey(window.start);
+  const previous = includeAnonymous ? sql`a.previous_day` : sql`a.known_previous_day`;
   const result = (await db.execute(sql`
-    with base as materialized (
-      select distinct (e.occurred_at at time zone 'UTC')::date as day, e.user_id, e.team_id
-      from events e
-      where e.project_id = ${projectId} and e.type = ${TOKEN_REFRESH}
-        and e.occurred_at >= ${rangeStart}::timestamptz and ${anonymityFilter(includeAnonymous)}
-    ),
-    active as (
-      select distinct 0 as kind, day, user_id as subject from base where user_id is not null
-      union all
-      select distinct 1 as kind, day, team_id as subject from base where team_id is not null
-    ),
-    marked as (
-      select kind, day, subject, lag(day) over (partition by kind, subject order by day) as previous from active
-    ),
-    created as (
-      select 0 as kind, ${users.id} as id from ${users}
+    with created as (
+      select 0::smallint as kind, ${users.id} as id from ${users}
       where ${users.projectId} = ${projectId} and ${users.signedUpAt} >= ${rangeStart}::timestamptz
       union all
-      select 1 as kind, ${teams.id} as id from ${teams}
+      select 1::smallint as kind, ${teams.id} as id from ${teams}
       where ${teams.projectId} = ${projectId} and ${teams.createdAt} >= ${rangeStart}::timestamptz
     )
-    select m.kind, to_char(m.day, 'YYYY-MM-DD') as day,
+    select a.kind, to_char(a.day, 'YYYY-MM-DD') as day,
       count(*)::int as total,
-      count(*) filter (where m.previous = m.day - 1)::int as retained,
-      count(*) filter (where m.previous is null and c.id is not null)::int as new,
-      count(*) filter (where m.previous is null or m.previous < ${firstDay}::date)::int as first_in_window
-    from marked m left join created c on c.kind = m.kind and c.id = m.subject
-    where m.day >= ${firstDay}::date
-    group by m.kind, m.day
+      count(*) filter (where ${previous} = a.day - 1)::int as retained,
+      count(*) filter (where (${previous} is null or ${previous} < ${dayKey(window.dayBeforeStart)}::date)
+        and c.id is not null)::int as new,
+      count(*) filter (where ${previous} is null or ${previous} < ${firstDay}::date)::int as first_in_window
+    from ${activityDays} a left join created c on c.kind = a.kind and c.id = a.subject
+    where a.project_id = ${projectId} and a.kind in (0, 1) and a.day >= ${firstDay}::date
+      ${includeAnonymous ? sql`` : sql`and a.known`}
+    group by a.kind, a.day
   `)) as unknown as Rows<{
     kind: number;
     day: string;
@@ -94,13 +86,13 @@ async function activitySplits(
       distinctInWindow: rows.reduce((sum, row) => sum + Number(row.first_in_window), 0),
     };
   };
-  // Kinds are numbers, not names: the window function sorts every row by them.
   return { users: splitOf(0), teams: splitOf(1) };
 }
 
 /**
- * Each user's latest known country among their token refreshes of the window. The protocol counts all of history;
- * that would grow without bound, so users not seen for 31 days drop out of the map.
+ * Each user's latest known country among their token refreshes of the window: the country of their latest day in
+ * the rollup that has one. The protocol counts all of history; that would grow without bound, so users not seen
+ * for 31 days drop out of the map.
  */
 async function usersByCountry(
   db: Database,
@@ -108,15 +100,13 @@ async function usersByCountry(
   window: MetricsWindow,
   includeAnonymous: boolean,
 ): Promise<Record<string, number>> {
+  const country = includeAnonymous ? sql`country` : sql`known_country`;
   const result = (await db.execute(sql`
     select country_code, count(*)::int as users from (
-      select distinct on (e.user_id) e.user_id, e.country_code
-      from events e
-      where e.project_id = ${projectId} and e.type = ${TOKEN_REFRESH}
-        and e.occurred_at >= ${window.start.toISOString()}::timestamptz
-        and e.user_id is not null and e.country_code is not null
-        and ${anonymityFilter(includeAnonymous)}
-      order by e.user_id, e.occurred_at desc
+      select distinct on (subject) subject, ${country} as country_code
+      from ${activityDays}
+      where project_id = ${projectId} and kind = 0 and day >= ${dayKey(window.start)}::date and ${country} is not null
+      order by subject, day desc
     ) latest
     group by country_code
     order by users desc, country_code

@@ -1,0 +1,139 @@
+/**
+ * The `activity_days` rollup (schema.ts): how a set of `$token-refresh` events becomes its rows, used both by the
+ * activity writer's INSERT (activity-rows.ts) and by the repair below, so that the two cannot mean different things;
+ * and `repairActivityDays`, which recomputes the rows of the last 32 days from the events and corrects what differs.
+ */
+import { type SQL, sql } from "drizzle-orm";
+import type { Database } from "../../db/index.ts";
+
+const TOKEN_REFRESH = "$token-refresh";
+
+/** How far back a subject's previous day is looked for: the metrics window (31 days) and the day before it. */
+export const PREVIOUS_DAY_REACH = 32;
+
+/**
+ * One row per (project, kind, day, subject) from `source`, a relation of events with the columns project_id, type,
+ * user_id, team_id, country_code, occurred_at and anonymous (`data->>'is_anonymous'`). A user is counted as known
+ * when their event does not say they were anonymous, the filter the metrics have always applied. `batch_previous`
+ * and `batch_known_previous` are the subject's previous days among the rows of `source` itself.
+ */
+export function refreshDaysOf(source: SQL): SQL {
+  return sql`
+    select project_id, kind, day, subject, known, country, country_at, known_country, known_country_at,
+      max(day) over earlier as batch_previous, max(day) filter (where known) over earlier as batch_known_previous
+    from (
+      select project_id, kind, day, subject, bool_or(known) as known,
+        (array_agg(country_code order by occurred_at desc) filter (where country_code is not null and kind = 0))[1]
+          as country,
+        max(occurred_at) filter (where country_code is not null and kind = 0) as country_at,
+        (array_agg(country_code order by occurred_at desc)
+          filter (where country_code is not null and kind = 0 and known))[1] as known_country,
+        max(occurred_at) filter (where country_code is not null and kind = 0 and known) as known_country_at
+      from (
+        select s.project_id, k.kind, (s.occurred_at at time zone 'UTC')::date as day, k.subject,
+          s.anonymous is distinct from 'true' as known, s.country_code, s.occurred_at
+        from (${source}) s
+        cross join lateral (values (0::smallint, s.user_id), (1::smallint, s.team_id)) as k(kind, subject)
+        where s.type = ${sql.raw(`'${TOKEN_REFRESH}'`)} and k.subject is not null
+      ) refreshes
+      group by project_id, kind, day, subject
+    ) keyed
+    window earlier as (partition by project_id, kind, subject order by day rows between unbounded preceding and 1 preceding)`;
+}
+
+/** The events of one project (or all, for null) since `from`, as `refreshDaysOf` takes them. */
+function refreshEventsSince(projectId: string | null, from: Date): SQL {
+  const scope = projectId === null ? sql`` : sql`and e.project_id = ${projectId}`;
+  return sql`
+    select e.project_id, e.type, e.user_id, e.team_id, e.country_code, e.occurred_at, e.data->>'is_anonymous' as anonymous
+    from events e where e.type = ${TOKEN_REFRESH} and e.occurred_at >= ${from.toISOString()}::timestamptz ${scope}`;
+}
+
+type Rows<T> = { rows: T[] };
+
+/** Midnight UTC `PREVIOUS_DAY_REACH` days before `now`'s day: where the repair's recount starts. */
+function repairStart(now: Date): Date {
+  const day = 24 * 3600 * 1000;
+  return new Date((Math.floor(now.getTime() / day) - PREVIOUS_DAY_REACH) * day);
+}
+
+/**
+ * The rows since `from` that differ from a recount of the events, with the recount's values (`expected` false for
+ * a row no event supports). A previous day before `from` cannot be known from the recount, and means the same to
+ * every figure as none: both sides read as none there.
+ */
+function driftSql(projectId: string | null, from: Date) {
+  const fromDay = sql`${from.toISOString().slice(0, 10)}::date`;
+  const scope = projectId === null ? sql`` : sql`and project_id = ${projectId}`;
+  const since = (column: SQL) => sql`case when ${column} >= ${fromDay} then ${column} end`;
+  return sql`
+    select coalesce(x.project_id, a.project_id) as project_id, coalesce(x.kind, a.kind) as kind,
+      coalesce(x.day, a.day) as day, coalesce(x.subject, a.subject) as subject, x.project_id is not null as expected,
+      x.known, x.batch_previous as previous_day, x.batch_known_previous as known_previous_day, x.country, x.country_at,
+      x.known_country, x.known_country_at
+    from (${refreshDaysOf(refreshEventsSince(projectId, from))}) x
+    full join (select * from activity_days where day >= ${fromDay} ${scope}) a
+      on a.project_id = x.project_id and a.kind = x.kind and a.day = x.day and a.subject = x.subject
+    where x.project_id is null or a.project_id is null
+      or (x.known, x.batch_previous, x.batch_known_previous, x.country, x.known_country)
+        is distinct from (a.known, ${since(sql`a.previous_day`)}, ${since(sql`a.known_previous_day`)}, a.country,
+          a.known_country)`;
+}
+
+export type ActivityDayDrift = { kind: number; day: string; subject: string; expected: boolean };
+
+/** The rows of the last 32 days that a recount of the events would change (none, unless something drifted). */
+export async function activityDayDrift(
+  db: Database,
+  projectId: string,
+  now = new Date(),
+): Promise<ActivityDayDrift[]> {
+  const result = (await db.execute(sql`
+    select kind, to_char(day, 'YYYY-MM-DD') as day, subject, expected
+    from (${driftSql(projectId, repairStart(now))}) drift order by kind, day, subject`)) as unknown as Rows<ActivityDayDrift>;
+  return result.rows.map((row) => ({ ...row, kind: Number(row.kind) }));
+}
+
+/**
+ * Sets the rows of the last 32 days to what the events say; returns the rows corrected. Drift comes from a batch
+ * written by an instance of the previous release, events of one subject across midnight flushed by two instances
+ * out of order (a previous day missed), or a row edited by hand. One statement reads the recount and the rows and
+ * writes the difference, in key order like the writer, so the two lock rows in the same order; a flush that
+ * commits meanwhile is not in its snapshot and left alone. One instance repairs at a time (an advisory lock).
+ */
+export async function repairActivityDays(
+  db: Database,
+  projectId: string | null = null,
+  now = new Date(),
+): Promise<number> {
+  return db.transaction(async (tx) => {
+    const locked = (await tx.execute(
+      sql`select pg_try_advisory_xact_lock(hashtextextended('activity-days-repair', 0)) as locked`,
+    )) as unknown as Rows<{ locked: boolean }>;
+    if (!locked.rows[0]?.locked) return 0;
+    const result = (await tx.execute(sql`
+      with drift as materialized (${driftSql(projectId, repairStart(now))}),
+      removed as (
+        delete from activity_days a using drift d
+        where not d.expected and a.project_id = d.project_id and a.kind = d.kind and a.day = d.day
+          and a.subject = d.subject
+        returning 1
+      ),
+      fixed as (
+        insert into activity_days as a (project_id, kind, day, subject, known, previous_day, known_previous_day,
+          country, country_at, known_country, known_country_at)
+        select project_id, kind, day, subject, known, previous_day, known_previous_day, country, country_at,
+          known_country, known_country_at
+        from drift where expected order by project_id, kind, day, subject
+        on conflict (project_id, kind, day, subject) do update set known = excluded.known,
+          previous_day = excluded.previous_day, known_previous_day = excluded.known_previous_day,
+          country = excluded.country, country_at = excluded.country_at, known_country = excluded.known_country,
+          known_country_at = excluded.known_country_at
+        returning 1
+      )
+      select (select count(*) from removed)::int + (select count(*) from fixed)::int as corrected`)) as unknown as Rows<{
+      corrected: number;
+    }>;
+    return Number(result.rows[0]?.corrected ?? 0);
+  });
+}
