@@ -1,10 +1,12 @@
 /**
- * The `activity_days` rollup (schema.ts): how a set of `$token-refresh` events becomes its rows, used both by the
- * activity writer's INSERT (activity-rows.ts) and by the repair below, so that the two cannot mean different things;
- * and `repairActivityDays`, which recomputes the rows of the last 32 days from the events and corrects what differs.
+ * The `activity_days` rollup and its `activity_day_counts` (schema.ts): how a set of `$token-refresh` events becomes
+ * rows, and rows counts, used both by the activity writer's INSERT (activity-rows.ts) and by the repair below, so
+ * that the two cannot mean different things; and `repairActivityDays`, which recomputes the rows of the last 32 days
+ * from the events, then the counts from the rows, and corrects what differs.
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { Database } from "../../db/index.ts";
+import { activityDayCounts, activityDays } from "./schema.ts";
 
 const TOKEN_REFRESH = "$token-refresh";
 
@@ -39,6 +41,30 @@ export function refreshDaysOf(source: SQL): SQL {
       group by project_id, kind, day, subject
     ) keyed
     window earlier as (partition by project_id, kind, subject order by day rows between unbounded preceding and 1 preceding)`;
+}
+
+/**
+ * What the rows of `rows` (a relation of `activity_days` rows) add to `activity_day_counts`, times `sign`: each row
+ * once with its previous day, and a known row once more with its known previous day.
+ */
+export function countsOf(rows: SQL, sign: 1 | -1): SQL {
+  const gap = (previous: SQL) => sql`coalesce((r.day - ${previous})::smallint, 0::smallint)`;
+  return sql`
+    select r.project_id, r.kind, false as known_only, r.day, ${gap(sql`r.previous_day`)} as gap, ${sql.raw(String(sign))} as n
+    from ${rows} r
+    union all
+    select r.project_id, r.kind, true, r.day, ${gap(sql`r.known_previous_day`)}, ${sql.raw(String(sign))}
+    from ${rows} r where r.known`;
+}
+
+/** Adds `changes` (project_id, kind, known_only, day, gap, n) to the counts, in key order (see activity-rows.ts). */
+export function addToCounts(changes: SQL): SQL {
+  return sql`
+    insert into ${activityDayCounts} as c (project_id, kind, known_only, day, gap, subjects)
+    select project_id, kind, known_only, day, gap, sum(n) from (${changes}) changes
+    group by project_id, kind, known_only, day, gap having sum(n) <> 0
+    order by project_id, kind, known_only, day, gap
+    on conflict (project_id, kind, known_only, day, gap) do update set subjects = c.subjects + excluded.subjects`;
 }
 
 /** The events of one project (or all, for null) since `from`, as `refreshDaysOf` takes them. */
@@ -78,6 +104,33 @@ function driftSql(projectId: string | null, from: Date) {
       or (x.known, x.batch_previous, x.batch_known_previous, x.country, x.known_country)
         is distinct from (a.known, ${since(sql`a.previous_day`)}, ${since(sql`a.known_previous_day`)}, a.country,
           a.known_country)`;
+}
+
+/** Per count cell since `from`, what a recount of the rows says minus what the counts hold, where they differ. */
+function countDriftSql(projectId: string | null, from: Date) {
+  const fromDay = sql`${from.toISOString().slice(0, 10)}::date`;
+  const scope = projectId === null ? sql`` : sql`and project_id = ${projectId}`;
+  return sql`
+    select coalesce(x.project_id, a.project_id) as project_id, coalesce(x.kind, a.kind) as kind,
+      coalesce(x.known_only, a.known_only) as known_only, coalesce(x.day, a.day) as day, coalesce(x.gap, a.gap) as gap,
+      coalesce(x.n, 0) - coalesce(a.subjects, 0) as n
+    from (
+      select project_id, kind, known_only, day, gap, sum(n)::int as n
+      from (${countsOf(sql`(select * from ${activityDays} where day >= ${fromDay} ${scope})`, 1)}) counted
+      group by project_id, kind, known_only, day, gap
+    ) x
+    full join (select * from ${activityDayCounts} where day >= ${fromDay} ${scope}) a
+      on a.project_id = x.project_id and a.kind = x.kind and a.known_only = x.known_only and a.day = x.day
+        and a.gap = x.gap
+    where coalesce(x.n, 0) <> coalesce(a.subjects, 0)`;
+}
+
+/** How many count cells of the last 32 days differ from a recount of the rows. */
+export async function activityCountDrift(db: Database, projectId: string, now = new Date()): Promise<number> {
+  const result = (await db.execute(
+    sql`select count(*)::int as cells from (${countDriftSql(projectId, repairStart(now))}) drift`,
+  )) as unknown as Rows<{ cells: number }>;
+  return Number(result.rows[0]?.cells ?? 0);
 }
 
 export type ActivityDayDrift = { kind: number; day: string; subject: string; expected: boolean };
@@ -134,6 +187,12 @@ export async function repairActivityDays(
       select (select count(*) from removed)::int + (select count(*) from fixed)::int as corrected`)) as unknown as Rows<{
       corrected: number;
     }>;
-    return Number(result.rows[0]?.corrected ?? 0);
+    // The counts recounted from the rows as the statement above left them, the difference added: a flush that
+    // commits meanwhile adds its own change on top, and both add up.
+    const cells = (await tx.execute(sql`
+      with drift as materialized (${countDriftSql(projectId, repairStart(now))}),
+      added as (${addToCounts(sql`select * from drift`)} returning 1)
+      select count(*)::int as cells from added`)) as unknown as Rows<{ cells: number }>;
+    return Number(result.rows[0]?.corrected ?? 0) + Number(cells.rows[0]?.cells ?? 0);
   });
 }

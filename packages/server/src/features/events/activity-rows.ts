@@ -1,7 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { Database } from "../../db/index.ts";
 import { preparedSql } from "../../db/prepared-sql.ts";
-import { PREVIOUS_DAY_REACH, refreshDaysOf } from "./activity-days.ts";
+import { addToCounts, countsOf, PREVIOUS_DAY_REACH, refreshDaysOf } from "./activity-days.ts";
 import { activityDays, events } from "./schema.ts";
 
 /** An activity event as the event log stores it (the activity writer, activity/analytics.ts, buffers them). */
@@ -24,7 +24,10 @@ export type ActivityRow = {
  * The same statement adds the batch's token refreshes to the `activity_days` rollup (activity-days.ts), so the
  * events and the rollup commit together. Its rows are upserted in key order: two instances flushing at once lock
  * them in the same order and never deadlock. A subject's previous day is the latest of its earlier rows, looked up
- * (32 days back at most, the index's range), and of the batch's own earlier days.
+ * (32 days back at most, the index's range), and of the batch's own earlier days. What the upserts changed goes on
+ * to `activity_day_counts`: the rows as they are now counted in, as they were before taken out (`old`, read in the
+ * statement's snapshot; two instances upserting one row at the same moment both take out the version before both,
+ * a drift the repair corrects), counts again in key order.
  */
 const insertActivityRows = preparedSql<{ rows: string }, never>(
   "insert_activity_events",
@@ -37,23 +40,34 @@ const insertActivityRows = preparedSql<{ rows: string }, never>(
         data jsonb, "userId" uuid, "teamId" uuid, "countryCode" text, "occurredAt" timestamptz,
         "dispatchedAt" timestamptz)
       returning project_id, type, user_id, team_id, country_code, occurred_at, data->>'is_anonymous' as anonymous
+    ),
+    batch as (
+      select b.project_id, b.kind, b.day, b.subject, b.known,
+        greatest(b.batch_previous, (${previousDay(sql`false`)})) as previous_day,
+        greatest(b.batch_known_previous, (${previousDay(sql`true`)})) as known_previous_day,
+        b.country, b.country_at, b.known_country, b.known_country_at
+      from (${refreshDaysOf(sql`select * from inserted`)}) b
+    ),
+    old as (
+      select a.* from ${activityDays} a join batch b
+        on a.project_id = b.project_id and a.kind = b.kind and a.day = b.day and a.subject = b.subject
+    ),
+    upserted as (
+      insert into ${activityDays} as a (project_id, kind, day, subject, known, previous_day, known_previous_day,
+        country, country_at, known_country, known_country_at)
+      select * from batch order by project_id, kind, day, subject
+      on conflict (project_id, kind, day, subject) do update set known = a.known or excluded.known,
+        previous_day = greatest(a.previous_day, excluded.previous_day),
+        known_previous_day = greatest(a.known_previous_day, excluded.known_previous_day),
+        country = case when excluded.country_at >= a.country_at or a.country_at is null
+          then coalesce(excluded.country, a.country) else a.country end,
+        country_at = greatest(a.country_at, excluded.country_at),
+        known_country = case when excluded.known_country_at >= a.known_country_at or a.known_country_at is null
+          then coalesce(excluded.known_country, a.known_country) else a.known_country end,
+        known_country_at = greatest(a.known_country_at, excluded.known_country_at)
+      returning a.project_id, a.kind, a.day, a.known, a.previous_day, a.known_previous_day
     )
-    insert into ${activityDays} as a (project_id, kind, day, subject, known, previous_day, known_previous_day,
-      country, country_at, known_country, known_country_at)
-    select b.project_id, b.kind, b.day, b.subject, b.known,
-      greatest(b.batch_previous, (${previousDay(sql`false`)})),
-      greatest(b.batch_known_previous, (${previousDay(sql`true`)})),
-      b.country, b.country_at, b.known_country, b.known_country_at
-    from (${refreshDaysOf(sql`select * from inserted`)}) b
-    order by b.project_id, b.kind, b.day, b.subject
-    on conflict (project_id, kind, day, subject) do update set known = a.known or excluded.known,
-      previous_day = greatest(a.previous_day, excluded.previous_day),
-      known_previous_day = greatest(a.known_previous_day, excluded.known_previous_day),
-      country = case when excluded.country_at >= a.country_at or a.country_at is null then coalesce(excluded.country, a.country) else a.country end,
-      country_at = greatest(a.country_at, excluded.country_at),
-      known_country = case when excluded.known_country_at >= a.known_country_at or a.known_country_at is null
-        then coalesce(excluded.known_country, a.known_country) else a.known_country end,
-      known_country_at = greatest(a.known_country_at, excluded.known_country_at)`,
+    ${addToCounts(sql`${countsOf(sql`upserted`, 1)} union all ${countsOf(sql`old`, -1)}`)}`,
 );
 
 /** The latest earlier day of `b`'s subject in the rollup, among known rows only when `known`. */

@@ -4,6 +4,7 @@ import {
   boolean,
   date,
   index,
+  integer,
   jsonb,
   pgTable,
   primaryKey,
@@ -90,4 +91,25 @@ export const activityDays = pgTable(
     // The writer's look-up of a subject's previous day.
     index("activity_days_subject_idx").on(t.projectId, t.kind, t.subject, t.day),
   ],
+);
+
+/**
+ * What the daily split needs from `activity_days`, counted: per project, kind, day and gap (days since the row's
+ * previous day, 0 for none), how many rows there are, once over all rows (`known_only` false, with `previous_day`)
+ * and once over the known rows (with `known_previous_day`). A day's active subjects are the sum of its gaps, the
+ * retained ones gap 1, those first seen in a window gap 0 or reaching before it; so the metrics read a few rows per
+ * day, whatever the number of active users. The writer's statement adds what its upserts changed; the repair
+ * (activity-days.ts) recounts from the rows.
+ */
+export const activityDayCounts = pgTable(
+  "activity_day_counts",
+  {
+    projectId: projectIdColumn(),
+    kind: smallint("kind").notNull(),
+    knownOnly: boolean("known_only").notNull(),
+    day: date("day", { mode: "string" }).notNull(),
+    gap: smallint("gap").notNull(),
+    subjects: integer("subjects").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.kind, t.knownOnly, t.day, t.gap] })],
 );

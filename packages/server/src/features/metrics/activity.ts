@@ -1,13 +1,13 @@
 /**
  * The figures that come from `$token-refresh` events (PROTOCOL-EXTRA §4.1): daily active users and teams with their
  * new / retained / reactivated split, MAU, users by country, users online. All but the last read the
- * `activity_days` rollup (events/schema.ts) that the activity writer keeps with the events: one row per active
- * subject and day over the window, each with its previous active day, so no query reads an event or sorts by
- * subject to find a previous day. Users online read the events of the last five minutes.
+ * `activity_days` rollup (events/schema.ts) that the activity writer keeps with the events (one row per active
+ * subject and day, each with its previous active day) and its per-day counts, so no query reads an event, and the
+ * split reads a few rows per day. Users online read the events of the last five minutes.
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { Database } from "../../db/index.ts";
-import { activityDays } from "../events/schema.ts";
+import { activityDayCounts, activityDays } from "../events/schema.ts";
 import { teams } from "../teams/schema.ts";
 import { users } from "../users/schema.ts";
 import { type DataPoint, dayKey, type MetricsWindow, series } from "./window.ts";
@@ -30,12 +30,14 @@ type Rows<T> = { rows: T[] };
 
 /**
  * Active users and teams (a team through its members' selected team) per day, split as the protocol has it: `new`
- * is a subject's first activity ever, `retained` one also active the day before, `reactivated` the rest. "Ever" is
- * read without scanning history: a subject with no activity earlier in the window (or the day before it) is new
- * when it was created within that span (a user signs in the day they sign up, a team has no activity before it
- * exists; those few come from the created-at indexes), and one created earlier counts as having been active before.
- * Without anonymous users, a row counts when one of its day's refreshes was not anonymous, and its previous day is
- * the previous such day (`known_*`). The subjects first seen in the window per day add up to MAU.
+ * is a subject's first activity ever, `retained` one also active the day before, `reactivated` the rest. Totals,
+ * retained and the subjects first seen in the window (which add up to MAU) are sums of `activity_day_counts`, a few
+ * rows per day. "Ever" is read without scanning history: a subject with no activity earlier in the window (or the
+ * day before it) is new when it was created within that span (a user signs in the day they sign up, a team has no
+ * activity before it exists), and one created earlier counts as having been active before; so `new` looks up the
+ * first active day of each subject created since then (the created-at indexes, then `activity_days_subject_idx`).
+ * Without anonymous users, a day counts a subject when one of its refreshes that day was not anonymous, and its
+ * previous day is the previous such day (the `known` rows and counts).
  */
 async function activitySplits(
   db: Database,
@@ -45,33 +47,39 @@ async function activitySplits(
 ) {
   const rangeStart = window.dayBeforeStart.toISOString();
   const firstDay = dayKey(window.start);
-  const previous = includeAnonymous ? sql`a.previous_day` : sql`a.known_previous_day`;
-  const result = (await db.execute(sql`
-    with created as (
-      select 0::smallint as kind, ${users.id} as id from ${users}
-      where ${users.projectId} = ${projectId} and ${users.signedUpAt} >= ${rangeStart}::timestamptz
-      union all
-      select 1::smallint as kind, ${teams.id} as id from ${teams}
-      where ${teams.projectId} = ${projectId} and ${teams.createdAt} >= ${rangeStart}::timestamptz
-    )
-    select a.kind, to_char(a.day, 'YYYY-MM-DD') as day,
-      count(*)::int as total,
-      count(*) filter (where ${previous} = a.day - 1)::int as retained,
-      count(*) filter (where (${previous} is null or ${previous} < ${dayKey(window.dayBeforeStart)}::date)
-        and c.id is not null)::int as new,
-      count(*) filter (where ${previous} is null or ${previous} < ${firstDay}::date)::int as first_in_window
-    from ${activityDays} a left join created c on c.kind = a.kind and c.id = a.subject
-    where a.project_id = ${projectId} and a.kind in (0, 1) and a.day >= ${firstDay}::date
-      ${includeAnonymous ? sql`` : sql`and a.known`}
-    group by a.kind, a.day
-  `)) as unknown as Rows<{
-    kind: number;
-    day: string;
-    total: number;
-    retained: number;
-    new: number;
-    first_in_window: number;
-  }>;
+  const [counted, created] = (await Promise.all([
+    db.execute(sql`
+      select kind, to_char(day, 'YYYY-MM-DD') as day, sum(subjects)::int as total,
+        coalesce(sum(subjects) filter (where gap = 1), 0)::int as retained,
+        coalesce(sum(subjects) filter (where gap = 0 or day - gap < ${firstDay}::date), 0)::int as first_in_window
+      from ${activityDayCounts}
+      where project_id = ${projectId} and kind in (0, 1) and known_only = ${!includeAnonymous}
+        and day >= ${firstDay}::date
+      group by kind, day`),
+    db.execute(sql`
+      with created as (
+        select 0::smallint as kind, ${users.id} as id from ${users}
+        where ${users.projectId} = ${projectId} and ${users.signedUpAt} >= ${rangeStart}::timestamptz
+        union all
+        select 1::smallint as kind, ${teams.id} as id from ${teams}
+        where ${teams.projectId} = ${projectId} and ${teams.createdAt} >= ${rangeStart}::timestamptz
+      )
+      select c.kind, to_char(f.first_day, 'YYYY-MM-DD') as day, count(*)::int as new
+      from created c cross join lateral (
+        select min(a.day) as first_day from ${activityDays} a
+        where a.project_id = ${projectId} and a.kind = c.kind and a.subject = c.id
+          and a.day >= ${dayKey(window.dayBeforeStart)}::date ${includeAnonymous ? sql`` : sql`and a.known`}
+      ) f
+      where f.first_day >= ${firstDay}::date
+      group by c.kind, f.first_day`),
+  ])) as unknown as [
+    Rows<{ kind: number; day: string; total: number; retained: number; first_in_window: number }>,
+    Rows<{ kind: number; day: string; new: number }>,
+  ];
+  const newBy = new Map(created.rows.map((row) => [`${Number(row.kind)} ${row.day}`, Number(row.new)]));
+  const result = {
+    rows: counted.rows.map((row) => ({ ...row, new: newBy.get(`${Number(row.kind)} ${row.day}`) ?? 0 })),
+  };
   const splitOf = (kind: 0 | 1) => {
     const rows = result.rows.filter((row) => Number(row.kind) === kind);
     const seriesBy = (value: (row: (typeof rows)[number]) => number) =>
