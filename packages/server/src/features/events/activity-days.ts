@@ -1,12 +1,12 @@
 /**
- * The `activity_days` rollup and its `activity_day_counts` (schema.ts): how a set of `$token-refresh` events becomes
+ * The `activity_days` rollup and its `activity_day_counts` and `activity_country_counts` (schema.ts): how a set of `$token-refresh` events becomes
  * rows, and rows counts, used both by the activity writer's INSERT (activity-rows.ts) and by the repair below, so
  * that the two cannot mean different things; and `repairActivityDays`, which recomputes the rows of the last 32 days
  * from the events, then the counts from the rows, and corrects what differs.
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { Database } from "../../db/index.ts";
-import { activityDayCounts, activityDays } from "./schema.ts";
+import { activityCountryCounts, activityDayCounts, activityDays } from "./schema.ts";
 
 const TOKEN_REFRESH = "$token-refresh";
 
@@ -67,6 +67,29 @@ export function addToCounts(changes: SQL): SQL {
     on conflict (project_id, kind, known_only, day, gap) do update set subjects = c.subjects + excluded.subjects`;
 }
 
+/**
+ * The (project, subject, known_only, day, country) of each user row of `rows` that has a country, once per view:
+ * the candidates for a user's latest country.
+ */
+export function countryCandidatesOf(rows: SQL): SQL {
+  return sql`
+    select r.project_id, r.subject, false as known_only, r.day, r.country from ${rows} r
+    where r.kind = 0 and r.country is not null
+    union all
+    select r.project_id, r.subject, true, r.day, r.known_country from ${rows} r
+    where r.kind = 0 and r.known_country is not null`;
+}
+
+/** Adds `changes` (project_id, known_only, day, country, n) to the country counts, in key order. */
+export function addToCountryCounts(changes: SQL): SQL {
+  return sql`
+    insert into ${activityCountryCounts} as c (project_id, known_only, day, country, users)
+    select project_id, known_only, day, country, sum(n) from (${changes}) changes
+    group by project_id, known_only, day, country having sum(n) <> 0
+    order by project_id, known_only, day, country
+    on conflict (project_id, known_only, day, country) do update set users = c.users + excluded.users`;
+}
+
 /** The events of one project (or all, for null) since `from`, as `refreshDaysOf` takes them. */
 function refreshEventsSince(projectId: string | null, from: Date): SQL {
   const scope = projectId === null ? sql`` : sql`and e.project_id = ${projectId}`;
@@ -125,12 +148,36 @@ function countDriftSql(projectId: string | null, from: Date) {
     where coalesce(x.n, 0) <> coalesce(a.subjects, 0)`;
 }
 
-/** How many count cells of the last 32 days differ from a recount of the rows. */
+/** How many count cells (days and countries) of the last 32 days differ from a recount of the rows. */
 export async function activityCountDrift(db: Database, projectId: string, now = new Date()): Promise<number> {
-  const result = (await db.execute(
-    sql`select count(*)::int as cells from (${countDriftSql(projectId, repairStart(now))}) drift`,
-  )) as unknown as Rows<{ cells: number }>;
+  const from = repairStart(now);
+  const result = (await db.execute(sql`
+    select (select count(*) from (${countDriftSql(projectId, from)}) days)::int
+      + (select count(*) from (${countryDriftSql(projectId, from)}) countries)::int as cells`)) as unknown as Rows<{
+    cells: number;
+  }>;
   return Number(result.rows[0]?.cells ?? 0);
+}
+
+/** Per country cell since `from`, what a recount of the rows' latest countries says minus what the counts hold. */
+function countryDriftSql(projectId: string | null, from: Date) {
+  const fromDay = sql`${from.toISOString().slice(0, 10)}::date`;
+  const scope = projectId === null ? sql`` : sql`and project_id = ${projectId}`;
+  return sql`
+    select coalesce(x.project_id, a.project_id) as project_id, coalesce(x.known_only, a.known_only) as known_only,
+      coalesce(x.day, a.day) as day, coalesce(x.country, a.country) as country,
+      coalesce(x.n, 0) - coalesce(a.users, 0) as n
+    from (
+      select project_id, known_only, day, country, count(*)::int as n from (
+        select distinct on (project_id, subject, known_only) project_id, subject, known_only, day, country
+        from (${countryCandidatesOf(sql`(select * from ${activityDays} where day >= ${fromDay} ${scope})`)}) candidates
+        order by project_id, subject, known_only, day desc
+      ) latest
+      group by project_id, known_only, day, country
+    ) x
+    full join (select * from ${activityCountryCounts} where day >= ${fromDay} ${scope}) a
+      on a.project_id = x.project_id and a.known_only = x.known_only and a.day = x.day and a.country = x.country
+    where coalesce(x.n, 0) <> coalesce(a.users, 0)`;
 }
 
 export type ActivityDayDrift = { kind: number; day: string; subject: string; expected: boolean };
@@ -193,6 +240,14 @@ export async function repairActivityDays(
       with drift as materialized (${countDriftSql(projectId, repairStart(now))}),
       added as (${addToCounts(sql`select * from drift`)} returning 1)
       select count(*)::int as cells from added`)) as unknown as Rows<{ cells: number }>;
-    return Number(result.rows[0]?.corrected ?? 0) + Number(cells.rows[0]?.cells ?? 0);
+    const countryCells = (await tx.execute(sql`
+      with drift as materialized (${countryDriftSql(projectId, repairStart(now))}),
+      added as (${addToCountryCounts(sql`select * from drift`)} returning 1)
+      select count(*)::int as cells from added`)) as unknown as Rows<{ cells: number }>;
+    return (
+      Number(result.rows[0]?.corrected ?? 0) +
+      Number(cells.rows[0]?.cells ?? 0) +
+      Number(countryCells.rows[0]?.cells ?? 0)
+    );
   });
 }

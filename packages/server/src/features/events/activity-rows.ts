@@ -1,7 +1,14 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { Database } from "../../db/index.ts";
 import { preparedSql } from "../../db/prepared-sql.ts";
-import { addToCounts, countsOf, PREVIOUS_DAY_REACH, refreshDaysOf } from "./activity-days.ts";
+import {
+  addToCountryCounts,
+  addToCounts,
+  countryCandidatesOf,
+  countsOf,
+  PREVIOUS_DAY_REACH,
+  refreshDaysOf,
+} from "./activity-days.ts";
 import { activityDays, events } from "./schema.ts";
 
 /** An activity event as the event log stores it (the activity writer, activity/analytics.ts, buffers them). */
@@ -27,7 +34,9 @@ export type ActivityRow = {
  * (32 days back at most, the index's range), and of the batch's own earlier days. What the upserts changed goes on
  * to `activity_day_counts`: the rows as they are now counted in, as they were before taken out (`old`, read in the
  * statement's snapshot; two instances upserting one row at the same moment both take out the version before both,
- * a drift the repair corrects), counts again in key order.
+ * a drift the repair corrects), counts again in key order. Each user given a country moves, in
+ * `activity_country_counts`, from their latest country day before the statement (`before`) to the latest one now
+ * (`after`: the later of that and the rows just written, the written one on the same day as it holds both).
  */
 const insertActivityRows = preparedSql<{ rows: string }, never>(
   "insert_activity_events",
@@ -65,7 +74,35 @@ const insertActivityRows = preparedSql<{ rows: string }, never>(
         known_country = case when excluded.known_country_at >= a.known_country_at or a.known_country_at is null
           then coalesce(excluded.known_country, a.known_country) else a.known_country end,
         known_country_at = greatest(a.known_country_at, excluded.known_country_at)
-      returning a.project_id, a.kind, a.day, a.known, a.previous_day, a.known_previous_day
+      returning a.project_id, a.kind, a.day, a.subject, a.known, a.previous_day, a.known_previous_day, a.country,
+        a.known_country
+    ),
+    touched as (select distinct project_id, subject from upserted where kind = 0 and country is not null),
+    before as (
+      select t.project_id, t.subject, v.known_only, l.day, l.country
+      from touched t cross join (values (false), (true)) as v(known_only)
+      cross join lateral (
+        select p.day, case when v.known_only then p.known_country else p.country end as country
+        from ${activityDays} p
+        where p.project_id = t.project_id and p.kind = 0 and p.subject = t.subject
+          and (case when v.known_only then p.known_country else p.country end) is not null
+        order by p.day desc limit 1
+      ) l
+    ),
+    after as (
+      select distinct on (project_id, subject, known_only) project_id, subject, known_only, day, country
+      from (
+        select project_id, subject, known_only, day, country, 0 as fresh from before
+        union all
+        select project_id, subject, known_only, day, country, 1 from (${countryCandidatesOf(sql`upserted`)}) written
+      ) candidates
+      order by project_id, subject, known_only, day desc, fresh desc
+    ),
+    countries as (
+      ${addToCountryCounts(sql`
+        select project_id, known_only, day, country, 1 as n from after
+        union all
+        select project_id, known_only, day, country, -1 from before`)}
     )
     ${addToCounts(sql`${countsOf(sql`upserted`, 1)} union all ${countsOf(sql`old`, -1)}`)}`,
 );

@@ -113,3 +113,21 @@ export const activityDayCounts = pgTable(
   },
   (t) => [primaryKey({ columns: [t.projectId, t.kind, t.knownOnly, t.day, t.gap] })],
 );
+
+/**
+ * Users by country, counted: per project, day and country, how many users have that day as their latest day with a
+ * country in `activity_days` and that country then (`known_only`: among known rows, with `known_country`). A window's
+ * map is the sum over its days; a user seen again moves from their old cell to the new one. Kept by the writer's
+ * statement, recounted by the repair, like `activity_day_counts`.
+ */
+export const activityCountryCounts = pgTable(
+  "activity_country_counts",
+  {
+    projectId: projectIdColumn(),
+    knownOnly: boolean("known_only").notNull(),
+    day: date("day", { mode: "string" }).notNull(),
+    country: text("country").notNull(),
+    users: integer("users").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.knownOnly, t.day, t.country] })],
+);

@@ -2,12 +2,12 @@
  * The figures that come from `$token-refresh` events (PROTOCOL-EXTRA §4.1): daily active users and teams with their
  * new / retained / reactivated split, MAU, users by country, users online. All but the last read the
  * `activity_days` rollup (events/schema.ts) that the activity writer keeps with the events (one row per active
- * subject and day, each with its previous active day) and its per-day counts, so no query reads an event, and the
- * split reads a few rows per day. Users online read the events of the last five minutes.
+ * subject and day, each with its previous active day) and its per-day and per-country counts, so no query reads an
+ * event, and the split and the countries read a few rows per day. Users online read the events of the last five minutes.
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { Database } from "../../db/index.ts";
-import { activityDayCounts, activityDays } from "../events/schema.ts";
+import { activityCountryCounts, activityDayCounts, activityDays } from "../events/schema.ts";
 import { teams } from "../teams/schema.ts";
 import { users } from "../users/schema.ts";
 import { type DataPoint, dayKey, type MetricsWindow, series } from "./window.ts";
@@ -98,9 +98,9 @@ async function activitySplits(
 }
 
 /**
- * Each user's latest known country among their token refreshes of the window: the country of their latest day in
- * the rollup that has one. The protocol counts all of history; that would grow without bound, so users not seen
- * for 31 days drop out of the map.
+ * Each user's latest known country among their token refreshes of the window: `activity_country_counts` counts each
+ * user at their latest day with a country, so the window's map is a sum over its days. The protocol counts all of
+ * history; that would grow without bound, so users not seen for 31 days drop out of the map.
  */
 async function usersByCountry(
   db: Database,
@@ -108,16 +108,11 @@ async function usersByCountry(
   window: MetricsWindow,
   includeAnonymous: boolean,
 ): Promise<Record<string, number>> {
-  const country = includeAnonymous ? sql`country` : sql`known_country`;
   const result = (await db.execute(sql`
-    select country_code, count(*)::int as users from (
-      select distinct on (subject) subject, ${country} as country_code
-      from ${activityDays}
-      where project_id = ${projectId} and kind = 0 and day >= ${dayKey(window.start)}::date and ${country} is not null
-      order by subject, day desc
-    ) latest
-    group by country_code
-    order by users desc, country_code
+    select country as country_code, sum(users)::int as users from ${activityCountryCounts}
+    where project_id = ${projectId} and known_only = ${!includeAnonymous} and day >= ${dayKey(window.start)}::date
+    group by country having sum(users) > 0
+    order by users desc, country
   `)) as unknown as Rows<{ country_code: string; users: number }>;
   return Object.fromEntries(result.rows.map((row) => [row.country_code, Number(row.users)]));
 }
