@@ -6,6 +6,7 @@
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { Database } from "../../db/index.ts";
+import { projects } from "../projects/schema.ts";
 import { activityCountryCounts, activityDayCounts, activityDays } from "./schema.ts";
 
 const TOKEN_REFRESH = "$token-refresh";
@@ -199,16 +200,25 @@ export async function activityDayDrift(
  * written by an instance of the previous release, events of one subject across midnight flushed by two instances
  * out of order (a previous day missed), or a row edited by hand. One statement reads the recount and the rows and
  * writes the difference, in key order like the writer, so the two lock rows in the same order; a flush that
- * commits meanwhile is not in its snapshot and left alone. One instance repairs at a time (an advisory lock).
+ * commits meanwhile is not in its snapshot and left alone. One instance repairs a project at a time (an advisory
+ * lock).
  */
 export async function repairActivityDays(
   db: Database,
   projectId: string | null = null,
   now = new Date(),
 ): Promise<number> {
+  if (projectId === null) {
+    // Project by project: each recount is then a range of `events_project_type_time_idx`, where one over all
+    // projects would read the whole event log.
+    const all = await db.select({ id: projects.id }).from(projects);
+    let corrected = 0;
+    for (const { id } of all) corrected += await repairActivityDays(db, id, now);
+    return corrected;
+  }
   return db.transaction(async (tx) => {
     const locked = (await tx.execute(
-      sql`select pg_try_advisory_xact_lock(hashtextextended('activity-days-repair', 0)) as locked`,
+      sql`select pg_try_advisory_xact_lock(hashtextextended(${`activity-days-repair ${projectId}`}, 0)) as locked`,
     )) as unknown as Rows<{ locked: boolean }>;
     if (!locked.rows[0]?.locked) return 0;
     const result = (await tx.execute(sql`
