@@ -1,5 +1,6 @@
 /**
- * The `activity_days` rollup and its `activity_day_counts` and `activity_country_counts` (schema.ts): how a set of `$token-refresh` events becomes
+ * The `activity_days` rollup and its `activity_day_counts`, `activity_new_counts` and `activity_country_counts`
+ * (schema.ts): how a set of `$token-refresh` events becomes
  * rows, and rows counts, used both by the activity writer's INSERT (activity-rows.ts) and by the repair below, so
  * that the two cannot mean different things; and `repairActivityDays`, which recomputes the rows of the last 32 days
  * from the events, then the counts from the rows, and corrects what differs.
@@ -7,7 +8,9 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { Database } from "../../db/index.ts";
 import { projects } from "../projects/schema.ts";
-import { activityCountryCounts, activityDayCounts, activityDays } from "./schema.ts";
+import { teams } from "../teams/schema.ts";
+import { users } from "../users/schema.ts";
+import { activityCountryCounts, activityDayCounts, activityDays, activityNewCounts } from "./schema.ts";
 
 const TOKEN_REFRESH = "$token-refresh";
 
@@ -56,6 +59,38 @@ export function countsOf(rows: SQL, sign: 1 | -1): SQL {
     union all
     select r.project_id, r.kind, true, r.day, ${gap(sql`r.known_previous_day`)}, ${sql.raw(String(sign))}
     from ${rows} r where r.known`;
+}
+
+/** The creation day of the subject of `row` (an alias with project_id, kind and subject), null if it is gone. */
+export function createdDayOf(row: SQL): SQL {
+  return sql`case ${row}.kind
+    when 0 then (select (u.signed_up_at at time zone 'UTC')::date from ${users} u
+      where u.project_id = ${row}.project_id and u.id = ${row}.subject)
+    else (select (t.created_at at time zone 'UTC')::date from ${teams} t
+      where t.project_id = ${row}.project_id and t.id = ${row}.subject) end`;
+}
+
+/** What the rows of `rows` add to `activity_new_counts`, times `sign`: those of subjects created in the 32 days before. */
+export function newCountsOf(rows: SQL, sign: 1 | -1): SQL {
+  const gap = (previous: SQL) => sql`coalesce((r.day - ${previous})::smallint, 0::smallint)`;
+  const recent = sql`r.created_day >= r.day - ${sql.raw(String(PREVIOUS_DAY_REACH))}`;
+  return sql`
+    select r.project_id, r.kind, false as known_only, r.day, ${gap(sql`r.previous_day`)} as gap, r.created_day,
+      ${sql.raw(String(sign))} as n
+    from ${rows} r where ${recent}
+    union all
+    select r.project_id, r.kind, true, r.day, ${gap(sql`r.known_previous_day`)}, r.created_day, ${sql.raw(String(sign))}
+    from ${rows} r where r.known and ${recent}`;
+}
+
+/** Adds `changes` (project_id, kind, known_only, day, gap, created_day, n) to the new counts, in key order. */
+export function addToNewCounts(changes: SQL): SQL {
+  return sql`
+    insert into ${activityNewCounts} as c (project_id, kind, known_only, day, gap, created_day, subjects)
+    select project_id, kind, known_only, day, gap, created_day, sum(n) from (${changes}) changes
+    group by project_id, kind, known_only, day, gap, created_day having sum(n) <> 0
+    order by project_id, kind, known_only, day, gap, created_day
+    on conflict (project_id, kind, known_only, day, gap, created_day) do update set subjects = c.subjects + excluded.subjects`;
 }
 
 /** Adds `changes` (project_id, kind, known_only, day, gap, n) to the counts, in key order (see activity-rows.ts). */
@@ -120,14 +155,16 @@ function driftSql(projectId: string | null, from: Date) {
     select coalesce(x.project_id, a.project_id) as project_id, coalesce(x.kind, a.kind) as kind,
       coalesce(x.day, a.day) as day, coalesce(x.subject, a.subject) as subject, x.project_id is not null as expected,
       x.known, x.batch_previous as previous_day, x.batch_known_previous as known_previous_day, x.country, x.country_at,
-      x.known_country, x.known_country_at
-    from (${refreshDaysOf(refreshEventsSince(projectId, from))}) x
+      x.known_country, x.known_country_at, x.created_day
+    from (
+      select r.*, ${createdDayOf(sql`r`)} as created_day from (${refreshDaysOf(refreshEventsSince(projectId, from))}) r
+    ) x
     full join (select * from activity_days where day >= ${fromDay} ${scope}) a
       on a.project_id = x.project_id and a.kind = x.kind and a.day = x.day and a.subject = x.subject
     where x.project_id is null or a.project_id is null
-      or (x.known, x.batch_previous, x.batch_known_previous, x.country, x.known_country)
+      or (x.known, x.batch_previous, x.batch_known_previous, x.country, x.known_country, x.created_day)
         is distinct from (a.known, ${since(sql`a.previous_day`)}, ${since(sql`a.known_previous_day`)}, a.country,
-          a.known_country)`;
+          a.known_country, a.created_day)`;
 }
 
 /** Per count cell since `from`, what a recount of the rows says minus what the counts hold, where they differ. */
@@ -149,15 +186,35 @@ function countDriftSql(projectId: string | null, from: Date) {
     where coalesce(x.n, 0) <> coalesce(a.subjects, 0)`;
 }
 
-/** How many count cells (days and countries) of the last 32 days differ from a recount of the rows. */
+/** How many count cells (days, new subjects and countries) of the last 32 days differ from a recount of the rows. */
 export async function activityCountDrift(db: Database, projectId: string, now = new Date()): Promise<number> {
   const from = repairStart(now);
   const result = (await db.execute(sql`
     select (select count(*) from (${countDriftSql(projectId, from)}) days)::int
+      + (select count(*) from (${newCountDriftSql(projectId, from)}) new)::int
       + (select count(*) from (${countryDriftSql(projectId, from)}) countries)::int as cells`)) as unknown as Rows<{
     cells: number;
   }>;
   return Number(result.rows[0]?.cells ?? 0);
+}
+
+/** Per new-count cell since `from`, what a recount of the rows says minus what the counts hold. */
+function newCountDriftSql(projectId: string | null, from: Date) {
+  const fromDay = sql`${from.toISOString().slice(0, 10)}::date`;
+  const scope = projectId === null ? sql`` : sql`and project_id = ${projectId}`;
+  return sql`
+    select coalesce(x.project_id, a.project_id) as project_id, coalesce(x.kind, a.kind) as kind,
+      coalesce(x.known_only, a.known_only) as known_only, coalesce(x.day, a.day) as day, coalesce(x.gap, a.gap) as gap,
+      coalesce(x.created_day, a.created_day) as created_day, coalesce(x.n, 0) - coalesce(a.subjects, 0) as n
+    from (
+      select project_id, kind, known_only, day, gap, created_day, sum(n)::int as n
+      from (${newCountsOf(sql`(select * from ${activityDays} where day >= ${fromDay} ${scope})`, 1)}) counted
+      group by project_id, kind, known_only, day, gap, created_day
+    ) x
+    full join (select * from ${activityNewCounts} where day >= ${fromDay} ${scope}) a
+      on a.project_id = x.project_id and a.kind = x.kind and a.known_only = x.known_only and a.day = x.day
+        and a.gap = x.gap and a.created_day = x.created_day
+    where coalesce(x.n, 0) <> coalesce(a.subjects, 0)`;
 }
 
 /** Per country cell since `from`, what a recount of the rows' latest countries says minus what the counts hold. */
@@ -231,14 +288,14 @@ export async function repairActivityDays(
       ),
       fixed as (
         insert into activity_days as a (project_id, kind, day, subject, known, previous_day, known_previous_day,
-          country, country_at, known_country, known_country_at)
+          country, country_at, known_country, known_country_at, created_day)
         select project_id, kind, day, subject, known, previous_day, known_previous_day, country, country_at,
-          known_country, known_country_at
+          known_country, known_country_at, created_day
         from drift where expected order by project_id, kind, day, subject
         on conflict (project_id, kind, day, subject) do update set known = excluded.known,
           previous_day = excluded.previous_day, known_previous_day = excluded.known_previous_day,
           country = excluded.country, country_at = excluded.country_at, known_country = excluded.known_country,
-          known_country_at = excluded.known_country_at
+          known_country_at = excluded.known_country_at, created_day = excluded.created_day
         returning 1
       )
       select (select count(*) from removed)::int + (select count(*) from fixed)::int as corrected`)) as unknown as Rows<{
@@ -250,6 +307,10 @@ export async function repairActivityDays(
       with drift as materialized (${countDriftSql(projectId, repairStart(now))}),
       added as (${addToCounts(sql`select * from drift`)} returning 1)
       select count(*)::int as cells from added`)) as unknown as Rows<{ cells: number }>;
+    const newCells = (await tx.execute(sql`
+      with drift as materialized (${newCountDriftSql(projectId, repairStart(now))}),
+      added as (${addToNewCounts(sql`select * from drift`)} returning 1)
+      select count(*)::int as cells from added`)) as unknown as Rows<{ cells: number }>;
     const countryCells = (await tx.execute(sql`
       with drift as materialized (${countryDriftSql(projectId, repairStart(now))}),
       added as (${addToCountryCounts(sql`select * from drift`)} returning 1)
@@ -257,6 +318,7 @@ export async function repairActivityDays(
     return (
       Number(result.rows[0]?.corrected ?? 0) +
       Number(cells.rows[0]?.cells ?? 0) +
+      Number(newCells.rows[0]?.cells ?? 0) +
       Number(countryCells.rows[0]?.cells ?? 0)
     );
   });

@@ -4,8 +4,11 @@ import { preparedSql } from "../../db/prepared-sql.ts";
 import {
   addToCountryCounts,
   addToCounts,
+  addToNewCounts,
   countryCandidatesOf,
   countsOf,
+  createdDayOf,
+  newCountsOf,
   PREVIOUS_DAY_REACH,
   refreshDaysOf,
 } from "./activity-days.ts";
@@ -54,7 +57,7 @@ const insertActivityRows = preparedSql<{ rows: string }, never>(
       select b.project_id, b.kind, b.day, b.subject, b.known,
         greatest(b.batch_previous, (${previousDay(sql`false`)})) as previous_day,
         greatest(b.batch_known_previous, (${previousDay(sql`true`)})) as known_previous_day,
-        b.country, b.country_at, b.known_country, b.known_country_at
+        b.country, b.country_at, b.known_country, b.known_country_at, ${createdDayOf(sql`b`)} as created_day
       from (${refreshDaysOf(sql`select * from inserted`)}) b
     ),
     old as (
@@ -63,7 +66,7 @@ const insertActivityRows = preparedSql<{ rows: string }, never>(
     ),
     upserted as (
       insert into ${activityDays} as a (project_id, kind, day, subject, known, previous_day, known_previous_day,
-        country, country_at, known_country, known_country_at)
+        country, country_at, known_country, known_country_at, created_day)
       select * from batch order by project_id, kind, day, subject
       on conflict (project_id, kind, day, subject) do update set known = a.known or excluded.known,
         previous_day = greatest(a.previous_day, excluded.previous_day),
@@ -73,9 +76,9 @@ const insertActivityRows = preparedSql<{ rows: string }, never>(
         country_at = greatest(a.country_at, excluded.country_at),
         known_country = case when excluded.known_country_at >= a.known_country_at or a.known_country_at is null
           then coalesce(excluded.known_country, a.known_country) else a.known_country end,
-        known_country_at = greatest(a.known_country_at, excluded.known_country_at)
+        known_country_at = greatest(a.known_country_at, excluded.known_country_at), created_day = excluded.created_day
       returning a.project_id, a.kind, a.day, a.subject, a.known, a.previous_day, a.known_previous_day, a.country,
-        a.known_country
+        a.known_country, a.created_day
     ),
     touched as (select distinct project_id, subject from upserted where kind = 0 and country is not null),
     before as (
@@ -97,6 +100,9 @@ const insertActivityRows = preparedSql<{ rows: string }, never>(
         select project_id, subject, known_only, day, country, 1 from (${countryCandidatesOf(sql`upserted`)}) written
       ) candidates
       order by project_id, subject, known_only, day desc, fresh desc
+    ),
+    new_counted as (
+      ${addToNewCounts(sql`${newCountsOf(sql`upserted`, 1)} union all ${newCountsOf(sql`old`, -1)}`)}
     ),
     countries as (
       ${addToCountryCounts(sql`

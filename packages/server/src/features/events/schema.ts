@@ -84,6 +84,8 @@ export const activityDays = pgTable(
     countryAt: timestamp("country_at", { withTimezone: true, mode: "date" }),
     knownCountry: text("known_country"),
     knownCountryAt: timestamp("known_country_at", { withTimezone: true, mode: "date" }),
+    /** The subject's creation day (a user's `signed_up_at`, a team's `created_at`), for `new`; null if gone. */
+    createdDay: date("created_day", { mode: "string" }),
   },
   (t) => [
     // The metrics read a window of days; the key serves that range.
@@ -130,4 +132,23 @@ export const activityCountryCounts = pgTable(
     users: integer("users").notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.knownOnly, t.day, t.country] })],
+);
+
+/**
+ * What `new` needs, counted like `activity_day_counts` but only over rows of subjects created at most 32 days before
+ * the row's day, by creation day too: a window's new subjects on a day are its rows with no previous day in the
+ * window (or the day before it) whose subject was created within that span, a sum of a few rows.
+ */
+export const activityNewCounts = pgTable(
+  "activity_new_counts",
+  {
+    projectId: projectIdColumn(),
+    kind: smallint("kind").notNull(),
+    knownOnly: boolean("known_only").notNull(),
+    day: date("day", { mode: "string" }).notNull(),
+    gap: smallint("gap").notNull(),
+    createdDay: date("created_day", { mode: "string" }).notNull(),
+    subjects: integer("subjects").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.kind, t.knownOnly, t.day, t.gap, t.createdDay] })],
 );

@@ -7,7 +7,13 @@ import { randomUuid } from "../../crypto/index.ts";
 import { migrationsFolder } from "../../db/handle.ts";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
 import { activityCountDrift, activityDayDrift, repairActivityDays } from "../events/activity-days.ts";
-import { activityCountryCounts, activityDayCounts, activityDays, events } from "../events/schema.ts";
+import {
+  activityCountryCounts,
+  activityDayCounts,
+  activityDays,
+  activityNewCounts,
+  events,
+} from "../events/schema.ts";
 import { teams } from "../teams/schema.ts";
 import { users } from "../users/schema.ts";
 import { loadMetrics } from "./routes.ts";
@@ -282,19 +288,20 @@ describe("the activity figures from the rollup", () => {
   });
 
   it("are what the migrations' backfills build from the events", async () => {
-    // The hand-written INSERTs of migrations 0018, 0020 and 0021, run again on emptied tables: they read events
+    // The hand-written INSERTs and UPDATE of migrations 0018 and 0020 to 0022, run again on emptied tables: they read events
     // since the real clock's 32 days ago, which takes in all of this file's (in 2031).
     const backfills = [
       "0018_activity_days",
       "0020_activity_day_counts",
       "0021_activity_country_counts",
+      "0022_activity_new_counts",
     ].flatMap((name) =>
       readFileSync(join(migrationsFolder, `${name}.sql`), "utf8")
         .split("--> statement-breakpoint")
-        .filter((statement) => /^\s*INSERT INTO "activity/m.test(statement)),
+        .filter((statement) => /^\s*(INSERT INTO|UPDATE) "activity/m.test(statement)),
     );
-    expect(backfills).toHaveLength(3);
-    for (const table of [activityCountryCounts, activityDayCounts, activityDays])
+    expect(backfills).toHaveLength(5);
+    for (const table of [activityCountryCounts, activityNewCounts, activityDayCounts, activityDays])
       await server.deps.db.delete(table);
     for (const statement of backfills) await server.deps.db.execute(sql.raw(statement));
     await expectFiguresOfTheEvents();

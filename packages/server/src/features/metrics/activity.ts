@@ -7,9 +7,7 @@
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { Database } from "../../db/index.ts";
-import { activityCountryCounts, activityDayCounts, activityDays } from "../events/schema.ts";
-import { teams } from "../teams/schema.ts";
-import { users } from "../users/schema.ts";
+import { activityCountryCounts, activityDayCounts, activityNewCounts } from "../events/schema.ts";
 import { type DataPoint, dayKey, type MetricsWindow, series } from "./window.ts";
 
 export type ActivitySplit = {
@@ -34,8 +32,8 @@ type Rows<T> = { rows: T[] };
  * retained and the subjects first seen in the window (which add up to MAU) are sums of `activity_day_counts`, a few
  * rows per day. "Ever" is read without scanning history: a subject with no activity earlier in the window (or the
  * day before it) is new when it was created within that span (a user signs in the day they sign up, a team has no
- * activity before it exists), and one created earlier counts as having been active before; so `new` looks up the
- * first active day of each subject created since then (the created-at indexes, then `activity_days_subject_idx`).
+ * activity before it exists), and one created earlier counts as having been active before; `new` sums
+ * `activity_new_counts`, the rows of recently created subjects by gap and creation day.
  * Without anonymous users, a day counts a subject when one of its refreshes that day was not anonymous, and its
  * previous day is the previous such day (the `known` rows and counts).
  */
@@ -45,7 +43,7 @@ async function activitySplits(
   window: MetricsWindow,
   includeAnonymous: boolean,
 ) {
-  const rangeStart = window.dayBeforeStart.toISOString();
+  const rangeStartDay = dayKey(window.dayBeforeStart);
   const firstDay = dayKey(window.start);
   const [counted, created] = (await Promise.all([
     db.execute(sql`
@@ -57,21 +55,12 @@ async function activitySplits(
         and day >= ${firstDay}::date
       group by kind, day`),
     db.execute(sql`
-      with created as (
-        select 0::smallint as kind, ${users.id} as id from ${users}
-        where ${users.projectId} = ${projectId} and ${users.signedUpAt} >= ${rangeStart}::timestamptz
-        union all
-        select 1::smallint as kind, ${teams.id} as id from ${teams}
-        where ${teams.projectId} = ${projectId} and ${teams.createdAt} >= ${rangeStart}::timestamptz
-      )
-      select c.kind, to_char(f.first_day, 'YYYY-MM-DD') as day, count(*)::int as new
-      from created c cross join lateral (
-        select min(a.day) as first_day from ${activityDays} a
-        where a.project_id = ${projectId} and a.kind = c.kind and a.subject = c.id
-          and a.day >= ${dayKey(window.dayBeforeStart)}::date ${includeAnonymous ? sql`` : sql`and a.known`}
-      ) f
-      where f.first_day >= ${firstDay}::date
-      group by c.kind, f.first_day`),
+      select kind, to_char(day, 'YYYY-MM-DD') as day, sum(subjects)::int as new
+      from ${activityNewCounts}
+      where project_id = ${projectId} and kind in (0, 1) and known_only = ${!includeAnonymous}
+        and day >= ${firstDay}::date and created_day >= ${rangeStartDay}::date
+        and (gap = 0 or day - gap < ${rangeStartDay}::date)
+      group by kind, day`),
   ])) as unknown as [
     Rows<{ kind: number; day: string; total: number; retained: number; first_in_window: number }>,
     Rows<{ kind: number; day: string; new: number }>,
