@@ -6,6 +6,13 @@
  * only sees builds.
  */
 export async function listStatementOf(db, request) {
+  return (await userStatementsOf(db, request)).find(
+    ({ text }) => /^select .* from "users"/is.test(text) && /order by/i.test(text) && /\blimit\b/i.test(text),
+  );
+}
+
+/** Every statement `request` made the server send that reads users ordered and limited: a page, a total's count. */
+export async function userStatementsOf(db, request) {
   const statements = [];
   const client = db.$client;
   const originalQuery = client.query;
@@ -20,9 +27,7 @@ export async function listStatementOf(db, request) {
   } finally {
     client.query = originalQuery;
   }
-  return statements.find(
-    ({ text }) => /^select .* from "users"/is.test(text) && /order by/i.test(text) && /\blimit\b/i.test(text),
-  );
+  return statements.filter(({ text }) => /from "users"/i.test(text) && /\blimit\b/i.test(text));
 }
 
 /** EXPLAIN ANALYZE (without costs) of the list statement `request` sent, one line per plan line. */

@@ -11,19 +11,32 @@ import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { sql } from "drizzle-orm";
 import { startListeningServer } from "../packages/server/src/testing/listening-server.ts";
-import { explainStatement, listStatementOf } from "./list-statement.mjs";
+import { explainStatement, listStatementOf, userStatementsOf } from "./list-statement.mjs";
 import { COMMON_SEARCH, seedUsers } from "./users-paging-seed.mjs";
 
 /** What the dashboard's users table asks for. */
 const PAGE_SIZE = 25;
-/** Filters of the dashboard's users page, each timed with its total. */
+/**
+ * Filters of the dashboard's users page, each timed with its total: every filter `GET /users` takes, on its own.
+ * The seeded users all have a password and none is anonymous, restricted, with MFA, a passkey or an OAuth account,
+ * so those filters match nothing: the case where reading users in page order until enough match reads them all.
+ * `{team}` is a seeded user's personal team (one member).
+ */
 const DASHBOARD_FILTERS = [
   ["no filter", ""],
+  ["newest active first", "&order_by=last_active_at"],
   ["email verified", "&primary_email_verified=true"],
   ["email not verified", "&primary_email_verified=false"],
   ["password users", "&auth_method=password"],
+  ["OTP users", "&auth_method=otp"],
+  ["passkey users", "&auth_method=passkey"],
+  ["OAuth users", "&auth_method=oauth"],
   ["with MFA", "&has_mfa=true"],
   ["restricted", "&restricted_by_admin=true"],
+  ["anonymous only", "&include_anonymous=true&only_anonymous=true"],
+  ["anonymous included", "&include_anonymous=true"],
+  ["one team", "&team_id={team}"],
+  ["search + team", `&team_id={team}&query=${COMMON_SEARCH}`],
 ];
 /** 1-based pages timed on their own; a page is skipped when the project has fewer. */
 const DEPTHS = [10, 100, 800];
@@ -131,6 +144,13 @@ async function run({ baseUrl, gatehouse, createProject }) {
   const depths = DEPTHS.filter((page) => page <= pageCursors.length);
   // ".<index>@example" is in exactly one email: the leading dot keeps ".500@" from matching "1500@".
   const rareSearch = `.${samples[0].email.split("@")[0].split(".").at(-1)}@example`;
+  // The dashboard's query: newest first unless the filter orders otherwise.
+  const dashboardPath = (filter) => {
+    const wanted = `&include_total=true&include_restricted=true${filter.replace("{team}", samples[0].teamId)}`;
+    return /order_by=/.test(wanted)
+      ? `/users?limit=${PAGE_SIZE}&desc=true${wanted}`
+      : listPath(undefined, wanted);
+  };
   const searchPath = (text) => listPath(undefined, `&query=${encodeURIComponent(text)}`);
   const operations = [
     { operation: "first page", paths: [listPath()] },
@@ -144,7 +164,7 @@ async function run({ baseUrl, gatehouse, createProject }) {
     // The dashboard's users page: a page and the filter's total (exact up to 10,000, then an estimate).
     ...DASHBOARD_FILTERS.map(([name, filter]) => ({
       operation: `dashboard page + total, ${name}`,
-      paths: [listPath(undefined, `&include_total=true&include_restricted=true${filter}`)],
+      paths: [dashboardPath(filter)],
       dashboard: true,
     })),
   ];
@@ -174,16 +194,46 @@ async function run({ baseUrl, gatehouse, createProject }) {
     );
   }
 
-  // Issue 38's target for the users page: under 50 ms at 200,000 users, whatever the filter.
+  // Issue 38's target for the users page: under 50 ms at 200,000 users, whatever the filter; each filter next to it.
   const TARGET_MS = 50;
-  const worst = Math.max(
-    ...operations
-      .filter((entry) => entry.dashboard)
-      .map((entry) => median([...entry.times].sort((a, b) => a - b))),
-  );
   console.log(
-    `\ntarget: the dashboard's page with its total <= ${TARGET_MS} ms at 200,000 users for any filter; measured at ${userCount.toLocaleString("en")} users, slowest filter's median ${worst.toFixed(2)} ms: ${worst <= TARGET_MS ? "met" : "not met"}`,
+    `\ntarget: the dashboard's page with its total <= ${TARGET_MS} ms at 200,000 users for any filter (measured at ${userCount.toLocaleString("en")} users)`,
   );
+  for (const entry of operations.filter((operation) => operation.dashboard)) {
+    const ms = median([...entry.times].sort((a, b) => a - b));
+    console.log(
+      `  ${entry.operation.padEnd(width)}${ms.toFixed(2).padStart(9)} ms  ${ms <= TARGET_MS ? "met" : "not met"}`,
+    );
+  }
+
+  // Which index each dashboard filter's statements (the page, and the total's count) read, and the database's time.
+  console.log(
+    "\nEXPLAIN ANALYZE of the dashboard's statements, per filter: the scans and the execution time",
+  );
+  for (const [name, filter] of DASHBOARD_FILTERS) {
+    const statements = await userStatementsOf(db, () => call(dashboardPath(filter)));
+    for (const statement of statements) {
+      const plan = await explainStatement(db, statement);
+      const scans = plan
+        .filter(
+          (line) =>
+            / Scan /.test(line) && / on (users|contact_channels|team_members|oauth_accounts)\b/.test(line),
+        )
+        .map((line) =>
+          line
+            .replace(/^[\s->]+/, "")
+            .replace(/ \(actual .*$/, "")
+            .replace(/ on (\w+) \w+$/, " on $1"),
+        );
+      const execution = plan
+        .find((line) => line.startsWith("Execution Time"))
+        ?.replace("Execution Time: ", "");
+      const kind = /^select count/i.test(statement.text) ? "total" : "page";
+      console.log(
+        `  ${name.padEnd(22)} ${kind.padEnd(6)}${(execution ?? "?").padStart(11)}  ${[...new Set(scans)].join("; ")}`,
+      );
+    }
+  }
 
   // The database's own time for page 1 next to the deepest page: what keyset paging promises is that they match.
   const deepest = depths.at(-1);

@@ -37,8 +37,8 @@ function event(projectId: string, index: number) {
 }
 
 /**
- * The writer's own view of the database: every prepared statement it runs passes `beforeInsert` first when it is an
- * INSERT (the writer's statements are all prepared), so a test can count or hold them.
+ * The writer's own view of the database: every prepared statement it runs passes `beforeInsert` first when it
+ * inserts (the writer's statements are all prepared), so a test can count or hold them.
  */
 function dbWatchingInserts(beforeInsert: () => void | Promise<void>): Database {
   const session = server.deps.db._.session;
@@ -51,7 +51,8 @@ function dbWatchingInserts(beforeInsert: () => void | Promise<void>): Database {
           )(query, ...rest);
           return {
             execute: async (values: Record<string, unknown>) => {
-              if (/^\s*insert\b/i.test(query.sql)) await beforeInsert();
+              // The events' INSERT leads a WITH (it upserts the activity rollup too); the touches are UPDATEs.
+              if (/\binsert\s+into\b/i.test(query.sql)) await beforeInsert();
               return prepared.execute(values);
             },
           };

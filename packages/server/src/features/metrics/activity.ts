@@ -1,12 +1,13 @@
 /**
  * The figures that come from `$token-refresh` events (PROTOCOL-EXTRA §4.1): daily active users and teams with their
- * new / retained / reactivated split, MAU, users by country, users online. Each query is a range scan of
- * `events_project_type_time_idx` over the window (plus the day before it), so it costs what the last 31 days hold.
+ * new / retained / reactivated split, MAU, users by country, users online. All but the last read the
+ * `activity_days` rollup (events/schema.ts) that the activity writer keeps with the events (one row per active
+ * subject and day, each with its previous active day) and its per-day and per-country counts, so no query reads an
+ * event, and the split and the countries read a few rows per day. Users online read the events of the last five minutes.
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { Database } from "../../db/index.ts";
-import { teams } from "../teams/schema.ts";
-import { users } from "../users/schema.ts";
+import { activityCountryCounts, activityDayCounts, activityNewCounts } from "../events/schema.ts";
 import { type DataPoint, dayKey, type MetricsWindow, series } from "./window.ts";
 
 export type ActivitySplit = {
@@ -27,12 +28,14 @@ type Rows<T> = { rows: T[] };
 
 /**
  * Active users and teams (a team through its members' selected team) per day, split as the protocol has it: `new`
- * is a subject's first activity ever, `retained` one also active the day before, `reactivated` the rest. "Ever" is
- * read without scanning history: a subject with no activity earlier in the window (or the day before it) is new
- * when it was created within that span (a user signs in the day they sign up, a team has no activity before it
- * exists; those few come from the created-at indexes), and one created earlier counts as having been active before.
- * One scan of the window's refreshes serves both, and the count of subjects first seen in the window per day adds
- * up to the distinct subjects of the window (MAU) without a second pass.
+ * is a subject's first activity ever, `retained` one also active the day before, `reactivated` the rest. Totals,
+ * retained and the subjects first seen in the window (which add up to MAU) are sums of `activity_day_counts`, a few
+ * rows per day. "Ever" is read without scanning history: a subject with no activity earlier in the window (or the
+ * day before it) is new when it was created within that span (a user signs in the day they sign up, a team has no
+ * activity before it exists), and one created earlier counts as having been active before; `new` sums
+ * `activity_new_counts`, the rows of recently created subjects by gap and creation day.
+ * Without anonymous users, a day counts a subject when one of its refreshes that day was not anonymous, and its
+ * previous day is the previous such day (the `known` rows and counts).
  */
 async function activitySplits(
   db: Database,
@@ -40,46 +43,32 @@ async function activitySplits(
   window: MetricsWindow,
   includeAnonymous: boolean,
 ) {
-  const rangeStart = window.dayBeforeStart.toISOString();
+  const rangeStartDay = dayKey(window.dayBeforeStart);
   const firstDay = dayKey(window.start);
-  const result = (await db.execute(sql`
-    with base as materialized (
-      select distinct (e.occurred_at at time zone 'UTC')::date as day, e.user_id, e.team_id
-      from events e
-      where e.project_id = ${projectId} and e.type = ${TOKEN_REFRESH}
-        and e.occurred_at >= ${rangeStart}::timestamptz and ${anonymityFilter(includeAnonymous)}
-    ),
-    active as (
-      select distinct 0 as kind, day, user_id as subject from base where user_id is not null
-      union all
-      select distinct 1 as kind, day, team_id as subject from base where team_id is not null
-    ),
-    marked as (
-      select kind, day, subject, lag(day) over (partition by kind, subject order by day) as previous from active
-    ),
-    created as (
-      select 0 as kind, ${users.id} as id from ${users}
-      where ${users.projectId} = ${projectId} and ${users.signedUpAt} >= ${rangeStart}::timestamptz
-      union all
-      select 1 as kind, ${teams.id} as id from ${teams}
-      where ${teams.projectId} = ${projectId} and ${teams.createdAt} >= ${rangeStart}::timestamptz
-    )
-    select m.kind, to_char(m.day, 'YYYY-MM-DD') as day,
-      count(*)::int as total,
-      count(*) filter (where m.previous = m.day - 1)::int as retained,
-      count(*) filter (where m.previous is null and c.id is not null)::int as new,
-      count(*) filter (where m.previous is null or m.previous < ${firstDay}::date)::int as first_in_window
-    from marked m left join created c on c.kind = m.kind and c.id = m.subject
-    where m.day >= ${firstDay}::date
-    group by m.kind, m.day
-  `)) as unknown as Rows<{
-    kind: number;
-    day: string;
-    total: number;
-    retained: number;
-    new: number;
-    first_in_window: number;
-  }>;
+  const [counted, created] = (await Promise.all([
+    db.execute(sql`
+      select kind, to_char(day, 'YYYY-MM-DD') as day, sum(subjects)::int as total,
+        coalesce(sum(subjects) filter (where gap = 1), 0)::int as retained,
+        coalesce(sum(subjects) filter (where gap = 0 or day - gap < ${firstDay}::date), 0)::int as first_in_window
+      from ${activityDayCounts}
+      where project_id = ${projectId} and kind in (0, 1) and known_only = ${!includeAnonymous}
+        and day >= ${firstDay}::date
+      group by kind, day`),
+    db.execute(sql`
+      select kind, to_char(day, 'YYYY-MM-DD') as day, sum(subjects)::int as new
+      from ${activityNewCounts}
+      where project_id = ${projectId} and kind in (0, 1) and known_only = ${!includeAnonymous}
+        and day >= ${firstDay}::date and created_day >= ${rangeStartDay}::date
+        and (gap = 0 or day - gap < ${rangeStartDay}::date)
+      group by kind, day`),
+  ])) as unknown as [
+    Rows<{ kind: number; day: string; total: number; retained: number; first_in_window: number }>,
+    Rows<{ kind: number; day: string; new: number }>,
+  ];
+  const newBy = new Map(created.rows.map((row) => [`${Number(row.kind)} ${row.day}`, Number(row.new)]));
+  const result = {
+    rows: counted.rows.map((row) => ({ ...row, new: newBy.get(`${Number(row.kind)} ${row.day}`) ?? 0 })),
+  };
   const splitOf = (kind: 0 | 1) => {
     const rows = result.rows.filter((row) => Number(row.kind) === kind);
     const seriesBy = (value: (row: (typeof rows)[number]) => number) =>
@@ -94,13 +83,13 @@ async function activitySplits(
       distinctInWindow: rows.reduce((sum, row) => sum + Number(row.first_in_window), 0),
     };
   };
-  // Kinds are numbers, not names: the window function sorts every row by them.
   return { users: splitOf(0), teams: splitOf(1) };
 }
 
 /**
- * Each user's latest known country among their token refreshes of the window. The protocol counts all of history;
- * that would grow without bound, so users not seen for 31 days drop out of the map.
+ * Each user's latest known country among their token refreshes of the window: `activity_country_counts` counts each
+ * user at their latest day with a country, so the window's map is a sum over its days. The protocol counts all of
+ * history; that would grow without bound, so users not seen for 31 days drop out of the map.
  */
 async function usersByCountry(
   db: Database,
@@ -109,17 +98,10 @@ async function usersByCountry(
   includeAnonymous: boolean,
 ): Promise<Record<string, number>> {
   const result = (await db.execute(sql`
-    select country_code, count(*)::int as users from (
-      select distinct on (e.user_id) e.user_id, e.country_code
-      from events e
-      where e.project_id = ${projectId} and e.type = ${TOKEN_REFRESH}
-        and e.occurred_at >= ${window.start.toISOString()}::timestamptz
-        and e.user_id is not null and e.country_code is not null
-        and ${anonymityFilter(includeAnonymous)}
-      order by e.user_id, e.occurred_at desc
-    ) latest
-    group by country_code
-    order by users desc, country_code
+    select country as country_code, sum(users)::int as users from ${activityCountryCounts}
+    where project_id = ${projectId} and known_only = ${!includeAnonymous} and day >= ${dayKey(window.start)}::date
+    group by country having sum(users) > 0
+    order by users desc, country
   `)) as unknown as Rows<{ country_code: string; users: number }>;
   return Object.fromEntries(result.rows.map((row) => [row.country_code, Number(row.users)]));
 }

@@ -8,6 +8,7 @@
 import { sql } from "drizzle-orm";
 import { type PollingWorker, startPollingWorker } from "../../background/polling-worker.ts";
 import type { Database } from "../../db/index.ts";
+import { repairActivityDays } from "../events/activity-days.ts";
 import { correctVerifiedEmailFlags } from "../users/store.ts";
 import { type DataPoint, type MetricsWindow, series } from "./window.ts";
 
@@ -132,8 +133,9 @@ export async function repairCounts(db: Database, projectId: string | null = null
 export const COUNTS_REPAIR_INTERVAL_MS = 3_600_000;
 
 /**
- * The repair every `intervalMs`, on the background-work core. Not at start: the migration's backfill and the
- * triggers keep the counts, a start changes nothing, and a recount at every instance's start would read every user.
+ * The repair every `intervalMs`, on the background-work core, of the counts and of the activity rollup
+ * (events/activity-days.ts). Not at start: the migrations' backfills, the triggers and the activity writer keep
+ * both, a start changes nothing, and a recount at every instance's start would read every user.
  */
 export function startCountsRepair(db: Database, intervalMs = COUNTS_REPAIR_INTERVAL_MS): PollingWorker {
   return startPollingWorker({
@@ -143,6 +145,8 @@ export function startCountsRepair(db: Database, intervalMs = COUNTS_REPAIR_INTER
     pass: async () => {
       const corrected = await repairCounts(db);
       if (corrected > 0) console.warn(`Counts repair: ${corrected} project days corrected`);
+      const activityCorrected = await repairActivityDays(db);
+      if (activityCorrected > 0) console.warn(`Counts repair: ${activityCorrected} activity days corrected`);
     },
   });
 }

@@ -46,6 +46,21 @@ export const users = pgTable(
     // Substring search of `query` (list.ts): trigrams of the name (pg_trgm), with the project in the same GIN index
     // (btree_gin), so a search in a small project never reads the matches of a big one.
     index("users_project_display_name_trgm_idx").using("gin", t.projectId, t.displayName.op("gin_trgm_ops")),
+    // The list's filters on flags that few users have (anonymous, restricted, MFA, OTP, passkey): a page or a
+    // total reads only the users that have it, where walking the order's index would read the whole project to
+    // find few or none. Each holds only those users' rows; a filter matching most users (password users, typically)
+    // walks the indexes above.
+    ...(
+      [
+        ["anonymous", sql`${t.isAnonymous}`],
+        ["restricted", sql`${t.restrictedByAdmin}`],
+        ["mfa", sql`${t.totpSecretEncrypted} is not null`],
+        ["otp", sql`${t.otpAuthEnabled}`],
+        ["passkey", sql`${t.passkeyAuthEnabled}`],
+      ] as const
+    ).map(([name, condition]) =>
+      index(`users_project_${name}_idx`).on(t.projectId, t.signedUpAt, t.id).where(condition),
+    ),
   ],
 );
 
