@@ -14,7 +14,10 @@ export const TRACE_ID_HEADER = "x-gatehouse-trace-id";
  * headers, query or body is logged: only the route template, ids, the status and the time.
  */
 export function observeRequests(observability: Observability): MiddlewareHandler {
-  const { metrics, logger, tracing } = observability;
+  const { metrics, tracing } = observability;
+  // The access line's fields are the fixed ones below, none of them secret, so it skips the logger's redaction:
+  // matching every line against the censored paths took ~50 µs of a 600 µs session read (bench/profile.mjs).
+  const logger = observability.logger.child({}, { redact: { paths: [] } });
   return async (c, next) => {
     const started = performance.now();
     const span = tracing?.tracer.startSpan(
