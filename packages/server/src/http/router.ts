@@ -3,6 +3,7 @@ import type { Context, Hono } from "hono";
 import type { z } from "zod";
 import type { AppDeps } from "../deps.ts";
 import type { AccessType } from "./access-type.ts";
+import { withProtocolHeaders } from "./api-middleware.ts";
 import { parseRequestBody } from "./body.ts";
 import { resolveRequestAuth } from "./request-auth.ts";
 import { jsonResponse } from "./responses.ts";
@@ -100,7 +101,9 @@ async function handleRoute(c: Context, route: AnyRoute, deps: AppDeps): Promise<
       `Response of ${route.method} ${route.path} does not match its schema: ${JSON.stringify(parsed.error.issues)}`,
     );
   }
-  return jsonResponse(parsed.data, result.status ?? spec.status ?? 200, result.headers);
+  return withProtocolHeaders(c, result.headers, (headers) =>
+    jsonResponse(parsed.data, result.status ?? spec.status ?? 200, headers),
+  );
 }
 
 /** The response schema for a caller: per-access-type specs fall back from admin to server. */

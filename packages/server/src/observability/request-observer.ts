@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Context, MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
+import { readProtocolHeader } from "../http/protocol-headers.ts";
 import type { Observability } from "./index.ts";
 import { signInMethodOf, signInOutcomeOf } from "./sign-in-outcomes.ts";
 import { incomingTraceContext, SpanKind, SpanStatusCode } from "./tracing.ts";
@@ -18,6 +19,10 @@ export function observeRequests(observability: Observability): MiddlewareHandler
   // The access line's fields are the fixed ones below, none of them secret, so it skips the logger's redaction:
   // matching every line against the censored paths took ~50 µs of a 600 µs session read (bench/profile.mjs).
   const logger = observability.logger.child({}, { redact: { paths: [] } });
+  // prom-client hashes a label object on every call; the labelled series are looked up by one string instead. Their
+  // number is bounded: route templates (never URLs) by method and status.
+  const requestCounters = new Map<string, { inc(): void }>();
+  const durations = new Map<string, { observe(seconds: number): void }>();
   return async (c, next) => {
     const started = performance.now();
     const span = tracing?.tracer.startSpan(
@@ -35,9 +40,13 @@ export function observeRequests(observability: Observability): MiddlewareHandler
     const durationMs = performance.now() - started;
     const route = routeTemplate(c);
     const method = c.req.method;
-    const status = actualStatus(c.res);
-    metrics.httpRequests.inc({ route, method, status: String(status) });
-    metrics.httpDuration.observe({ route, method }, durationMs / 1000);
+    const status = actualStatus(c);
+    labelled(requestCounters, `${route} ${method} ${status}`, () =>
+      metrics.httpRequests.labels({ route, method, status: String(status) }),
+    ).inc();
+    labelled(durations, `${route} ${method}`, () => metrics.httpDuration.labels({ route, method })).observe(
+      durationMs / 1000,
+    );
     const signInMethod = signInMethodOf(method, route);
     if (signInMethod) metrics.signIn(signInMethod, signInOutcomeOf(status, c.res.headers));
 
@@ -67,6 +76,15 @@ export function observeRequests(observability: Observability): MiddlewareHandler
   };
 }
 
+function labelled<T>(series: Map<string, T>, key: string, create: () => T): T {
+  let found = series.get(key);
+  if (found === undefined) {
+    found = create();
+    series.set(key, found);
+  }
+  return found;
+}
+
 /**
  * The matched route's path as registered (`/api/v1/users/:user_id`), never the URL: label values stay few. After
  * the chain ran, the route index is the handler that answered; a request nothing answered ends on a wildcard.
@@ -75,8 +93,14 @@ function routeTemplate(c: Context): string {
   return routePath(c) || "unmatched";
 }
 
-/** The status before x-stack-override-error-status turned a 4xx into a 200 for the browser. */
-function actualStatus(response: Response): number {
+/**
+ * The status before x-stack-override-error-status turned a 4xx into a 200 for the browser. Only a request that asked
+ * for that can have it: other responses' headers are not read, which would turn the Node adapter's plain header
+ * object into a `Headers` (see http/api-middleware.ts `withProtocolHeaders`).
+ */
+function actualStatus(c: Context): number {
+  const response = c.res;
+  if (readProtocolHeader(c.req.raw.headers, "override-error-status") === undefined) return response.status;
   const actual = Number(response.headers.get("x-stack-actual-status"));
   return Number.isInteger(actual) && actual > 0 ? actual : response.status;
 }
