@@ -14,13 +14,17 @@ export const TOP_REFERRERS_LIMIT = 100;
 
 type Rows<T> = { rows: T[] };
 
-export async function analyticsMetrics(
+export type AnalyticsCounts = Awaited<ReturnType<typeof analyticsCounts>>;
+
+/**
+ * The figures read from the events, apart from what they are combined with (`analyticsOverview`), so that the
+ * metrics call runs these queries side by side with the other sections' rather than after them.
+ */
+export async function analyticsCounts(
   db: Database,
   projectId: string,
   window: MetricsWindow,
   includeAnonymous: boolean,
-  onlineLive: number,
-  payments: PaymentCounts,
 ) {
   const from = sql`from events e
     where e.project_id = ${projectId} and e.type in ('$page-view', '$click')
@@ -61,12 +65,28 @@ export async function analyticsMetrics(
       clicks.set(row.day, Number(row.events));
     }
   }
-  const topRegion = regions.rows[0];
-  const visitorCount = Number(visitors.rows[0]?.visitors ?? 0);
   return {
-    daily_page_views: series(window, views),
-    daily_clicks: series(window, clicks),
-    daily_visitors: series(window, dailyVisitors),
+    views,
+    clicks,
+    dailyVisitors,
+    visitors: Number(visitors.rows[0]?.visitors ?? 0),
+    referrers: referrers.rows.map((row) => ({ referrer: row.referrer, visitors: Number(row.visitors) })),
+    topRegion: regions.rows[0],
+  };
+}
+
+/** `analytics_overview` from the counts, the users online (activity.ts) and the payment figures. */
+export function analyticsOverview(
+  window: MetricsWindow,
+  counts: AnalyticsCounts,
+  onlineLive: number,
+  payments: PaymentCounts,
+) {
+  const { topRegion, visitors: visitorCount } = counts;
+  return {
+    daily_page_views: series(window, counts.views),
+    daily_clicks: series(window, counts.clicks),
+    daily_visitors: series(window, counts.dailyVisitors),
     daily_revenue: window.days.map((date) => ({
       date,
       new_cents: payments.revenueByDay.get(date) ?? 0,
@@ -79,7 +99,7 @@ export async function analyticsMetrics(
     visitors: visitorCount,
     online_live: onlineLive,
     revenue_per_visitor: visitorCount > 0 ? Math.round(payments.revenueCents / visitorCount) / 100 : 0,
-    top_referrers: referrers.rows.map((row) => ({ referrer: row.referrer, visitors: Number(row.visitors) })),
+    top_referrers: counts.referrers,
     top_region: topRegion
       ? { country_code: topRegion.country_code, region_code: null, count: Number(topRegion.visitors) }
       : null,
