@@ -14,7 +14,7 @@ import { sql } from "drizzle-orm";
 import { defaultRenderedConfig } from "../packages/server/src/config/schema.ts";
 import { repairActivityDays } from "../packages/server/src/features/events/activity-days.ts";
 import { activityMetrics } from "../packages/server/src/features/metrics/activity.ts";
-import { analyticsMetrics } from "../packages/server/src/features/metrics/analytics.ts";
+import { analyticsCounts } from "../packages/server/src/features/metrics/analytics.ts";
 import { emailMetrics } from "../packages/server/src/features/metrics/emails.ts";
 import { userMetrics } from "../packages/server/src/features/metrics/users.ts";
 import { metricsWindow } from "../packages/server/src/features/metrics/window.ts";
@@ -119,14 +119,12 @@ try {
     // Each section alone, to show where the time goes.
     const window = metricsWindow();
     const config = defaultRenderedConfig();
-    // Analytics takes the payment counts as the route passes them (read once here; timed on their own below).
-    const payments = await paymentCounts(db, project.id, window);
     const sections = {
       users: () => userMetrics(db, project.id, config, window, false),
       activity: () => activityMetrics(db, project.id, window, false),
       emails: () => emailMetrics(db, project.id, window),
       payments: () => paymentCounts(db, project.id, window),
-      analytics: () => analyticsMetrics(db, project.id, window, false, 0, payments),
+      analytics: () => analyticsCounts(db, project.id, window, false),
     };
     const sectionTimes = {};
     for (const [name, run] of Object.entries(sections)) {

@@ -1,4 +1,4 @@
-import { eq, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomUuid } from "../../crypto/index.ts";
 import { createTestServer, type TestProject, type TestServer } from "../../testing/harness.ts";
@@ -8,6 +8,7 @@ import { oauthAccounts } from "../oauth/schema.ts";
 import { getRenderedConfig } from "../projects/config-store.ts";
 import { users } from "./schema.ts";
 import { createUser, type NewUser } from "./service.ts";
+import { correctVerifiedEmailFlags } from "./store.ts";
 import { insertTeam, SERVER_VIEW_KEYS } from "./test-support.ts";
 
 let server: TestServer;
@@ -260,6 +261,59 @@ describe("GET /users filters", () => {
     const { user } = await createSignedInUser(server, elsewhere.id, { displayName: "Grace elsewhere" });
     expect(await ids(project, { include_anonymous: "true", query: "grace" })).toEqual([regular]);
     expect(await ids(elsewhere, { include_anonymous: "true" })).toEqual([user.id]);
+  });
+});
+
+describe("GET /users primary_email_verified", () => {
+  it("follows the primary channel as it changes, and the repair puts a stale flag right", async () => {
+    const db = server.deps.db;
+    const project = await server.createProject("Primary channel changes");
+    const verified = (
+      await makeUser(project.id, { primaryEmail: "v@example.com", primaryEmailVerified: true })
+    ).id;
+    const ids = async (params: Record<string, string>) => {
+      const response = await list(project, params);
+      expect(response.status, response.text).toBe(200);
+      return response.body.items.map((u: { id: string }) => u.id).sort();
+    };
+    const user = (await makeUser(project.id, { primaryEmail: "moving@example.com" })).id;
+    const channelsOf = and(eq(contactChannels.projectId, project.id), eq(contactChannels.userId, user));
+    const listedAsVerified = async () => {
+      const [yes, no] = await Promise.all([
+        ids({ primary_email_verified: "true" }),
+        ids({ primary_email_verified: "false" }),
+      ]);
+      expect(yes.includes(user)).not.toBe(no.includes(user));
+      return yes.includes(user);
+    };
+    expect(await listedAsVerified()).toBe(false);
+    // A verified email that is not the primary one does not make the primary verified.
+    const second = randomUuid();
+    await db.insert(contactChannels).values({
+      projectId: project.id,
+      id: second,
+      userId: user,
+      value: "second@example.com",
+      isVerified: true,
+    });
+    expect(await listedAsVerified()).toBe(false);
+    // The verified one becomes the primary.
+    await db.update(contactChannels).set({ isPrimary: false }).where(channelsOf);
+    await db.update(contactChannels).set({ isPrimary: true }).where(eq(contactChannels.id, second));
+    expect(await listedAsVerified()).toBe(true);
+    await db.update(contactChannels).set({ isVerified: false }).where(eq(contactChannels.id, second));
+    expect(await listedAsVerified()).toBe(false);
+    await db.update(contactChannels).set({ isVerified: true }).where(eq(contactChannels.id, second));
+    expect(await listedAsVerified()).toBe(true);
+    await db.delete(contactChannels).where(eq(contactChannels.id, second));
+    expect(await listedAsVerified()).toBe(false);
+
+    // The flag turned on behind the triggers' back, then set right again from the channels.
+    await db.update(users).set({ hasVerifiedPrimaryEmail: true }).where(eq(users.id, user));
+    expect(await listedAsVerified()).toBe(true);
+    await correctVerifiedEmailFlags(db, project.id);
+    expect(await listedAsVerified()).toBe(false);
+    expect(await ids({ primary_email_verified: "true" })).toEqual([verified]);
   });
 });
 

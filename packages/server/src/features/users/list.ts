@@ -280,7 +280,11 @@ function searchBranches(
   return unionAll(branches[0], branches[1], ...branches.slice(2));
 }
 
-const hasVerifiedPrimaryEmail = sql`exists (select 1 from ${contactChannels} where ${contactChannels.projectId} = ${VALUES.projectId} and ${contactChannels.userId} = ${users.id} and ${contactChannels.isPrimary} and ${contactChannels.isVerified})`;
+/**
+ * The primary channel is verified: the users row's flag (kept by a trigger, schema.ts), which the partial indexes
+ * `users_project_primary_(un)verified_idx` hold, so a page or a total reads only the users on that side.
+ */
+const hasVerifiedPrimaryEmail = sql`${users.hasVerifiedPrimaryEmail}`;
 
 /**
  * The WHERE of a list, search aside. Every sub-select is scoped by project, so that it runs on the
@@ -302,7 +306,7 @@ function filterConditions(shape: ListShape): SQL[] {
   }
   if (shape.primaryEmailVerified !== null) {
     conditions.push(
-      shape.primaryEmailVerified ? hasVerifiedPrimaryEmail : sql`not ${hasVerifiedPrimaryEmail}`,
+      shape.primaryEmailVerified ? hasVerifiedPrimaryEmail : sql`not ${users.hasVerifiedPrimaryEmail}`,
     );
   }
   if (shape.restrictedByAdmin !== null) conditions.push(eq(users.restrictedByAdmin, shape.restrictedByAdmin));

@@ -29,6 +29,12 @@ export const users = pgTable(
      * 0017_project_count_days) so that the verified-user count (metrics/schema.ts) follows the users row alone.
      */
     hasVerifiedEmail: boolean("has_verified_email").notNull().default(false),
+    /**
+     * Whether the user's primary contact channel is verified, the list's `primary_email_verified` filter: kept by a
+     * trigger on contact_channels (migration 0019_verified_primary_email) so that the filter reads the users row
+     * and its index, where an `exists` per user read every user's channels to count a filter's total.
+     */
+    hasVerifiedPrimaryEmail: boolean("has_verified_primary_email").notNull().default(false),
     restrictedByAdmin: boolean("restricted_by_admin").notNull().default(false),
     restrictedByAdminReason: text("restricted_by_admin_reason"),
     restrictedByAdminPrivateDetails: text("restricted_by_admin_private_details"),
@@ -57,6 +63,9 @@ export const users = pgTable(
         ["mfa", sql`${t.totpSecretEncrypted} is not null`],
         ["otp", sql`${t.otpAuthEnabled}`],
         ["passkey", sql`${t.passkeyAuthEnabled}`],
+        // Both sides of the verified filter: which of the two is rare depends on the project.
+        ["primary_verified", sql`${t.hasVerifiedPrimaryEmail}`],
+        ["primary_unverified", sql`not ${t.hasVerifiedPrimaryEmail}`],
       ] as const
     ).map(([name, condition]) =>
       index(`users_project_${name}_idx`).on(t.projectId, t.signedUpAt, t.id).where(condition),

@@ -111,14 +111,20 @@ const touchUsersStatement = preparedSql<{ touches: string }, never>(
 );
 
 /**
- * Sets `has_verified_email` right where it went wrong (a channel changed outside its trigger, migration 0017), for
- * one project or all: the counts' repair (metrics/counts.ts) runs it first, and the users' trigger moves the counts.
+ * Sets `has_verified_email` and `has_verified_primary_email` right where they went wrong (a channel changed outside
+ * their triggers, migrations 0017 and 0019), for one project or all: the counts' repair (metrics/counts.ts) runs it
+ * first, and the users' trigger moves the counts.
  */
 export async function correctVerifiedEmailFlags(db: Database, projectId: string | null): Promise<void> {
   const scope = projectId === null ? sql`true` : sql`u.project_id = ${projectId}`;
+  const channel = sql`select 1 from contact_channels c where c.project_id = u.project_id and c.user_id = u.id`;
   await db.execute(sql`
-    update users u set has_verified_email = not u.has_verified_email
-    where ${scope} and u.has_verified_email <> exists (
-      select 1 from contact_channels c
-      where c.project_id = u.project_id and c.user_id = u.id and c.type = 'email' and c.is_verified)`);
+    update users t set has_verified_email = x.any_verified, has_verified_primary_email = x.primary_verified
+    from (
+      select u.id, exists (${channel} and c.type = 'email' and c.is_verified) as any_verified,
+        exists (${channel} and c.is_primary and c.is_verified) as primary_verified
+      from users u where ${scope}
+    ) x
+    where t.id = x.id
+      and (t.has_verified_email, t.has_verified_primary_email) is distinct from (x.any_verified, x.primary_verified)`);
 }
