@@ -2,7 +2,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { isLocalhostUrl, readAiSettings, readServerEnv } from "./env.ts";
+import { isLocalhostUrl, readServerEnv } from "./env.ts";
+import { readAiSettings } from "./env-services.ts";
 
 const root = mkdtempSync(path.join(tmpdir(), "gatehouse-env-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -4,7 +4,7 @@
  * canned answer anywhere.
  */
 import type { LanguageModel } from "ai";
-import type { AiSettings } from "../../env.ts";
+import type { AiSettings } from "../../env-services.ts";
 import { StatusError } from "../../http/status-error.ts";
 
 export const AI_NOT_CONFIGURED_MESSAGE =

@@ -1,7 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readS3Settings } from "../../env.ts";
+import { readS3Settings } from "../../env-services.ts";
 import { testEnv } from "../../testing/harness.ts";
 import { makePng } from "../../testing/images.ts";
 import {

@@ -7,7 +7,8 @@ import { randomUUID } from "node:crypto";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
-import type { S3Settings, ServerEnv } from "../../env.ts";
+import type { ServerEnv } from "../../env.ts";
+import type { S3Settings } from "../../env-services.ts";
 import { IMAGE_CONTENT_TYPES, IMAGE_FORMATS, type ImageFormat } from "./image-data.ts";
 
 export const IMAGE_FOLDERS = [

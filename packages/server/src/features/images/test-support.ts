@@ -3,7 +3,7 @@ import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import S3rver from "s3rver";
-import type { S3Settings } from "../../env.ts";
+import type { S3Settings } from "../../env-services.ts";
 
 export const S3_BUCKET = "gatehouse-images";
 
